@@ -1,0 +1,36 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both create .venv if missing.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+OUT    ?= out
+
+.PHONY: demo test lint gpu-check bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $(STAMP)
+
+## Run the main example on the default backend (CUDA where usable, NumPy otherwise).
+demo: $(STAMP)
+	$(VENV)/bin/yeefdtd info
+	$(VENV)/bin/yeefdtd run examples/dipole_cpml.toml -o $(OUT)/dipole_cpml.h5 --plot
+	@echo "wrote $(OUT)/dipole_cpml.h5 and PNG plots beside it"
+
+## Lint, then the whole test suite (GPU tests skip themselves without a GPU).
+test: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+
+## On a GPU machine, without network or venv: GPU tests, parity and the benchmark table.
+## Needs pydantic importable (see README, "GPU machine"); logs go to $$OUT (default ./out).
+gpu-check:
+	PYTHONPATH=$${PYTHONPATH:+$$PYTHONPATH:}$(CURDIR)/src ./benchmarks/gpu_check.sh $(OUT)
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache

@@ -1,0 +1,106 @@
+"""The stepper interface every backend implements.
+
+A stepper owns the field arrays of one model on one device. Its methods are the FDTD
+half-steps and the hooks around them; boundaries and sources are hooks that do nothing
+unless a backend (or a model) needs them. :meth:`advance` runs whole steps in the fixed
+order below, and the run loop only ever calls :meth:`advance`, :meth:`max_abs`,
+:meth:`collect` and :meth:`fields`, so it never needs to know which backend it has::
+
+    for n in steps:
+        update_h()            H^(n+1/2) from H^(n-1/2) and E^n (interior)
+        update_h_boundaries() CPML corrections to H
+        inject_h(n)           magnetic sources (soft: add, hard: set)
+        update_e()            E^(n+1) from E^n and H^(n+1/2)
+        update_e_boundaries() CPML corrections to E
+        inject_e(n)           electric sources
+        record(n)             probes and snapshots due after step n
+
+A backend may override :meth:`advance` to run several steps per call (fused or temporally
+blocked kernels) as long as the results are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..build.model import Model
+
+
+@dataclass
+class Records:
+    """What the monitors recorded: host arrays, upcast to float64."""
+
+    probes: list[np.ndarray]     #: per probe group: (records, channels)
+    snapshots: list[np.ndarray]  #: per snapshot plan: (records, n1, n2)
+
+
+class Stepper:
+    """Base class of the backends' steppers."""
+
+    #: backend name, as chosen by ``run.backend``
+    name = "base"
+
+    def __init__(self, model: Model, dtype: str = "float32"):
+        self.model = model
+        self.dtype = np.dtype(dtype)
+
+    # ---- the half steps -----------------------------------------------------------
+    def update_h(self) -> None:
+        raise NotImplementedError
+
+    def update_e(self) -> None:
+        raise NotImplementedError
+
+    # ---- hooks (nothing by default) ----------------------------------------------
+    def update_h_boundaries(self) -> None:
+        """Corrections after the H update (CPML)."""
+
+    def update_e_boundaries(self) -> None:
+        """Corrections after the E update (CPML)."""
+
+    def inject_h(self, n: int) -> None:
+        """Magnetic sources of step n."""
+
+    def inject_e(self, n: int) -> None:
+        """Electric sources of step n."""
+
+    def record(self, n: int) -> None:
+        """Monitors due after step n."""
+
+    # ---- whole steps ---------------------------------------------------------------
+    def advance(self, start: int, count: int) -> None:
+        """Run steps ``start`` .. ``start + count - 1``."""
+        for n in range(start, start + count):
+            self.update_h()
+            self.update_h_boundaries()
+            self.inject_h(n)
+            self.update_e()
+            self.update_e_boundaries()
+            self.inject_e(n)
+            self.record(n)
+
+    # ---- reading back --------------------------------------------------------------
+    def max_abs(self) -> float:
+        """Largest |field| over all components (NaN if any value is NaN)."""
+        raise NotImplementedError
+
+    def fields(self) -> dict[str, np.ndarray]:
+        """Host copies of every field array (grid shape, x fastest)."""
+        raise NotImplementedError
+
+    def set_field(self, component: str, values: np.ndarray) -> None:
+        """Overwrite one field array (an initial condition)."""
+        raise NotImplementedError
+
+    def collect(self) -> Records:
+        """Everything the monitors recorded so far."""
+        raise NotImplementedError
+
+    def memory_bytes(self) -> int:
+        """Bytes this stepper holds on its device."""
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        """Wait for queued device work (timing); nothing on the host."""

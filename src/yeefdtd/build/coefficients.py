@@ -1,0 +1,167 @@
+"""Update coefficients of the unified formulation, as a small table per component.
+
+For a component F along axis a, with b = a+1 and c = a+2 (cyclically), one step is::
+
+    F <- C_self F + C_b (G[+b] - G) + C_c (K[+c] - K) + C_src J
+
+where the differences are taken along b and c of the two curl fields (for E they look
+back: G[i] - G[i-1]; for H forward: G[i+1] - G[i]). With eps = eps0 eps_r[a],
+sigma = sigma_e[a], mu = mu0 mu_r[a], sigma_m = sigma_m[a] (Elsherbeni and Demir)::
+
+    E:  C_self = (2 eps - sigma dt) / (2 eps + sigma dt)
+        C_b = +2 dt / ((2 eps + sigma dt) d_b)     multiplies the b-difference of H_c
+        C_c = -2 dt / ((2 eps + sigma dt) d_c)     multiplies the c-difference of H_b
+        C_src = -2 dt / (2 eps + sigma dt)         multiplies the impressed current J_a
+    H:  C_self = (2 mu - sigma_m dt) / (2 mu + sigma_m dt)
+        C_b = -2 dt / ((2 mu + sigma_m dt) d_b)    multiplies the b-difference of E_c
+        C_c = +2 dt / ((2 mu + sigma_m dt) d_c)    multiplies the c-difference of E_b
+        C_src = -2 dt / (2 mu + sigma_m dt)        multiplies the impressed current M_a
+
+(Cexe, Cexhz, Cexhy, ... in the papers' names: for Ex, C_b is Cexhz and C_c is Cexhy.)
+Row 0 of every table is all zeros: points with id 0 never change. That id marks PEC for E
+(and PMC for H), the tangential E on PEC and CPML walls, and the unused slot n of a
+component offset by half a cell along a non-periodic axis. On a PMC wall the tangential E
+sees the mirror image of H: its coefficient for the difference across the wall is doubled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constants import EPS0, MU0
+from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
+
+#: columns of a coefficient table
+SELF, CB, CC, SRC = 0, 1, 2, 3
+COLUMNS = ("self", "b", "c", "src")
+_DOUBLE_B, _DOUBLE_C = 1, 2
+
+
+@dataclass(frozen=True)
+class ComponentTable:
+    """Material ids of one component and the coefficient rows they index."""
+
+    ids: np.ndarray    #: uint8 (<= 256 rows) or uint16, grid shape, x fastest
+    table: np.ndarray  #: float64 (rows, 4): self, b, c, src
+
+    def per_cell(self, column: int) -> np.ndarray:
+        """The coefficient of ``column`` at every point (the papers' per-cell array form)."""
+        return self.table[self.ids, column]
+
+
+def material_rows(scene, component: str, dt: float, steps) -> np.ndarray:
+    """(materials, 4) coefficient rows of every material for ``component``."""
+    a = axis_of(component)
+    b, c = curl_axes(component)
+    electric = component[0] == "e"
+    rows = np.zeros((len(scene.material_names()), 4))
+    for m, name in enumerate(scene.material_names()):
+        if (name == "pec" and electric) or (name == "pmc" and not electric):
+            continue  # stays zero: the field never changes
+        eps_r, mu_r, sig_e, sig_m = scene.material(name).axis(a)
+        if electric:
+            den = 2.0 * EPS0 * eps_r + sig_e * dt
+            num = 2.0 * EPS0 * eps_r - sig_e * dt
+            sign = 1.0
+        else:
+            den = 2.0 * MU0 * mu_r + sig_m * dt
+            num = 2.0 * MU0 * mu_r - sig_m * dt
+            sign = -1.0
+        rows[m] = (num / den, sign * 2.0 * dt / (den * steps[b]),
+                   -sign * 2.0 * dt / (den * steps[c]), -2.0 * dt / den)
+    return rows
+
+
+class _Rows:
+    """Deduplicated coefficient rows; row 0 is the zero row."""
+
+    def __init__(self):
+        self.rows: list[tuple[float, ...]] = [(0.0, 0.0, 0.0, 0.0)]
+        self.index = {self.rows[0]: 0}
+
+    def add(self, row) -> int:
+        key = tuple(float(v) for v in row)
+        if key not in self.index:
+            self.index[key] = len(self.rows)
+            self.rows.append(key)
+        return self.index[key]
+
+
+def _modified(row, flags: int):
+    row = np.array(row)
+    if flags & _DOUBLE_B:
+        row[CB] *= 2.0
+    if flags & _DOUBLE_C:
+        row[CC] *= 2.0
+    return row
+
+
+def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
+                    faces: dict[str, str]) -> ComponentTable:
+    """Ids and table of ``component`` from its voxelized ``materials`` and the face kinds.
+
+    ``faces`` maps 'x_min' ... 'z_max' to 'pec', 'pmc', 'periodic' or 'cpml'.
+    """
+    base = material_rows(scene, component, grid.dt, grid.steps)
+    rows = _Rows()
+    present = np.flatnonzero(np.bincount(materials.ravel(order="K"), minlength=len(base)))
+    lut = np.zeros(len(base), dtype=np.uint16)
+    for m in present:
+        lut[m] = rows.add(base[m])
+    ids = np.empty(materials.shape, dtype=np.uint16, order="F")
+    np.take(lut, materials, out=ids, mode="clip")
+
+    a = axis_of(component)
+    b, c = curl_axes(component)
+    ext = grid.extent(component)
+    active = [s for s in range(3) if not grid.periodic[s]]
+    if component[0] == "e":
+        # Tangential E on the walls: zero on PEC/CPML, image (doubled difference) on PMC.
+        pmc_axes = [s for s in active if s != a
+                    and "pmc" in (faces["xyz"[s] + "_min"], faces["xyz"[s] + "_max"])]
+        for s in pmc_axes:
+            for side, idx in (("min", 0), ("max", grid.cells[s])):
+                if faces[f"{'xyz'[s]}_{side}"] != "pmc":
+                    continue
+                sl = [slice(None)] * 3
+                sl[s] = idx
+                flags = np.full(ids[tuple(sl)].shape, _DOUBLE_B if s == b else _DOUBLE_C,
+                                dtype=np.int64)
+                for t in pmc_axes:  # an edge shared with another PMC wall doubles both
+                    if t == s:
+                        continue
+                    tt = t if t < s else t - 1  # axis t inside the plane
+                    for side_t, idx_t in (("min", 0), ("max", grid.cells[t])):
+                        if faces[f"{'xyz'[t]}_{side_t}"] == "pmc":
+                            edge = [slice(None)] * 2
+                            edge[tt] = idx_t
+                            flags[tuple(edge)] |= _DOUBLE_B if t == b else _DOUBLE_C
+                plane = materials[tuple(sl)]
+                combos = {(int(m), int(f)) for m, f in
+                          zip(plane.ravel(), flags.ravel())}
+                code = {k: rows.add(_modified(base[k[0]], k[1])) for k in combos}
+                out = np.empty(plane.shape, dtype=np.uint16)
+                for (m, f), r in code.items():
+                    out[(plane == m) & (flags == f)] = r
+                ids[tuple(sl)] = out
+        for s in active:
+            if s == a:
+                continue
+            for side, idx in (("min", 0), ("max", grid.cells[s])):
+                if faces[f"{'xyz'[s]}_{side}"] in ("pec", "cpml"):
+                    sl = [slice(None)] * 3
+                    sl[s] = idx
+                    ids[tuple(sl)] = 0
+    # The unused slot n along non-periodic axes where the component sits half a cell in.
+    for s in active:
+        if OFFSETS[component][s] == 0.5:
+            sl = [slice(None)] * 3
+            sl[s] = slice(ext[s], None)
+            ids[tuple(sl)] = 0
+    table = np.array(rows.rows, dtype=np.float64)
+    dtype = np.uint8 if len(table) <= 256 else np.uint16
+    if dtype != ids.dtype:
+        ids = ids.astype(dtype, order="F")
+    return ComponentTable(ids=ids, table=table)

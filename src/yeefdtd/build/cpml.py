@@ -1,0 +1,108 @@
+"""CPML (Roden and Gedney 2000): graded profiles and the slabs they act on.
+
+In a layer normal to axis s, every derivative along s in the update equations is replaced
+by ``(1/kappa) d/ds + psi``, where the auxiliary field follows the recursion::
+
+    psi <- b psi + c D,      b = exp(-(sigma/kappa + alpha) dt / eps0),
+                             c = sigma (b - 1) / (sigma kappa + kappa^2 alpha)
+
+with D the plain difference across the cell (so psi carries field units). The update then
+adds ``C_d ((1/kappa - 1) D + psi)`` to the field, where C_d is the field's own coefficient
+for that difference (its material's, so lossy and anisotropic media inside the layer work).
+The auxiliary arrays cover the slab only: L planes along s, the whole grid across it.
+
+Depth u in [0, 1] runs from the layer's inner face (0) to the wall (1): E points lie on
+whole nodes, H points half a node in, each graded at its own depth.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..constants import EPS0, ETA0
+from ..description.boundaries import Cpml
+from .grid import YeeGrid, axis_of, curl_axes
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Recursion coefficients along the slab axis for one field kind (E or H points)."""
+
+    start: int           #: first index of the slab along its axis
+    b: np.ndarray        #: (L,) float64
+    c: np.ndarray        #: (L,) float64
+    kinv_m1: np.ndarray  #: (L,) float64: 1/kappa - 1
+
+
+@dataclass(frozen=True)
+class Slab:
+    """One CPML face: its axis, side, thickness and the profiles for E and H points."""
+
+    axis: int
+    side: str        #: 'min' or 'max'
+    cells: int
+    e: Profile
+    h: Profile
+
+    def terms(self, components) -> list[tuple[str, str, int]]:
+        """(component, curl field, coefficient column) for each derivative along the axis.
+
+        Column 1 is the b-difference, column 2 the c-difference (see coefficients).
+        """
+        out = []
+        for comp in components:
+            if axis_of(comp) == self.axis:
+                continue
+            b, c = curl_axes(comp)
+            other = "h" if comp[0] == "e" else "e"
+            if self.axis == b:  # difference along b of the c-component
+                out.append((comp, f"{other}{'xyz'[c]}", 1))
+            else:               # difference along c of the b-component
+                out.append((comp, f"{other}{'xyz'[b]}", 2))
+        return [t for t in out if t[1] in components]
+
+
+def sigma_max(params: Cpml, d: float, eps_r: float, mu_r: float) -> float:
+    """The optimum conductivity 0.8 (m + 1) / (eta0 d sqrt(eps_r mu_r)) times the factor."""
+    return params.sigma_factor * 0.8 * (params.order + 1.0) / (ETA0 * d * math.sqrt(eps_r * mu_r))
+
+
+def _profile(params: Cpml, u: np.ndarray, smax: float, dt: float, start: int) -> Profile:
+    m = params.order
+    sigma = smax * u**m
+    kappa = 1.0 + (params.kappa_max - 1.0) * u**m
+    alpha = params.alpha_max * (1.0 - u) ** params.alpha_order
+    b = np.exp(-(sigma / kappa + alpha) * dt / EPS0)
+    den = sigma * kappa + kappa**2 * alpha
+    c = np.divide(sigma * (b - 1.0), den, out=np.zeros_like(sigma), where=den > 0)
+    return Profile(start=start, b=b, c=c, kinv_m1=1.0 / kappa - 1.0)
+
+
+def make_slab(params: Cpml, grid: YeeGrid, axis: int, side: str, background) -> Slab:
+    """Profiles of one face. ``background`` is the material the layer is matched to."""
+    L, n, d = params.cells, grid.cells[axis], grid.steps[axis]
+    eps_r = float(np.mean(background.eps_r))
+    mu_r = float(np.mean(background.mu_r))
+    smax = sigma_max(params, d, eps_r, mu_r)
+    k = np.arange(L, dtype=np.float64)
+    if side == "min":
+        e = _profile(params, (L - k) / L, smax, grid.dt, 0)            # E nodes 0..L-1
+        h = _profile(params, (L - k - 0.5) / L, smax, grid.dt, 0)      # H nodes 0..L-1
+    else:
+        e = _profile(params, (k + 1) / L, smax, grid.dt, n - L + 1)    # E nodes n-L+1..n
+        h = _profile(params, (k + 0.5) / L, smax, grid.dt, n - L)      # H nodes n-L..n-1
+    return Slab(axis=axis, side=side, cells=L, e=e, h=h)
+
+
+def make_slabs(scene, grid: YeeGrid) -> list[Slab]:
+    slabs = []
+    background = scene.material(scene.background)
+    for axis in range(scene.grid.ndim):
+        for side in ("min", "max"):
+            face = scene.boundaries.face(f"{'xyz'[axis]}_{side}")
+            if isinstance(face, Cpml):
+                slabs.append(make_slab(face, grid, axis, side, background))
+    return slabs

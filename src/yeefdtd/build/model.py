@@ -1,0 +1,94 @@
+"""The model: a scene turned into arrays, once, before any time stepping.
+
+Backends read a :class:`Model` and never recompute physics: the time step, the
+coefficient tables, the CPML profiles and the source and monitor plans all come from here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..description.scene import Scene
+from .coefficients import ComponentTable, component_table
+from .cpml import Slab, make_slabs
+from .grid import YeeGrid, time_step
+from .plans import ProbeGroup, SnapshotPlan, SourceGroup, probe_groups, snapshot_plans, \
+    source_groups
+from .voxelize import voxelize
+
+
+@dataclass
+class Model:
+    scene: Scene
+    grid: YeeGrid
+    steps: int
+    tables: dict[str, ComponentTable]
+    slabs: list[Slab]
+    sources: list[SourceGroup]
+    probes: list[ProbeGroup]
+    snapshots: list[SnapshotPlan]
+
+    @property
+    def components(self) -> tuple[str, ...]:
+        return self.grid.components
+
+    @property
+    def num_materials(self) -> int:
+        return max(len(t.table) for t in self.tables.values())
+
+
+def face_kinds(scene: Scene) -> dict[str, str]:
+    """'pec', 'pmc', 'periodic' or 'cpml' for every face; the z faces of 2D are periodic."""
+    kinds = {}
+    for axis in "xyz":
+        for side in ("min", "max"):
+            f = f"{axis}_{side}"
+            kinds[f] = "periodic" if (scene.grid.is_2d and axis == "z") else \
+                scene.boundaries.kind(f)
+    return kinds
+
+
+def make_grid(scene: Scene) -> YeeGrid:
+    kinds = face_kinds(scene)
+    periodic = tuple(kinds[f"{a}_min"] == "periodic" for a in "xyz")
+    return YeeGrid(
+        cells=scene.grid.shape,
+        steps=scene.grid.steps,
+        periodic=periodic,
+        mode=scene.grid.mode,
+        components=scene.grid.components,
+        dt=time_step(scene.grid.steps, scene.run.courant),
+    )
+
+
+def step_count(scene: Scene, dt: float) -> int:
+    if scene.run.steps is not None:
+        return scene.run.steps
+    return max(1, math.ceil(scene.run.duration / dt - 1e-9))
+
+
+def build_model(scene: Scene, steps: int | None = None) -> Model:
+    """Turn ``scene`` into arrays. ``steps`` overrides the scene's run length."""
+    grid = make_grid(scene)
+    nsteps = steps if steps is not None else step_count(scene, grid.dt)
+    kinds = face_kinds(scene)
+    tables = {}
+    for c in grid.components:
+        tables[c] = component_table(scene, grid, c, voxelize(scene, grid, c), kinds)
+    return Model(
+        scene=scene,
+        grid=grid,
+        steps=nsteps,
+        tables=tables,
+        slabs=make_slabs(scene, grid),
+        sources=source_groups(scene, grid, nsteps, tables),
+        probes=probe_groups(scene, grid),
+        snapshots=snapshot_plans(scene, grid),
+    )
+
+
+def ids_dtype_bytes(model: Model) -> int:
+    return sum(np.dtype(t.ids.dtype).itemsize for t in model.tables.values())

@@ -1,0 +1,186 @@
+"""Index plans: which array points each source drives and each monitor reads.
+
+Everything here is computed once, before the time loop: source values for every step
+(already multiplied by the local source coefficient for soft sources), flat indices of
+probe points grouped by sampling interval, and the planes of snapshots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..description.monitors import Probe, Snapshot
+from .coefficients import SRC, ComponentTable
+from .grid import OFFSETS, YeeGrid, axis_of
+
+
+def sample_times(component: str, kind: str, steps: int, dt: float) -> np.ndarray:
+    """Times at which a source on ``component`` is evaluated, one per step.
+
+    Step n advances H to (n + 1/2) dt using E at n dt, then E to (n + 1) dt using H at
+    (n + 1/2) dt. A soft E source (current J) enters the E update at (n + 1/2) dt, a soft H
+    source (current M) the H update at n dt; a hard source sets its field at the time the
+    field then has: (n + 1) dt for E, (n + 1/2) dt for H.
+    """
+    n = np.arange(steps, dtype=np.float64)
+    electric = component[0] == "e"
+    if kind == "soft":
+        return (n + 0.5) * dt if electric else n * dt
+    return (n + 1.0) * dt if electric else (n + 0.5) * dt
+
+
+def record_times(component: str, steps_recorded: np.ndarray, dt: float) -> np.ndarray:
+    """Time of a field after step n: (n + 1) dt for E, (n + 1/2) dt for H."""
+    return (steps_recorded + (1.0 if component[0] == "e" else 0.5)) * dt
+
+
+@dataclass
+class SourceGroup:
+    """All sources of one kind on one component, merged per point."""
+
+    component: str
+    kind: str              #: 'soft' adds values[n]; 'hard' sets the field to values[n]
+    flat: np.ndarray       #: (k,) int64 flat indices, unique
+    values: np.ndarray     #: (steps, k) float64
+    points: list[tuple[float, float, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One recorded time series: a component of a probe at one point."""
+
+    probe: str
+    component: str
+    index: tuple[int, int, int]
+    flat: int
+    position: tuple[float, float, float]
+    every: int
+
+
+@dataclass
+class ProbeGroup:
+    """Channels sampled at the same interval; column j of the records is channels[j].
+
+    Channels are ordered by component, so each component's columns are one slice.
+    """
+
+    every: int
+    channels: list[Channel]
+    #: component -> (flat indices, columns) for a vectorised read of each field
+    reads: dict[str, tuple[np.ndarray, slice]] = field(default_factory=dict)
+
+    def records(self, steps: int) -> int:
+        return steps // self.every
+
+    def steps_recorded(self, steps: int) -> np.ndarray:
+        """Steps after which a record is taken: every, 2 every, ... (counted from 1)."""
+        return np.arange(1, self.records(steps) + 1) * self.every - 1
+
+
+@dataclass(frozen=True)
+class SnapshotPlan:
+    name: str
+    component: str
+    axis: int                    #: plane normal
+    index: int                   #: plane index along the normal
+    every: int
+    region: tuple                #: slices of the field array (a plane, valid points only)
+    coords: tuple[np.ndarray, np.ndarray]  #: in-plane coordinates (metres)
+    position: float              #: plane location along the normal (metres)
+
+    def records(self, steps: int) -> int:
+        return steps // self.every
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.coords[0]), len(self.coords[1]))
+
+
+def _node(grid: YeeGrid, component: str, item) -> tuple[int, int, int]:
+    if item.position is not None:
+        return grid.nearest(component, item.position)
+    cell = tuple(item.cell) + (0,) * (3 - len(item.cell))
+    return cell
+
+
+def source_groups(scene, grid: YeeGrid, steps: int,
+                  tables: dict[str, ComponentTable]) -> list[SourceGroup]:
+    merged: dict[tuple[str, str], dict[int, np.ndarray]] = {}
+    points: dict[tuple[str, str], dict[int, tuple]] = {}
+    for src in scene.sources:
+        c = src.component
+        idx = _node(grid, c, src)
+        flat = grid.flat(idx)
+        t = sample_times(c, src.kind, steps, grid.dt)
+        vals = src.amplitude * src.waveform(t)
+        if src.kind == "soft":
+            vals = vals * tables[c].table[tables[c].ids[idx], SRC]
+        bucket = merged.setdefault((c, src.kind), {})
+        if src.kind == "soft" and flat in bucket:
+            bucket[flat] = bucket[flat] + vals     # two soft sources at one point add up
+        else:
+            bucket[flat] = vals                    # a later hard source wins
+        points.setdefault((c, src.kind), {})[flat] = grid.point(c, idx)
+    groups = []
+    for (c, kind), bucket in merged.items():
+        flats = np.array(sorted(bucket), dtype=np.int64)
+        values = np.stack([bucket[f] for f in flats], axis=1)
+        groups.append(SourceGroup(c, kind, flats, values,
+                                  [points[(c, kind)][f] for f in flats]))
+    return groups
+
+
+def probe_groups(scene, grid: YeeGrid) -> list[ProbeGroup]:
+    names = scene.monitor_names()
+    by_every: dict[int, list[Channel]] = {}
+    for name, mon in zip(names, scene.monitors):
+        if not isinstance(mon, Probe):
+            continue
+        for c in mon.components or grid.components:
+            idx = _node(grid, c, mon)
+            by_every.setdefault(mon.every, []).append(
+                Channel(name, c, idx, grid.flat(idx), grid.point(c, idx), mon.every))
+    groups = []
+    order = {c: i for i, c in enumerate(grid.components)}
+    for every in sorted(by_every):
+        chans = sorted(by_every[every], key=lambda ch: order[ch.component])
+        group = ProbeGroup(every, chans)
+        start = 0
+        for c in grid.components:
+            flats = [ch.flat for ch in chans if ch.component == c]
+            if flats:
+                group.reads[c] = (np.array(flats, dtype=np.int64),
+                                  slice(start, start + len(flats)))
+                start += len(flats)
+        groups.append(group)
+    return groups
+
+
+def snapshot_plans(scene, grid: YeeGrid) -> list[SnapshotPlan]:
+    plans = []
+    for name, mon in zip(scene.monitor_names(), scene.monitors):
+        if not isinstance(mon, Snapshot):
+            continue
+        c = mon.component
+        ax = "xyz".index(mon.axis)
+        ext = grid.extent(c)
+        if grid.mode != "3d":
+            index = 0
+        elif mon.index is not None:
+            index = min(mon.index, ext[ax] - 1)
+        else:
+            pos = mon.position if mon.position is not None else 0.5 * grid.cells[ax] * \
+                grid.steps[ax]
+            p = [0.0, 0.0, 0.0]
+            p[ax] = pos
+            index = grid.nearest(c, p)[ax]
+        region = [slice(0, e) for e in ext]
+        region[ax] = index
+        inplane = [a for a in range(3) if a != ax]
+        coords = tuple(grid.coords(c, a)[: ext[a]] for a in inplane)
+        position = 0.0 if grid.mode != "3d" else (index + OFFSETS[c][ax]) * grid.steps[ax]
+        plans.append(SnapshotPlan(name, c, ax, index, mon.every, tuple(region), coords,
+                                  position))
+    return plans

@@ -1,0 +1,31 @@
+"""Physical constants (SI, CODATA 2018) and named limits."""
+
+from __future__ import annotations
+
+import math
+
+#: speed of light in vacuum, m/s (exact)
+C0 = 299_792_458.0
+#: vacuum permeability, H/m
+MU0 = 1.25663706212e-6
+#: vacuum permittivity, F/m
+EPS0 = 1.0 / (MU0 * C0 * C0)
+#: impedance of free space, ohm
+ETA0 = MU0 * C0
+
+#: field components in their canonical order
+COMPONENTS = ("ex", "ey", "ez", "hx", "hy", "hz")
+#: components that exist in each grid mode
+MODE_COMPONENTS = {
+    "3d": COMPONENTS,
+    "tmz": ("ez", "hx", "hy"),
+    "tez": ("ex", "ey", "hz"),
+}
+AXES = ("x", "y", "z")
+
+#: most materials a scene may define (ids are uint16 per component; PMC walls add variants)
+MAX_MATERIALS = 16_000
+#: field magnitude above which a run is declared divergent
+DIVERGENCE_LIMIT = 1e30
+
+PI = math.pi

@@ -1,0 +1,160 @@
+"""The strict base model and the error formatting every description shares.
+
+Every description class is frozen, forbids unknown keys, rejects NaN and infinity, and turns
+pydantic's errors into :class:`yeefdtd.exceptions.ValidationError` whose message names the
+field path (``sources[0].waveform.tau``) and says what to change.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..exceptions import ValidationError
+
+#: a field component name
+Component = Literal["ex", "ey", "ez", "hx", "hy", "hz"]
+#: an axis name
+Axis = Literal["x", "y", "z"]
+#: a point or extent in metres: two values in 2D (x, y), three in 3D (x, y, z)
+Vec = Annotated[tuple[float, ...], Field(min_length=2, max_length=3)]
+#: a cell index: two values in 2D, three in 3D
+Index = Annotated[tuple[int, ...], Field(min_length=2, max_length=3)]
+
+# Tags of discriminated unions; pydantic puts them in error paths, where they only confuse.
+_TAGS = {
+    "box", "sphere", "cylinder", "point", "probe", "snapshot", "cpml", "gaussian",
+    "diff_gaussian", "ricker", "modulated_gaussian", "sine", "samples",
+}
+_TYPE_WORDS = ("float", "int", "str", "bool", "tuple[", "list[", "function-", "literal[",
+               "dict[", "json-or-python", "nullable[", "lax-or-strict", "constrained-")
+
+
+class StrictModel(BaseModel):
+    """Frozen, ``extra="forbid"``, finite floats only; errors become one-line messages."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        allow_inf_nan=False,
+        validate_default=True,
+        populate_by_name=False,
+    )
+
+    def __init__(self, /, **data: Any):
+        try:
+            super().__init__(**data)
+        except pydantic.ValidationError as exc:
+            raise from_pydantic(exc) from None
+
+    @classmethod
+    def parse(cls, data: Any):
+        """Validate ``data`` (a mapping) into this class, raising yeefdtd's ValidationError."""
+        if not isinstance(data, dict):
+            raise ValidationError(f"expected a table of keys, got {type(data).__name__}")
+        try:
+            return cls.model_validate(data)
+        except pydantic.ValidationError as exc:
+            raise from_pydantic(exc) from None
+
+
+def format_loc(loc: tuple) -> str:
+    """``('sources', 0, 'point', 'waveform', 'gaussian', 'tau')`` -> ``sources[0].waveform.tau``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        text = str(part)
+        if text in _TAGS or text.startswith(_TYPE_WORDS):
+            continue
+        out += ("." if out else "") + text
+    return out
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 48 else text[:45] + "..."
+
+
+_BOUNDS = {
+    "greater_than": (">", "gt"),
+    "greater_than_equal": (">=", "ge"),
+    "less_than": ("<", "lt"),
+    "less_than_equal": ("<=", "le"),
+}
+
+
+def _message(err: dict) -> str:
+    kind = err.get("type", "")
+    ctx = err.get("ctx") or {}
+    got = err.get("input")
+    if kind == "missing":
+        return "is required; add it"
+    if kind == "extra_forbidden":
+        return "is not a known key; remove it or check its spelling"
+    if kind in _BOUNDS:
+        sign, key = _BOUNDS[kind]
+        return f"must be {sign} {ctx.get(key)} (got {_short(got)})"
+    if kind in ("too_short", "too_long"):
+        return f"has the wrong number of values (got {_short(got)}); " + err["msg"].lower()
+    if kind == "union_tag_invalid":
+        return (f"type {_short(ctx.get('tag'))} is unknown; use one of "
+                f"{ctx.get('expected_tags')}")
+    if kind == "union_tag_not_found":
+        return "needs a 'type' key saying what it is"
+    if kind == "finite_number":
+        return "must be a finite number (got NaN or infinity)"
+    msg = err.get("msg", "is invalid")
+    if msg.startswith("Value error, "):
+        return msg[len("Value error, "):]
+    if msg.startswith("Assertion failed, "):
+        return msg[len("Assertion failed, "):]
+    return f"{msg[0].lower()}{msg[1:]} (got {_short(got)})"
+
+
+class FieldError(ValueError):
+    """Raised by a validator: ``path`` is relative to the model that raises it."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+def join_path(outer: str, inner: str) -> str:
+    if not outer:
+        return inner
+    if not inner:
+        return outer
+    return outer + inner if inner.startswith("[") else f"{outer}.{inner}"
+
+
+def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
+    """Turn a pydantic error into one yeefdtd ValidationError, one item per problem."""
+    items: list[tuple[str, str]] = []
+    for err in exc.errors(include_url=False):
+        path = format_loc(tuple(err.get("loc", ())))
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, ValidationError):  # a nested model's own __init__ raised it
+            items += [(join_path(path, p), m) for p, m in cause.items]
+        elif isinstance(cause, FieldError):
+            items.append((join_path(path, cause.path), cause.message))
+        else:
+            items.append((path, _message(err)))
+    unique: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for p, m in items:  # a union reports each alternative; keep the first per path
+        if p and p in seen:
+            continue
+        seen.add(p)
+        unique.append((p, m))
+    if not unique:
+        unique = [("", str(exc).splitlines()[0])]
+    p, m = unique[0]
+    head = f"{p}: {m}" if p else m
+    if len(unique) > 1:
+        head += f" (and {len(unique) - 1} more problem{'s' if len(unique) > 2 else ''})"
+    return ValidationError(head, unique)

@@ -1,0 +1,108 @@
+"""Geometric objects: axis-aligned boxes, spheres and cylinders along x, y or z.
+
+Objects are listed in a scene in order; a later object overwrites an earlier one where they
+overlap, and cells inside no object hold the scene's background material. In 2D the
+coordinates have two values (x, y): a sphere is a disc, a cylinder must lie along z.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import numpy as np
+from pydantic import Field, PositiveFloat, field_validator
+
+from .base import Axis, StrictModel, Vec
+
+_AXIS = {"x": 0, "y": 1, "z": 2}
+
+
+class _Object(StrictModel):
+    material: str = Field(description="name of a material in the scene, or 'vacuum', "
+                          "'pec' or 'pmc'")
+
+    def contains(self, x, y, z):
+        """Boolean array: which of the points (broadcast arrays, metres) lie inside."""
+        raise NotImplementedError
+
+    def bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """Lower and upper corner of the bounding box, metres."""
+        raise NotImplementedError
+
+
+class Box(_Object):
+    """An axis-aligned box given by its centre and its size (metres)."""
+
+    type: Literal["box"] = "box"
+    center: Vec = Field(description="centre, metres")
+    size: Annotated[tuple[float, ...], Field(min_length=2, max_length=3)] = Field(
+        description="edge lengths along x, y (and z), metres; each > 0")
+
+    @field_validator("size")
+    @classmethod
+    def _positive(cls, v):
+        if min(v) <= 0:
+            raise ValueError(f"every edge must be > 0 metres (got {list(v)})")
+        return v
+
+    def contains(self, x, y, z):
+        pts = (x, y, z)
+        inside = np.ones(np.broadcast_shapes(*(np.shape(p) for p in pts)), dtype=bool)
+        for a, (c, s) in enumerate(zip(self.center, self.size)):
+            inside &= np.abs(pts[a] - c) <= 0.5 * s
+        return inside
+
+    def bounds(self):
+        lo = tuple(c - 0.5 * s for c, s in zip(self.center, self.size))
+        hi = tuple(c + 0.5 * s for c, s in zip(self.center, self.size))
+        return lo, hi
+
+
+class Sphere(_Object):
+    """A sphere (a disc in 2D) given by its centre and radius (metres)."""
+
+    type: Literal["sphere"] = "sphere"
+    center: Vec = Field(description="centre, metres")
+    radius: PositiveFloat = Field(description="radius, metres")
+
+    def contains(self, x, y, z):
+        pts = (x, y, z)
+        r2 = sum((pts[a] - c) ** 2 for a, c in enumerate(self.center))
+        return r2 <= self.radius**2
+
+    def bounds(self):
+        return (tuple(c - self.radius for c in self.center),
+                tuple(c + self.radius for c in self.center))
+
+
+class Cylinder(_Object):
+    """A circular cylinder along x, y or z; without a length it spans the whole domain."""
+
+    type: Literal["cylinder"] = "cylinder"
+    center: Vec = Field(description="centre, metres")
+    radius: PositiveFloat = Field(description="radius, metres")
+    axis: Axis = Field("z", description="direction of the cylinder's axis")
+    length: PositiveFloat | None = Field(None, description="length along the axis, metres; "
+                                         "omit for a cylinder through the whole domain")
+
+    def contains(self, x, y, z):
+        pts = (x, y, z)
+        ax = _AXIS[self.axis]
+        r2 = sum((pts[a] - c) ** 2 for a, c in enumerate(self.center) if a != ax)
+        inside = r2 <= self.radius**2
+        if self.length is not None and ax < len(self.center):
+            inside = inside & (np.abs(pts[ax] - self.center[ax]) <= 0.5 * self.length)
+        return inside
+
+    def bounds(self):
+        ax = _AXIS[self.axis]
+        lo, hi = [], []
+        for a, c in enumerate(self.center):
+            half = self.radius if a != ax else (
+                np.inf if self.length is None else 0.5 * self.length)
+            lo.append(c - half)
+            hi.append(c + half)
+        return tuple(lo), tuple(hi)
+
+
+Object = Annotated[Box | Sphere | Cylinder, Field(discriminator="type")]

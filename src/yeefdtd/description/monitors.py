@@ -1,0 +1,60 @@
+"""Monitors: point probes and plane snapshots."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, PositiveInt, model_validator
+
+from .base import Axis, Component, Index, StrictModel, Vec
+
+
+class Probe(StrictModel):
+    """Records components at one grid point every ``every`` steps.
+
+    Each component is sampled at its own staggered point nearest to ``position`` (or inside
+    ``cell``) and at its own time (E at whole steps, H half a step earlier); the result says
+    where and when.
+    """
+
+    type: Literal["probe"] = "probe"
+    name: str | None = Field(None, min_length=1, max_length=64,
+                             description="unique name (default probe<N>)")
+    position: Vec | None = Field(None, description="location, metres")
+    cell: Index | None = Field(None, description="cell index instead of position")
+    components: tuple[Component, ...] | None = Field(
+        None, min_length=1, description="components to record (default: all of the mode)")
+    every: PositiveInt = Field(1, description="record every this many steps")
+
+    @model_validator(mode="after")
+    def _one_location(self):
+        if (self.position is None) == (self.cell is None):
+            raise ValueError("give exactly one of 'position' (metres) or 'cell' (index)")
+        return self
+
+
+class Snapshot(StrictModel):
+    """Records one component over a plane (axis = const) every ``every`` steps.
+
+    In 2D the plane is the whole grid: leave ``axis`` at 'z' and give no position.
+    """
+
+    type: Literal["snapshot"] = "snapshot"
+    name: str | None = Field(None, min_length=1, max_length=64,
+                             description="unique name (default snapshot<N>)")
+    component: Component = Field(description="component to record")
+    axis: Axis = Field("z", description="the plane is normal to this axis")
+    position: float | None = Field(None, description="plane location along the axis, metres "
+                                   "(default: the middle)")
+    index: int | None = Field(None, ge=0, description="plane as a cell index instead of a "
+                              "position")
+    every: PositiveInt = Field(10, description="record every this many steps")
+
+    @model_validator(mode="after")
+    def _one_location(self):
+        if self.position is not None and self.index is not None:
+            raise ValueError("give at most one of 'position' (metres) or 'index'")
+        return self
+
+
+Monitor = Annotated[Probe | Snapshot, Field(discriminator="type")]

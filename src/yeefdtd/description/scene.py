@@ -1,0 +1,289 @@
+"""The scene: everything a run needs, as pure data in SI units.
+
+A scene validates itself on construction: every rule that involves more than one field
+(a source inside the domain, periodic faces in pairs, a CPML no thicker than a third of the
+grid, components that exist in a 2D mode...) is a small named check below, and each failure
+names the field path and says what to change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
+
+from ..constants import MAX_MATERIALS
+from .base import FieldError, StrictModel
+from .boundaries import FACES, Boundaries, Cpml
+from .geometry import Object
+from .grid import Grid
+from .materials import BUILTIN_MATERIALS, Material
+from .monitors import Monitor, Probe, Snapshot
+from .sources import Source
+
+_EPS = 1e-9  # relative slack when testing positions against the domain's faces
+
+
+class RunSettings(StrictModel):
+    """How long to run and with what numbers."""
+
+    steps: PositiveInt | None = Field(None, description="number of time steps")
+    duration: PositiveFloat | None = Field(None, description="simulated time in seconds, "
+                                           "instead of steps")
+    courant: float = Field(0.99, gt=0.0, le=1.0, description="time step as a fraction of "
+                           "the stability limit for the cell sizes (<= 1)")
+    dtype: Literal["float32", "float64"] = Field("float32", description="precision of the "
+                                                 "fields")
+    backend: Literal["auto", "numpy", "cuda"] = Field("auto", description="'auto' picks "
+                                                      "cuda where a GPU is usable")
+    check_every: PositiveInt = Field(200, description="steps between divergence checks")
+
+    @model_validator(mode="after")
+    def _one_length(self):
+        if (self.steps is None) == (self.duration is None):
+            raise FieldError("", "give exactly one of 'steps' or 'duration' (seconds)")
+        return self
+
+
+class Scene(StrictModel):
+    """A complete simulation description. Load one with :meth:`load`, save with :meth:`save`."""
+
+    name: str = Field("scene", min_length=1, max_length=200, description="a label")
+    grid: Grid = Field(description="cells, cell sizes and mode")
+    materials: dict[str, Material] = Field(default_factory=dict, description="named "
+                                           "materials; 'vacuum', 'pec', 'pmc' are built in")
+    background: str = Field("vacuum", description="material of cells inside no object")
+    objects: tuple[Object, ...] = Field((), description="geometry; later objects overwrite "
+                                        "earlier ones")
+    sources: tuple[Source, ...] = Field((), description="excitations")
+    boundaries: Boundaries = Field(default_factory=Boundaries, description="one condition "
+                                   "per face (default: CPML)")
+    monitors: tuple[Monitor, ...] = Field((), description="probes and snapshots")
+    run: RunSettings = Field(description="steps or duration, Courant factor, dtype, backend")
+
+    @field_validator("boundaries", mode="before")
+    @classmethod
+    def _one_for_all(cls, v):
+        if isinstance(v, str):
+            return {f: v for f in FACES}
+        return v
+
+    # ---- cross-field checks, each one rule -------------------------------------------
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_z_faces_of_uniform_2d(cls, data):
+        # ``boundaries = "pec"`` on a 2D grid means the four in-plane faces.
+        if isinstance(data, dict) and isinstance(data.get("boundaries"), str):
+            grid = data.get("grid")
+            mode = grid.get("mode") if isinstance(grid, dict) else getattr(grid, "mode", None)
+            if mode in ("tmz", "tez"):
+                data = {**data, "boundaries": {f: data["boundaries"] for f in FACES[:4]}}
+        return data
+
+    @model_validator(mode="after")
+    def _materials_known(self):
+        if len(self.materials) > MAX_MATERIALS:
+            raise FieldError("materials", f"{len(self.materials)} materials is more than "
+                             f"{MAX_MATERIALS}; merge materials that are the same")
+        for name in self.materials:
+            if name in BUILTIN_MATERIALS:
+                raise FieldError(f"materials.{name}", f"'{name}' is built in; choose another name")
+        known = set(self.materials) | set(BUILTIN_MATERIALS)
+        if self.background not in known:
+            raise FieldError(f"background", f"unknown material {self.background!r}; define it "
+                             f"under [materials] or use one of {sorted(known)}")
+        for i, obj in enumerate(self.objects):
+            if obj.material not in known:
+                raise FieldError(f"objects[{i}].material", f"unknown material {obj.material!r}; "
+                                 f"define it under [materials] or use one of {sorted(known)}")
+        return self
+
+    @model_validator(mode="after")
+    def _dimensions_match_grid(self):
+        nd = self.grid.ndim
+        checks = []
+        for i, o in enumerate(self.objects):
+            checks.append((f"objects[{i}].center", o.center))
+            if hasattr(o, "size"):
+                checks.append((f"objects[{i}].size", o.size))
+        for kind, items in (("sources", self.sources), ("monitors", self.monitors)):
+            for i, s in enumerate(items):
+                for attr in ("position", "cell"):
+                    v = getattr(s, attr, None)
+                    if attr == "position" and isinstance(s, Snapshot):
+                        continue
+                    if v is not None:
+                        checks.append((f"{kind}[{i}].{attr}", v))
+        for path, v in checks:
+            if len(v) != nd:
+                raise FieldError(f"{path}", f"a {nd}D grid takes {nd} values, got {len(v)}")
+        return self
+
+    @model_validator(mode="after")
+    def _components_exist(self):
+        have = self.grid.components
+        def bad(path, c):
+            return FieldError(f"{path}", f"{c!r} does not exist in a {self.grid.mode!r} grid; "
+                              f"use one of {', '.join(have)}")
+        for i, s in enumerate(self.sources):
+            if s.component not in have:
+                raise bad(f"sources[{i}].component", s.component)
+        for i, m in enumerate(self.monitors):
+            comps = m.components if isinstance(m, Probe) else (m.component,)
+            for c in comps or ():
+                if c not in have:
+                    raise bad(f"monitors[{i}].component{'s' if isinstance(m, Probe) else ''}",
+                              c)
+        return self
+
+    @model_validator(mode="after")
+    def _cylinders_along_z_in_2d(self):
+        if self.grid.is_2d:
+            for i, o in enumerate(self.objects):
+                if getattr(o, "axis", "z") != "z":
+                    raise FieldError(f"objects[{i}].axis", "a cylinder in a 2D grid lies "
+                                     "along z (it is a disc); set axis = 'z'")
+        return self
+
+    @model_validator(mode="after")
+    def _objects_touch_domain(self):
+        size = self.grid.size
+        for i, o in enumerate(self.objects):
+            lo, hi = o.bounds()
+            for a in range(self.grid.ndim):
+                if hi[a] < 0 or lo[a] > size[a]:
+                    raise FieldError(
+                        f"objects[{i}]", f"lies entirely outside the domain along "
+                        f"{'xyz'[a]} (spans {lo[a]:.6g} to {hi[a]:.6g} m, the domain 0 to "
+                        f"{size[a]:.6g} m); move it inside")
+        return self
+
+    @model_validator(mode="after")
+    def _points_inside(self):
+        size, cells = self.grid.size, self.grid.cells
+        for kind, items in (("sources", self.sources), ("monitors", self.monitors)):
+            for i, s in enumerate(items):
+                if isinstance(s, Snapshot):
+                    continue
+                if s.position is not None:
+                    for a, x in enumerate(s.position):
+                        if not (-_EPS * size[a] <= x <= size[a] * (1 + _EPS)):
+                            raise FieldError(
+                                f"{kind}[{i}].position", f"{'xyz'[a]} = {x:.6g} m is outside "
+                                f"the domain (0 to {size[a]:.6g} m); move it inside")
+                else:
+                    for a, k in enumerate(s.cell):
+                        if not 0 <= k < cells[a]:
+                            raise FieldError(
+                                f"{kind}[{i}].cell", f"index {k} along {'xyz'[a]} is outside "
+                                f"0..{cells[a] - 1}; use a cell of the grid")
+        return self
+
+    @model_validator(mode="after")
+    def _snapshots_fit(self):
+        for i, m in enumerate(self.monitors):
+            if not isinstance(m, Snapshot):
+                continue
+            if self.grid.is_2d:
+                if m.axis != "z" or m.position is not None or m.index is not None:
+                    raise FieldError(f"monitors[{i}]", f"a 2D snapshot covers the whole grid; "
+                                     "remove 'axis', 'position' and 'index'")
+                continue
+            a = "xyz".index(m.axis)
+            n, length = self.grid.cells[a], self.grid.size[a]
+            if m.index is not None and m.index > n:
+                raise FieldError(f"monitors[{i}].index", f"{m.index} is outside 0..{n}; use a "
+                                 "plane of the grid")
+            if m.position is not None and not (
+                    -_EPS * length <= m.position <= length * (1 + _EPS)):
+                raise FieldError(f"monitors[{i}].position", f"{m.position:.6g} m is outside the "
+                                 f"domain along {m.axis} (0 to {length:.6g} m)")
+        return self
+
+    @model_validator(mode="after")
+    def _monitor_names_unique(self):
+        seen = set()
+        for i, name in enumerate(self.monitor_names()):
+            if name in seen:
+                raise FieldError(f"monitors[{i}].name", f"{name!r} is used twice; names must be "
+                                 "unique")
+            seen.add(name)
+        return self
+
+    @model_validator(mode="after")
+    def _boundaries_consistent(self):
+        b = self.boundaries
+        if self.grid.is_2d:
+            for f in ("z_min", "z_max"):
+                if getattr(b, f) is not None:
+                    raise FieldError(f"boundaries.{f}", f"a 2D grid has no z faces; remove it")
+        for a, axis in enumerate("xyz"[: self.grid.ndim]):
+            lo, hi = b.kind(f"{axis}_min"), b.kind(f"{axis}_max")
+            if (lo == "periodic") != (hi == "periodic"):
+                raise FieldError(f"boundaries.{axis}_min/{axis}_max", f"periodic must be set on "
+                                 f"both faces (got {lo!r} and {hi!r})")
+            n = self.grid.cells[a]
+            for side in ("min", "max"):
+                face = b.face(f"{axis}_{side}")
+                if isinstance(face, Cpml) and 3 * face.cells > n:
+                    raise FieldError(
+                        f"boundaries.{axis}_{side}.cells", f"a CPML of {face.cells} cells is more "
+                        f"than a third of the {n} cells along {axis}; use at most {n // 3} or "
+                        "enlarge the grid")
+        return self
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def monitor_names(self) -> list[str]:
+        """Monitor names with defaults filled in (probe0, snapshot1, ...)."""
+        return [m.name or f"{m.type}{i}" for i, m in enumerate(self.monitors)]
+
+    def material(self, name: str) -> Material:
+        """The material called ``name`` (built-in ones included; pec/pmc are vacuum-like)."""
+        return self.materials.get(name, Material())
+
+    def material_names(self) -> list[str]:
+        """All material names in table order: built-ins first, then the scene's own."""
+        return [*BUILTIN_MATERIALS, *self.materials]
+
+    # ---- files ------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scene:
+        """Read a scene from a .json or .toml file."""
+        from ..io import load_scene
+
+        return load_scene(path)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the scene to a .json or .toml file (chosen by the extension)."""
+        from ..io import save_scene
+
+        return save_scene(self, path)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return self.model_dump_json(indent=indent, exclude_none=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Scene:
+        from ..io import scene_from_text
+
+        return scene_from_text(text, "json")
+
+    def to_toml(self) -> str:
+        from ..io import dump_toml
+
+        return dump_toml(self.model_dump(mode="json", exclude_none=True))
+
+    @classmethod
+    def from_toml(cls, text: str) -> Scene:
+        from ..io import scene_from_text
+
+        return scene_from_text(text, "toml")
+
+    @classmethod
+    def json_schema(cls) -> dict:
+        """The JSON Schema of a scene file."""
+        return cls.model_json_schema()

@@ -1,0 +1,227 @@
+"""Source waveforms: dimensionless time functions w(t) with peak magnitude about 1.
+
+The source's ``amplitude`` carries the units. Each waveform evaluates at an array of times
+(seconds) and reports its spectrum ``W(f) = integral w(t) exp(-2j pi f t) dt`` (analytic for
+the Gaussian family, numerical for the others).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+import numpy as np
+from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator
+
+from .base import StrictModel
+
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy < 2 names it trapz
+
+
+class _Waveform(StrictModel):
+    def __call__(self, t):
+        """w(t) at the times ``t`` (seconds), as a float64 array."""
+        return self._value(np.asarray(t, dtype=np.float64))
+
+    def _value(self, t):
+        raise NotImplementedError
+
+    def support(self) -> tuple[float, float]:
+        """Times (s) outside which w(t) is negligible (below about 1e-9 of its peak)."""
+        raise NotImplementedError
+
+    def max_frequency(self) -> float:
+        """Frequency (Hz) above which the spectrum is below about 1e-3 of its peak."""
+        raise NotImplementedError
+
+    def spectrum(self, freqs, t_end: float | None = None):
+        """Complex spectrum W(f) at the frequencies ``freqs`` (Hz), numerically by default."""
+        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+        t0, t1 = self.support()
+        if t_end is not None:
+            t1 = t_end
+        fmax = max(float(np.max(np.abs(f))), self.max_frequency())
+        n = int(min(max(40 * fmax * (t1 - t0), 4000), 400_000))
+        t = np.linspace(t0, t1, n + 1)
+        w = self(t)
+        out = np.empty(f.shape, dtype=np.complex128)
+        for i, fi in enumerate(f):
+            out[i] = _trapezoid(w * np.exp(-2j * np.pi * fi * t), t)
+        return out
+
+
+def _gauss_ft(f, tau):
+    return tau * math.sqrt(math.pi) * np.exp(-(np.pi * f * tau) ** 2)
+
+
+class Gaussian(_Waveform):
+    """exp(-((t - t0)/tau)^2); its spectrum falls to 1/e at f = 1/(pi tau)."""
+
+    type: Literal["gaussian"] = "gaussian"
+    tau: PositiveFloat = Field(description="1/e half-width, seconds")
+    t0: NonNegativeFloat | None = Field(None, description="time of the peak, seconds "
+                                        "(default 5 tau)")
+
+    @property
+    def delay(self) -> float:
+        return 5.0 * self.tau if self.t0 is None else self.t0
+
+    def _value(self, t):
+        return np.exp(-(((t - self.delay) / self.tau) ** 2))
+
+    def support(self):
+        return self.delay - 4.6 * self.tau, self.delay + 4.6 * self.tau
+
+    def max_frequency(self):
+        return math.sqrt(math.log(1e3)) / (math.pi * self.tau)
+
+    def spectrum(self, freqs, t_end=None):
+        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+        return _gauss_ft(f, self.tau) * np.exp(-2j * np.pi * f * self.delay)
+
+
+class DiffGaussian(Gaussian):
+    """The time derivative of a Gaussian, scaled to peak 1: no DC content."""
+
+    type: Literal["diff_gaussian"] = "diff_gaussian"
+
+    def _value(self, t):
+        u = (t - self.delay) / self.tau
+        return -math.sqrt(2 * math.e) * u * np.exp(-(u**2))
+
+    def max_frequency(self):
+        return 1.2 * super().max_frequency()
+
+    def spectrum(self, freqs, t_end=None):
+        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+        g = super().spectrum(f)
+        return math.sqrt(2 * math.e) * 0.5 * self.tau * (2j * np.pi * f) * g
+
+
+class Ricker(_Waveform):
+    """The Ricker (Mexican-hat) wavelet of peak frequency f: (1 - 2a s^2) exp(-a s^2)."""
+
+    type: Literal["ricker"] = "ricker"
+    frequency: PositiveFloat = Field(description="peak frequency of the spectrum, Hz")
+    t0: NonNegativeFloat | None = Field(None, description="time of the peak, seconds "
+                                        "(default 1.5 / frequency)")
+
+    @property
+    def delay(self) -> float:
+        return 1.5 / self.frequency if self.t0 is None else self.t0
+
+    def _value(self, t):
+        a = (np.pi * self.frequency) ** 2
+        s2 = (t - self.delay) ** 2
+        return (1.0 - 2.0 * a * s2) * np.exp(-a * s2)
+
+    def support(self):
+        return self.delay - 1.6 / self.frequency, self.delay + 1.6 / self.frequency
+
+    def max_frequency(self):
+        return 3.2 * self.frequency
+
+    def spectrum(self, freqs, t_end=None):
+        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+        fp = self.frequency
+        mag = 2.0 * f**2 / (fp**3 * math.sqrt(math.pi)) * np.exp(-((f / fp) ** 2))
+        return mag * np.exp(-2j * np.pi * f * self.delay)
+
+
+class ModulatedGaussian(_Waveform):
+    """cos(2 pi f (t - t0)) exp(-((t - t0)/tau)^2): a band around the carrier f."""
+
+    type: Literal["modulated_gaussian"] = "modulated_gaussian"
+    frequency: PositiveFloat = Field(description="carrier frequency, Hz")
+    tau: PositiveFloat | None = Field(None, description="1/e half-width of the envelope, "
+                                      "seconds (default 1 / frequency)")
+    t0: NonNegativeFloat | None = Field(None, description="time of the peak, seconds "
+                                        "(default 5 tau)")
+
+    @property
+    def width(self) -> float:
+        return 1.0 / self.frequency if self.tau is None else self.tau
+
+    @property
+    def delay(self) -> float:
+        return 5.0 * self.width if self.t0 is None else self.t0
+
+    def _value(self, t):
+        s = t - self.delay
+        return np.cos(2 * np.pi * self.frequency * s) * np.exp(-((s / self.width) ** 2))
+
+    def support(self):
+        return self.delay - 4.6 * self.width, self.delay + 4.6 * self.width
+
+    def max_frequency(self):
+        return self.frequency + math.sqrt(math.log(1e3)) / (math.pi * self.width)
+
+    def spectrum(self, freqs, t_end=None):
+        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+        env = 0.5 * (_gauss_ft(f - self.frequency, self.width)
+                     + _gauss_ft(f + self.frequency, self.width))
+        return env * np.exp(-2j * np.pi * f * self.delay)
+
+
+class Sine(_Waveform):
+    """sin(2 pi f t + phase), switched on smoothly over ``ramp`` seconds (raised cosine)."""
+
+    type: Literal["sine"] = "sine"
+    frequency: PositiveFloat = Field(description="frequency, Hz")
+    phase: float = Field(0.0, description="phase at t = 0, radians")
+    ramp: NonNegativeFloat | None = Field(None, description="duration of the smooth "
+                                          "switch-on, seconds (default three periods)")
+
+    @property
+    def ramp_time(self) -> float:
+        return 3.0 / self.frequency if self.ramp is None else self.ramp
+
+    def _value(self, t):
+        w = np.sin(2 * np.pi * self.frequency * t + self.phase)
+        tr = self.ramp_time
+        if tr > 0:
+            env = np.where(t >= tr, 1.0, 0.5 * (1.0 - np.cos(np.pi * np.clip(t, 0, tr) / tr)))
+        else:
+            env = 1.0
+        return np.where(t >= 0, w * env, 0.0)
+
+    def support(self):
+        return 0.0, self.ramp_time + 20.0 / self.frequency
+
+    def max_frequency(self):
+        return 2.0 * self.frequency
+
+
+class Samples(_Waveform):
+    """User samples at ``start + k dt``, linearly interpolated, zero outside their span."""
+
+    type: Literal["samples"] = "samples"
+    dt: PositiveFloat = Field(description="interval between samples, seconds")
+    values: Annotated[tuple[float, ...], Field(min_length=2)] = Field(
+        description="sample values (at least two)")
+    start: float = Field(0.0, description="time of the first sample, seconds")
+
+    @field_validator("values")
+    @classmethod
+    def _not_huge(cls, v):
+        if max(abs(x) for x in v) > 1e20:
+            raise ValueError("has values above 1e20; scale them down and use the source's "
+                             "amplitude instead")
+        return v
+
+    def _value(self, t):
+        vals = np.asarray(self.values, dtype=np.float64)
+        grid = self.start + self.dt * np.arange(len(vals))
+        return np.interp(t, grid, vals, left=0.0, right=0.0)
+
+    def support(self):
+        return self.start, self.start + self.dt * (len(self.values) - 1)
+
+    def max_frequency(self):
+        return 0.5 / self.dt
+
+
+Waveform = Annotated[
+    Gaussian | DiffGaussian | Ricker | ModulatedGaussian | Sine | Samples,
+    Field(discriminator="type"),
+]

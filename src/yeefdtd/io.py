@@ -1,0 +1,146 @@
+"""Scene files: JSON and TOML, read and written.
+
+TOML is read with the standard library (``tomllib``, or its backport ``tomli`` on Python
+3.10) and written by the small emitter below, which covers what a scene holds: tables,
+arrays of tables, strings, numbers, booleans and arrays of those.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .exceptions import ValidationError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+_FORMATS = {".json": "json", ".toml": "toml"}
+
+
+def _format_of(path: Path) -> str:
+    fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise ValidationError(f"{path}: unknown scene file type {path.suffix!r}; use a .toml "
+                              "or .json file")
+    return fmt
+
+
+def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
+    """Parse JSON or TOML text into a dict, with a one-line error on bad syntax."""
+    try:
+        if fmt == "json":
+            data = json.loads(text)
+        else:
+            data = tomllib.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"{source}: JSON syntax error at line {exc.lineno}, column "
+                              f"{exc.colno}: {exc.msg}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValidationError(f"{source}: TOML syntax error: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValidationError(f"{source}: the top level must be a table of keys, got "
+                              f"{type(data).__name__}")
+    return data
+
+
+def scene_from_text(text: str, fmt: str, source: str = "scene"):
+    from .description.scene import Scene
+
+    return Scene.parse(parse_text(text, fmt, source))
+
+
+def load_scene(path: str | Path):
+    """Read and validate a scene from a .json or .toml file."""
+    path = Path(path)
+    fmt = _format_of(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValidationError(f"{path}: no such file; check the path") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise ValidationError(f"{path}: cannot read it ({type(exc).__name__})") from None
+    return scene_from_text(text, fmt, str(path))
+
+
+def write_atomic(path: Path, write) -> Path:
+    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def save_scene(scene, path: str | Path) -> Path:
+    path = Path(path)
+    text = scene.to_json() + "\n" if _format_of(path) == "json" else scene.to_toml()
+    return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+# ---- a small TOML emitter ---------------------------------------------------------------
+
+def _key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "_-" for c in k) else json.dumps(k)
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise ValueError("TOML cannot hold NaN or infinity")
+        text = repr(v)
+        return text if any(c in text for c in ".en") else text + ".0"
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_scalar(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_key(k)} = {_scalar(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def _is_table_array(v: Any) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(x, dict) for x in v)
+
+
+def _emit(table: dict, prefix: str, out: list[str]) -> None:
+    plain = {k: v for k, v in table.items() if not isinstance(v, dict) and not _is_table_array(v)}
+    for k, v in plain.items():
+        out.append(f"{_key(k)} = {_scalar(v)}")
+    for k, v in table.items():
+        name = f"{prefix}.{_key(k)}" if prefix else _key(k)
+        if isinstance(v, dict):
+            if not v:
+                continue
+            out.append("")
+            out.append(f"[{name}]")
+            _emit(v, name, out)
+        elif _is_table_array(v):
+            for item in v:
+                out.append("")
+                out.append(f"[[{name}]]")
+                _emit(item, name, out)
+
+
+def dump_toml(data: dict) -> str:
+    """Write a dict of TOML-representable values as TOML text."""
+    out: list[str] = []
+    _emit(data, "", out)
+    return "\n".join(out).lstrip("\n") + "\n"

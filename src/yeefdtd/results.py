@@ -1,0 +1,155 @@
+"""What a run returns: probe time series, snapshots and statistics, saved to HDF5.
+
+Arrays are indexed [x, y, z] (or [x, y] on a plane) and in SI units: V/m for E, A/m for H,
+seconds and metres for the coordinates.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import ValidationError
+from .io import write_atomic
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class ProbeData:
+    """One probe: a time series per component, each at its own point and times."""
+
+    name: str
+    data: dict[str, np.ndarray]                       #: component -> values
+    times: dict[str, np.ndarray]                      #: component -> seconds
+    positions: dict[str, tuple[float, float, float]]  #: component -> metres
+
+    def __getitem__(self, component: str) -> np.ndarray:
+        return self.data[component]
+
+    def __eq__(self, other):
+        return (isinstance(other, ProbeData) and self.name == other.name
+                and _same(self.data, other.data) and _same(self.times, other.times)
+                and self.positions == other.positions)
+
+
+@dataclass
+class SnapshotData:
+    """One snapshot monitor: frames of one component on a plane."""
+
+    name: str
+    component: str
+    axis: str                  #: plane normal
+    position: float            #: plane location along the normal, metres
+    frames: np.ndarray         #: (records, n1, n2)
+    times: np.ndarray          #: seconds
+    coords: tuple[np.ndarray, np.ndarray]  #: in-plane coordinates, metres
+
+    def __eq__(self, other):
+        return (isinstance(other, SnapshotData)
+                and (self.name, self.component, self.axis, self.position)
+                == (other.name, other.component, other.axis, other.position)
+                and np.array_equal(self.frames, other.frames)
+                and np.array_equal(self.times, other.times)
+                and all(np.array_equal(a, b) for a, b in zip(self.coords, other.coords)))
+
+
+def _same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@dataclass
+class Result:
+    """The outcome of a run. ``stats`` holds steps, dt, seconds, Mcells/s, bytes per cell..."""
+
+    scene_json: str
+    probes: dict[str, ProbeData] = field(default_factory=dict)
+    snapshots: dict[str, SnapshotData] = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    fields: dict[str, np.ndarray] | None = None   #: final fields, when asked for
+
+    @property
+    def scene(self):
+        from .description.scene import Scene
+
+        return Scene.from_json(self.scene_json)
+
+    def __eq__(self, other):
+        if not isinstance(other, Result):
+            return NotImplemented
+        return (self.scene_json == other.scene_json and self.probes == other.probes
+                and self.snapshots == other.snapshots and self.stats == other.stats
+                and ((self.fields is None and other.fields is None)
+                     or (self.fields is not None and other.fields is not None
+                         and _same(self.fields, other.fields))))
+
+    def save(self, path: str | Path) -> Path:
+        """Write to HDF5 (through a temporary file renamed at the end)."""
+        import h5py
+
+        def write(tmp: Path):
+            with h5py.File(tmp, "w") as f:
+                f.attrs["format"] = "yeefdtd-result"
+                f.attrs["format_version"] = FORMAT_VERSION
+                f.attrs["scene"] = self.scene_json
+                f.attrs["stats"] = json.dumps(self.stats)
+                gp = f.create_group("probes")
+                for name, p in self.probes.items():
+                    g = gp.create_group(name)
+                    for c, v in p.data.items():
+                        ds = g.create_dataset(c, data=v)
+                        ds.attrs["position"] = np.asarray(p.positions[c])
+                        g.create_dataset(f"{c}_time", data=p.times[c])
+                gs = f.create_group("snapshots")
+                for name, s in self.snapshots.items():
+                    g = gs.create_group(name)
+                    g.create_dataset("frames", data=s.frames, compression="gzip",
+                                     compression_opts=4)
+                    g.create_dataset("time", data=s.times)
+                    g.create_dataset("u", data=s.coords[0])
+                    g.create_dataset("v", data=s.coords[1])
+                    g.attrs["component"] = s.component
+                    g.attrs["axis"] = s.axis
+                    g.attrs["position"] = s.position
+                if self.fields is not None:
+                    gf = f.create_group("fields")
+                    for c, a in self.fields.items():
+                        gf.create_dataset(c, data=a, compression="gzip", compression_opts=4)
+
+        return write_atomic(Path(path), write)
+
+
+def load(path: str | Path) -> Result:
+    """Read a result written by :meth:`Result.save`."""
+    import h5py
+
+    path = Path(path)
+    try:
+        f = h5py.File(path, "r")
+    except FileNotFoundError:
+        raise ValidationError(f"{path}: no such file; check the path") from None
+    except OSError as exc:
+        raise ValidationError(f"{path}: not an HDF5 file ({exc})") from None
+    with f:
+        if f.attrs.get("format") != "yeefdtd-result":
+            raise ValidationError(f"{path}: not a yeefdtd result file")
+        res = Result(scene_json=str(f.attrs["scene"]), stats=json.loads(f.attrs["stats"]))
+        for name, g in f["probes"].items():
+            comps = [k for k in g if not k.endswith("_time")]
+            res.probes[name] = ProbeData(
+                name=name,
+                data={c: g[c][()] for c in comps},
+                times={c: g[f"{c}_time"][()] for c in comps},
+                positions={c: tuple(float(x) for x in g[c].attrs["position"]) for c in comps},
+            )
+        for name, g in f["snapshots"].items():
+            res.snapshots[name] = SnapshotData(
+                name=name, component=str(g.attrs["component"]), axis=str(g.attrs["axis"]),
+                position=float(g.attrs["position"]), frames=g["frames"][()],
+                times=g["time"][()], coords=(g["u"][()], g["v"][()]))
+        if "fields" in f:
+            res.fields = {c: f["fields"][c][()] for c in f["fields"]}
+    return res

@@ -1,0 +1,157 @@
+"""The time loop: one loop for every backend.
+
+It builds the model, picks the backend, advances the stepper in chunks (so a progress bar
+and divergence checks cost nothing per step), times the run and turns the monitors'
+records into a :class:`~yeefdtd.results.Result`. It never asks which backend it has.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from . import __version__
+from .backends import get_stepper_class, resolve
+from .build.model import Model, build_model
+from .build.plans import record_times
+from .constants import DIVERGENCE_LIMIT
+from .description.scene import Scene
+from .exceptions import DivergenceError, RunInterrupted
+from .results import ProbeData, Result, SnapshotData
+
+_notes_shown: set[str] = set()
+
+
+def _note_once(text: str) -> None:
+    if text not in _notes_shown:
+        _notes_shown.add(text)
+        print(f"note: {text}", file=sys.stderr)
+
+
+def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None):
+    """The stepper for ``model`` on ``backend`` (default: the scene's), says once if auto
+    fell back to NumPy."""
+    name, note = resolve(backend or model.scene.run.backend)
+    if note:
+        _note_once(note)
+    cls = get_stepper_class(name)
+    return cls(model, dtype or model.scene.run.dtype)
+
+
+def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
+        steps: int | None = None, progress: bool | None = None,
+        keep_fields: bool = False, stepper_options: dict | None = None) -> Result:
+    """Run ``scene`` and return its result.
+
+    ``backend``, ``dtype`` and ``steps`` override the scene's run settings. ``progress``
+    shows a bar with live Mcells/s (default: only when stderr is a terminal).
+    ``keep_fields`` adds the final field arrays to the result. On divergence or Ctrl-C the
+    raised error carries ``partial``: the result recorded so far.
+    """
+    model = build_model(scene, steps)
+    name, note = resolve(backend or scene.run.backend)
+    if note:
+        _note_once(note)
+    cls = get_stepper_class(name)
+    stepper = cls(model, dtype or scene.run.dtype, **(stepper_options or {}))
+    return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
+
+
+def run_model(model: Model, stepper, *, progress: bool | None = None,
+              keep_fields: bool = False) -> Result:
+    """Advance ``stepper`` through ``model.steps`` steps and collect the result."""
+    from tqdm import tqdm
+
+    total = model.steps
+    cells = model.grid.num_cells
+    check = model.scene.run.check_every
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = tqdm(total=total, unit="step", disable=not show, dynamic_ncols=True,
+               file=sys.stderr, leave=False)
+    done, chunk, seconds = 0, 1, 0.0
+    status = "completed"
+    try:
+        while done < total:
+            next_check = (done // check + 1) * check
+            count = min(chunk, total - done, next_check - done)
+            t0 = time.perf_counter()
+            stepper.advance(done, count)
+            stepper.synchronize()
+            dt = time.perf_counter() - t0
+            seconds += dt
+            done += count
+            if dt < 0.1:
+                chunk = min(chunk * 2, 4096)
+            bar.update(count)
+            if seconds > 0:
+                bar.set_postfix_str(f"{cells * done / seconds / 1e6:.1f} Mcells/s",
+                                    refresh=False)
+            if done % check == 0 or done == total:
+                _check_divergence(stepper, model, done)
+    except DivergenceError as exc:
+        status = "diverged"
+        exc.partial = _result(model, stepper, done, seconds, status, keep_fields)
+        raise
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise RunInterrupted(f"interrupted after {done} of {total} steps", done,
+                             _result(model, stepper, done, seconds, status, keep_fields)
+                             ) from None
+    finally:
+        bar.close()
+    return _result(model, stepper, done, seconds, status, keep_fields)
+
+
+def _check_divergence(stepper, model: Model, done: int) -> None:
+    m = stepper.max_abs()
+    if not math.isfinite(m) or m > DIVERGENCE_LIMIT:
+        what = "NaN or infinite" if not math.isfinite(m) else f"as large as {m:.3g}"
+        raise DivergenceError(
+            f"fields became {what} by step {done} (t = {done * model.grid.dt:.4g} s); likely "
+            "cause: a source amplitude or samples far too large, or CPML parameters "
+            "(kappa_max, alpha_max, sigma_factor) out of their usual range; lower them or "
+            "run.courant", done)
+
+
+def _result(model: Model, stepper, done: int, seconds: float, status: str,
+            keep_fields: bool) -> Result:
+    rec = stepper.collect()
+    dt = model.grid.dt
+    probes: dict[str, ProbeData] = {}
+    for group, data in zip(model.probes, rec.probes):
+        rows = done // group.every
+        recorded = group.steps_recorded(model.steps)[:rows]
+        for j, ch in enumerate(group.channels):
+            p = probes.setdefault(ch.probe, ProbeData(ch.probe, {}, {}, {}))
+            p.data[ch.component] = data[:rows, j].copy()
+            p.times[ch.component] = record_times(ch.component, recorded, dt)
+            p.positions[ch.component] = tuple(float(x) for x in ch.position)
+    snapshots = {}
+    for plan, frames in zip(model.snapshots, rec.snapshots):
+        rows = done // plan.every
+        recorded = np.arange(1, rows + 1) * plan.every - 1
+        snapshots[plan.name] = SnapshotData(
+            name=plan.name, component=plan.component, axis="xyz"[plan.axis],
+            position=float(plan.position), frames=frames[:rows].copy(),
+            times=record_times(plan.component, recorded, dt), coords=plan.coords)
+    cells = model.grid.num_cells
+    stats = {
+        "status": status,
+        "steps": int(done),
+        "steps_requested": int(model.steps),
+        "dt": float(dt),
+        "seconds": float(seconds),
+        "mcells_per_s": float(cells * done / seconds / 1e6) if seconds > 0 else 0.0,
+        "bytes_per_cell": float(stepper.memory_bytes() / cells),
+        "cells": [int(n) for n in model.grid.cells],
+        "backend": stepper.name,
+        "dtype": str(stepper.dtype),
+        "version": __version__,
+    }
+    stats.update(getattr(stepper, "describe", lambda: {})())
+    return Result(scene_json=model.scene.to_json(indent=None), probes=probes,
+                  snapshots=snapshots, stats=stats,
+                  fields=stepper.fields() if keep_fields else None)

@@ -1,0 +1,93 @@
+"""Spectra of recorded time series: DFTs at chosen frequencies and resonance peaks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def dft(values, times, freqs) -> np.ndarray:
+    """X(f) = sum_n x_n exp(-2j pi f t_n) dt at the frequencies ``freqs`` (Hz).
+
+    An approximation of the continuous transform for uniformly sampled ``times``.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+    step = t[1] - t[0] if len(t) > 1 else 1.0
+    out = np.empty(f.shape, dtype=np.complex128)
+    for i, fi in enumerate(f.ravel()):
+        out.flat[i] = np.dot(x, np.exp(-2j * np.pi * fi * t)) * step
+    return out
+
+
+def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """(frequencies, |X(f)|) by a zero-padded FFT, for plotting."""
+    x = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    if len(x) < 2:
+        return np.zeros(1), np.abs(x)
+    n = 1 << int(math.ceil(math.log2(len(x) * pad)))
+    step = t[1] - t[0]
+    return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x, n)) * step
+
+
+def _windowed_power(x, t, f, w):
+    return abs(np.dot(x * w, np.exp(-2j * np.pi * f * t)))
+
+
+def _golden_max(fun, a: float, b: float) -> float:
+    g = (math.sqrt(5) - 1) / 2
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = fun(c), fun(d)
+    for _ in range(100):
+        if fc > fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = fun(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = fun(d)
+        if b - a < 1e-13 * abs(b):
+            break
+    return 0.5 * (a + b)
+
+
+def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
+    """(frequency, relative height) of the strongest spectral peak between f_lo and f_hi.
+
+    A Hann window keeps neighbouring peaks from biasing each other; the peak found on a
+    zero-padded FFT is refined by maximising the windowed DTFT magnitude (golden section).
+    The height is relative to the strongest peak of the whole spectrum.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    w = np.hanning(len(x))
+    freqs, mag = spectrum(x * w, t, pad=8)
+    sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
+    if len(sel) == 0:
+        raise ValueError("no frequency bin between f_lo and f_hi; record longer")
+    i = sel[np.argmax(mag[sel])]
+    df = freqs[1] - freqs[0]
+    f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
+    return f, float(mag[i] / mag[1:].max())
+
+
+def peak_frequencies(values, times, count: int, fmin: float = 0.0,
+                     fmax: float | None = None) -> np.ndarray:
+    """The ``count`` strongest spectral peaks of a ringing signal (Hz, ascending), each
+    refined as in :func:`refine_peak`."""
+    x = np.asarray(values, dtype=np.float64)
+    t = np.asarray(times, dtype=np.float64)
+    w = np.hanning(len(x))
+    freqs, mag = spectrum(x * w, t, pad=8)
+    fmax = freqs[-1] if fmax is None else fmax
+    sel = (freqs >= fmin) & (freqs <= fmax)
+    inner = np.flatnonzero(sel[1:-1] & (mag[1:-1] > mag[:-2]) & (mag[1:-1] >= mag[2:])) + 1
+    best = inner[np.argsort(mag[inner])[::-1][:count]]
+    df = freqs[1] - freqs[0]
+    out = [_golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
+           for i in best]
+    return np.sort(np.array(out))

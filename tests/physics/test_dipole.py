@@ -1,0 +1,77 @@
+"""A soft point current against the analytic field of a Hertzian dipole."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import yeefdtd as yf
+from yeefdtd.constants import C0
+
+from .analytic import hertzian_dipole
+
+DX = 1e-3
+N = 120
+C = N // 2
+TAU = 30e-12
+# probe offsets from the source cell, 10 to 20 cells away in several directions
+OFFSETS = {"x10": (10, 0, 0), "x20": (20, 0, 0), "diag12": (9, 9, 4), "z15": (3, 0, 15),
+           "diag17": (10, -10, 10)}
+
+
+def _first_reflection(point, source, t_lead: float) -> float:
+    """Earliest time a wave from ``source`` reflected by any wall of the box reaches
+    ``point`` (image sources in the six walls), counting from the pulse's leading edge."""
+    size = N * DX
+    best = np.inf
+    for a in range(3):
+        for wall in (0.0, size):
+            image = np.array(source, dtype=float)
+            image[a] = 2 * wall - image[a]
+            best = min(best, np.linalg.norm(np.asarray(point) - image) / C0)
+    return t_lead + best
+
+
+def test_hertzian_dipole_near_and_far_field(backend):
+    """A 120^3 cell PEC box (1 mm cells) with a soft Jz source at its centre cell.
+
+    The source current density J(t) = A DiffGaussian(tau = 30 ps) over one cell is a
+    current moment I l = J dx dy dz, i.e. a dipole whose moment p(t) is a Gaussian. Each
+    probe component (5 points 10 to 20 cells away, on and off the axes) is compared at its
+    own staggered position and time with the analytic near-plus-far field of a point
+    dipole at the Ez node of the source, up to the time the first reflection from any
+    wall could arrive (image sources; the pulse's leading edge taken at 4.6 tau before its
+    peak). The error is measured against the largest analytic magnitude of that field
+    (E or H) at that probe.
+
+    Measured: at most 1.4% (float64 and float32 alike). The bias is the grid's: numerical
+    dispersion delays the pulse's upper band (down to about 11 cells per wavelength) by
+    about 0.5% of a period per 10 cells, which shows as a ~1% shape error where the field
+    changes fastest, and a source filling one cell is not quite a point. 3% bounds that
+    with room, while a wrong amplitude, sign, staggering or time offset of half a step
+    gives errors of 5% or more.
+    """
+    wf = yf.DiffGaussian(tau=TAU)
+    scene = yf.Scene(
+        grid=yf.Grid(cells=(N, N, N), spacing=DX),
+        boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(C, C, C), waveform=wf)],
+        monitors=[yf.Probe(name=k, cell=(C + o[0], C + o[1], C + o[2]))
+                  for k, o in OFFSETS.items()],
+        run=yf.RunSettings(duration=345e-12, dtype="float32", backend=backend),
+    )
+    res = yf.run(scene, progress=False)
+    src = np.array([C * DX, C * DX, (C + 0.5) * DX])  # the Ez node of the source cell
+    t_lead = wf.delay - 4.6 * TAU
+    for name in OFFSETS:
+        probe = res.probes[name]
+        for comp, values in probe.data.items():
+            pos = np.asarray(probe.positions[comp])
+            t = probe.times[comp]
+            keep = t < _first_reflection(pos, src, t_lead)
+            assert keep.sum() > 100, f"{name}: window too short"
+            E, H = hertzian_dipole(pos - src, t[keep], TAU, wf.delay, amp=DX**3)
+            field = E if comp[0] == "e" else H
+            scale = np.abs(field).max()
+            exact = field["xyz".index(comp[1])]
+            err = np.abs(values[keep] - exact).max() / scale
+            assert err < 0.03, f"{name}.{comp}: error {err:.3%} of the peak"

@@ -54,7 +54,8 @@ class SnapshotData:
                 == (other.name, other.component, other.axis, other.position)
                 and np.array_equal(self.frames, other.frames)
                 and np.array_equal(self.times, other.times)
-                and all(np.array_equal(a, b) for a, b in zip(self.coords, other.coords)))
+                and all(np.array_equal(a, b)
+                        for a, b in zip(self.coords, other.coords, strict=True)))
 
 
 def _same(a: dict, b: dict) -> bool:

@@ -121,7 +121,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
     rec = stepper.collect()
     dt = model.grid.dt
     probes: dict[str, ProbeData] = {}
-    for group, data in zip(model.probes, rec.probes):
+    for group, data in zip(model.probes, rec.probes, strict=False):
         rows = done // group.every
         recorded = group.steps_recorded(model.steps)[:rows]
         for j, ch in enumerate(group.channels):
@@ -130,7 +130,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
             p.times[ch.component] = record_times(ch.component, recorded, dt)
             p.positions[ch.component] = tuple(float(x) for x in ch.position)
     snapshots = {}
-    for plan, frames in zip(model.snapshots, rec.snapshots):
+    for plan, frames in zip(model.snapshots, rec.snapshots, strict=False):
         rows = done // plan.every
         recorded = np.arange(1, rows + 1) * plan.every - 1
         snapshots[plan.name] = SnapshotData(

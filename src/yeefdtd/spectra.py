@@ -28,7 +28,7 @@ def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(times, dtype=np.float64)
     if len(x) < 2:
         return np.zeros(1), np.abs(x)
-    n = 1 << int(math.ceil(math.log2(len(x) * pad)))
+    n = 1 << math.ceil(math.log2(len(x) * pad))
     step = t[1] - t[0]
     return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x, n)) * step
 

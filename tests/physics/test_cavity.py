@@ -20,7 +20,8 @@ def discrete_resonance(mode, dt: float) -> float:
     With k_i = m_i pi / (n_i d_i), the discrete dispersion relation
     (sin(w dt / 2) / (c dt))^2 = sum_i (sin(k_i d_i / 2) / d_i)^2 gives w.
     """
-    s = sum((math.sin(m * math.pi / (2 * n)) / d) ** 2 for m, n, d in zip(mode, CELLS, SPACING))
+    s = sum((math.sin(m * math.pi / (2 * n)) / d) ** 2
+            for m, n, d in zip(mode, CELLS, SPACING, strict=True))
     return 2.0 / dt * math.asin(C0 * dt * math.sqrt(s)) / (2 * math.pi)
 
 
@@ -60,5 +61,5 @@ def test_continuum_frequency_differs_from_discrete():
     the (1,1,0) mode lies more than 1e-3 below the continuum frequency."""
     dt = yf.build.time_step(SPACING, 0.99)
     f_cont = C0 / 2 * math.sqrt(sum((m / (n * d)) ** 2 for m, n, d in
-                                    zip((1, 1, 0), CELLS, SPACING)))
+                                    zip((1, 1, 0), CELLS, SPACING, strict=False)))
     assert abs(discrete_resonance((1, 1, 0), dt) / f_cont - 1) > 1e-3

@@ -114,7 +114,7 @@ def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
     np.take(lut, materials, out=ids, mode="clip")
 
     a = axis_of(component)
-    b, c = curl_axes(component)
+    b, _c = curl_axes(component)
     ext = grid.extent(component)
     active = [s for s in range(3) if not grid.periodic[s]]
     if component[0] == "e":
@@ -140,7 +140,7 @@ def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
                             flags[tuple(edge)] |= _DOUBLE_B if t == b else _DOUBLE_C
                 plane = materials[tuple(sl)]
                 combos = {(int(m), int(f)) for m, f in
-                          zip(plane.ravel(), flags.ravel())}
+                          zip(plane.ravel(), flags.ravel(), strict=False)}
                 code = {k: rows.add(_modified(base[k[0]], k[1])) for k in combos}
                 out = np.empty(plane.shape, dtype=np.uint16)
                 for (m, f), r in code.items():

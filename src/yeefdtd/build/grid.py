@@ -24,11 +24,12 @@ updates H from (n - 1/2) dt to (n + 1/2) dt using E at n dt, then E from n dt to
 
 Arrays. Every component is stored in an array of the same shape (Nx, Ny, Nz), indexed
 [i, j, k], with x varying fastest in memory (Fortran order, as in the CUDA papers the
-kernels follow: flat = i + Nx (j + Ny k)); along an axis with n cells N = n + 1, or N = n where the axis is periodic (then
-node n is node 0 again). Neighbour indices wrap modulo N on every axis. On a non-periodic
-axis this is exact too: a component offset by half a cell along that axis has n valid
-points, and its slot n is kept at zero (its update coefficients are zero), so the wrapped
-read of index -1 by the first E node sees zero, which is what a PEC or PMC image needs.
+kernels follow: flat = i + Nx (j + Ny k)). Along an axis with n cells N = n + 1, or N = n
+where the axis is periodic (then node n is node 0 again). Neighbour indices wrap modulo N
+on every axis. On a non-periodic axis this is exact too: a component offset by half a cell
+along that axis has n valid points, and its slot n is kept at zero (its update
+coefficients are zero), so the wrapped read of index -1 by the first E node sees zero,
+which is what a PEC or PMC image needs.
 In 2D, z has one cell and is periodic: every z difference is zero.
 """
 
@@ -82,7 +83,7 @@ class YeeGrid:
     @property
     def shape(self) -> tuple[int, int, int]:
         """(Nx, Ny, Nz): the common shape of every field array."""
-        return tuple(n if p else n + 1 for n, p in zip(self.cells, self.periodic))
+        return tuple(n if p else n + 1 for n, p in zip(self.cells, self.periodic, strict=False))
 
     @property
     def num_cells(self) -> int:
@@ -98,7 +99,7 @@ class YeeGrid:
         off = OFFSETS[component]
         return tuple(
             N if (p or o == 0.0) else n
-            for N, n, p, o in zip(self.shape, self.cells, self.periodic, off)
+            for N, n, p, o in zip(self.shape, self.cells, self.periodic, off, strict=False)
         )
 
     def coords(self, component: str, axis: int) -> np.ndarray:
@@ -117,7 +118,7 @@ class YeeGrid:
             if a >= len(position) or not math.isfinite(d):
                 idx.append(0)
                 continue
-            i = int(math.floor(position[a] / d - OFFSETS[component][a] + 0.5))
+            i = math.floor(position[a] / d - OFFSETS[component][a] + 0.5)
             idx.append(min(max(i, 0), ext[a] - 1))
         return tuple(idx)
 

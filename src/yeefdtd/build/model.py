@@ -15,8 +15,14 @@ from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
 from .grid import YeeGrid, time_step
-from .plans import ProbeGroup, SnapshotPlan, SourceGroup, probe_groups, snapshot_plans, \
-    source_groups
+from .plans import (
+    ProbeGroup,
+    SnapshotPlan,
+    SourceGroup,
+    probe_groups,
+    snapshot_plans,
+    source_groups,
+)
 from .voxelize import voxelize
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..description.monitors import Probe, Snapshot
 from .coefficients import SRC, ComponentTable
-from .grid import OFFSETS, YeeGrid, axis_of
+from .grid import OFFSETS, YeeGrid
 
 
 def sample_times(component: str, kind: str, steps: int, dt: float) -> np.ndarray:
@@ -135,7 +135,7 @@ def source_groups(scene, grid: YeeGrid, steps: int,
 def probe_groups(scene, grid: YeeGrid) -> list[ProbeGroup]:
     names = scene.monitor_names()
     by_every: dict[int, list[Channel]] = {}
-    for name, mon in zip(names, scene.monitors):
+    for name, mon in zip(names, scene.monitors, strict=False):
         if not isinstance(mon, Probe):
             continue
         for c in mon.components or grid.components:
@@ -160,7 +160,7 @@ def probe_groups(scene, grid: YeeGrid) -> list[ProbeGroup]:
 
 def snapshot_plans(scene, grid: YeeGrid) -> list[SnapshotPlan]:
     plans = []
-    for name, mon in zip(scene.monitor_names(), scene.monitors):
+    for name, mon in zip(scene.monitor_names(), scene.monitors, strict=False):
         if not isinstance(mon, Snapshot):
             continue
         c = mon.component

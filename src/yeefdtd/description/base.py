@@ -26,7 +26,7 @@ Index = Annotated[tuple[int, ...], Field(min_length=2, max_length=3)]
 # Tags of discriminated unions; pydantic puts them in error paths, where they only confuse.
 _TAGS = {
     "box", "sphere", "cylinder", "point", "probe", "snapshot", "cpml", "gaussian",
-    "diff_gaussian", "ricker", "modulated_gaussian", "sine", "samples",
+    "diff_gaussian", "ricker", "modulated_gaussian", "sine", "samples", "named",
 }
 _TYPE_WORDS = ("float", "int", "str", "bool", "tuple[", "list[", "function-", "literal[",
                "dict[", "json-or-python", "nullable[", "lax-or-strict", "constrained-")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, NonNegativeFloat, PositiveInt, field_validator
+from pydantic import Discriminator, Field, NonNegativeFloat, PositiveInt, Tag, field_validator
 
 from .base import StrictModel
 
@@ -32,7 +32,15 @@ class Cpml(StrictModel):
     alpha_order: float = Field(1.0, ge=0.0, le=6.0, description="grading order of alpha")
 
 
-Face = Literal["pec", "pmc", "periodic"] | Cpml
+def _face_kind(v) -> str:
+    return "named" if isinstance(v, str) else "cpml"
+
+
+#: one face: a named condition, or a CPML (a table of its parameters)
+Face = Annotated[
+    Annotated[Literal["pec", "pmc", "periodic"], Tag("named")] | Annotated[Cpml, Tag("cpml")],
+    Discriminator(_face_kind),
+]
 
 
 def _face(v):

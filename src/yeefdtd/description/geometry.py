@@ -48,13 +48,13 @@ class Box(_Object):
     def contains(self, x, y, z):
         pts = (x, y, z)
         inside = np.ones(np.broadcast_shapes(*(np.shape(p) for p in pts)), dtype=bool)
-        for a, (c, s) in enumerate(zip(self.center, self.size)):
+        for a, (c, s) in enumerate(zip(self.center, self.size, strict=False)):
             inside &= np.abs(pts[a] - c) <= 0.5 * s
         return inside
 
     def bounds(self):
-        lo = tuple(c - 0.5 * s for c, s in zip(self.center, self.size))
-        hi = tuple(c + 0.5 * s for c, s in zip(self.center, self.size))
+        lo = tuple(c - 0.5 * s for c, s in zip(self.center, self.size, strict=False))
+        hi = tuple(c + 0.5 * s for c, s in zip(self.center, self.size, strict=False))
         return lo, hi
 
 

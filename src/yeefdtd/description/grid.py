@@ -73,7 +73,7 @@ class Grid(StrictModel):
     @property
     def size(self) -> tuple[float, ...]:
         """Extent of the domain in metres, one value per dimension."""
-        return tuple(n * d for n, d in zip(self.cells, self.steps))
+        return tuple(n * d for n, d in zip(self.cells, self.steps, strict=False))
 
     @property
     def components(self) -> tuple[str, ...]:

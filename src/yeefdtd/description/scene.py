@@ -92,7 +92,7 @@ class Scene(StrictModel):
                 raise FieldError(f"materials.{name}", f"'{name}' is built in; choose another name")
         known = set(self.materials) | set(BUILTIN_MATERIALS)
         if self.background not in known:
-            raise FieldError(f"background", f"unknown material {self.background!r}; define it "
+            raise FieldError("background", f"unknown material {self.background!r}; define it "
                              f"under [materials] or use one of {sorted(known)}")
         for i, obj in enumerate(self.objects):
             if obj.material not in known:
@@ -188,7 +188,7 @@ class Scene(StrictModel):
                 continue
             if self.grid.is_2d:
                 if m.axis != "z" or m.position is not None or m.index is not None:
-                    raise FieldError(f"monitors[{i}]", f"a 2D snapshot covers the whole grid; "
+                    raise FieldError(f"monitors[{i}]", "a 2D snapshot covers the whole grid; "
                                      "remove 'axis', 'position' and 'index'")
                 continue
             a = "xyz".index(m.axis)
@@ -218,7 +218,7 @@ class Scene(StrictModel):
         if self.grid.is_2d:
             for f in ("z_min", "z_max"):
                 if getattr(b, f) is not None:
-                    raise FieldError(f"boundaries.{f}", f"a 2D grid has no z faces; remove it")
+                    raise FieldError(f"boundaries.{f}", "a 2D grid has no z faces; remove it")
         for a, axis in enumerate("xyz"[: self.grid.ndim]):
             lo, hi = b.kind(f"{axis}_min"), b.kind(f"{axis}_max")
             if (lo == "periodic") != (hi == "periodic"):

@@ -15,7 +15,7 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator
 
 from .base import StrictModel
 
-_trapezoid = getattr(np, "trapezoid", None) or np.trapz  # NumPy < 2 names it trapz
+_trapezoid = getattr(np, "trapezoid", None) or np.trapezoid  # NumPy < 2 names it trapz
 
 
 class _Waveform(StrictModel):

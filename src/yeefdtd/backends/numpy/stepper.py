@@ -8,6 +8,7 @@ so the time loop allocates nothing but tiny views.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,7 +123,9 @@ class NumpyStepper(Stepper):
         self._sources = {"e": [], "h": []}
         for grp in model.sources:
             buf = np.empty(len(grp.flat), dtype=dt)
-            self._sources[grp.component[0]].append((grp, grp.values.astype(dt), buf))
+            with np.errstate(over="ignore"):  # an overflow shows as divergence, in one line
+                values = grp.values.astype(dt)
+            self._sources[grp.component[0]].append((grp, values, buf))
         self._probe_rec = [np.zeros((p.records(model.steps), len(p.channels)), dtype=dt)
                            for p in model.probes]
         self._snap_rec = [np.zeros((s.records(model.steps), *s.shape), dtype=dt)
@@ -173,6 +176,12 @@ class NumpyStepper(Stepper):
         )
 
     # ---- half steps ------------------------------------------------------------------
+    def advance(self, start: int, count: int) -> None:
+        # Overflow and NaN are caught by the run loop's divergence check, which says what
+        # happened in one line; NumPy's own warnings would only repeat it, many times.
+        with np.errstate(all="ignore"):
+            super().advance(start, count)
+
     def _view(self, buf: np.ndarray, shape) -> np.ndarray:
         return buf[: shape[0] * shape[1] * shape[2]].reshape(shape, order="F")
 
@@ -235,12 +244,12 @@ class NumpyStepper(Stepper):
 
     def record(self, n: int) -> None:
         done = n + 1
-        for group, rec in zip(self.model.probes, self._probe_rec):
+        for group, rec in zip(self.model.probes, self._probe_rec, strict=False):
             if done % group.every == 0:
                 row = done // group.every - 1
                 for c, (flats, cols) in group.reads.items():
                     np.take(self._flat[c], flats, out=rec[row, cols])
-        for plan, rec in zip(self.model.snapshots, self._snap_rec):
+        for plan, rec in zip(self.model.snapshots, self._snap_rec, strict=False):
             if done % plan.every == 0:
                 np.copyto(rec[done // plan.every - 1], self._f[plan.component][plan.region])
 
@@ -248,9 +257,10 @@ class NumpyStepper(Stepper):
     def max_abs(self) -> float:
         m = 0.0
         for a in self._f.values():
-            m = max(m, abs(float(a.max())), abs(float(a.min())))
-            if m != m:
-                return m
+            hi, lo = float(a.max()), float(a.min())  # NaN propagates through max and min
+            if not (math.isfinite(hi) and math.isfinite(lo)):
+                return math.nan if (hi != hi or lo != lo) else math.inf
+            m = max(m, abs(hi), abs(lo))
         return m
 
     def fields(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,168 @@
+"""The ``yeefdtd`` command: a thin layer over the package's functions.
+
+Bad input (a malformed scene, a missing file, a wrong argument) prints one line on stderr
+and exits with status 2; a run that diverges or is interrupted saves what it recorded,
+prints one line and exits with 1 (or 130 for Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+from pathlib import Path
+
+from . import __version__
+from .exceptions import DivergenceError, RunInterrupted, YeeError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2, no usage dump
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
+    return v
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="yeefdtd", description="FDTD electromagnetics on the Yee grid.")
+    p.add_argument("--version", action="version", version=f"yeefdtd {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    r = sub.add_parser("run", help="run a scene file and save the result (HDF5)")
+    r.add_argument("scene", help="scene file (.toml or .json)")
+    r.add_argument("-o", "--output", help="result file (default: SCENE's name with .h5)")
+    r.add_argument("--backend", choices=["auto", "numpy", "cuda"], help="override run.backend")
+    r.add_argument("--dtype", choices=["float32", "float64"], help="override run.dtype")
+    r.add_argument("--steps", type=_positive_int, help="override the number of steps")
+    r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")
+    r.add_argument("--fields", action="store_true", help="also save the final fields")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    v = sub.add_parser("validate", help="check a scene file and summarise it")
+    v.add_argument("scene")
+
+    s = sub.add_parser("schema", help="print the JSON Schema of scene files")
+    s.add_argument("-o", "--output", help="write to this file instead of stdout")
+
+    sub.add_parser("info", help="version, backends usable here, GPU")
+
+    pl = sub.add_parser("plot", help="write PNG plots of a result file")
+    pl.add_argument("result", help="result file (.h5) written by 'yeefdtd run'")
+    pl.add_argument("-o", "--output-dir", help="directory for the PNG files (default: beside "
+                    "the result)")
+    return p
+
+
+def _cmd_run(args) -> int:
+    from .description.scene import Scene
+    from .plot import plot_result
+    from .run import run
+
+    scene = Scene.load(args.scene)
+    out = Path(args.output) if args.output else Path(Path(args.scene).stem + ".h5")
+    if out.suffix.lower() not in (".h5", ".hdf5"):
+        raise YeeError(f"--output: {out} should end in .h5; results are HDF5 files")
+    try:
+        result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
+                     progress=False if args.quiet else None, keep_fields=args.fields)
+    except (DivergenceError, RunInterrupted) as exc:
+        if exc.partial is not None:
+            exc.partial.save(out)
+            print(f"yeefdtd: {exc}; what was recorded until then is in {out}", file=sys.stderr)
+        else:
+            print(f"yeefdtd: {exc}", file=sys.stderr)
+        return 130 if isinstance(exc, RunInterrupted) else 1
+    result.save(out)
+    st = result.stats
+    print(f"{scene.name}: {st['steps']} steps of {st['dt']:.4g} s on {st['backend']} "
+          f"({st['dtype']}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
+          f"{st['bytes_per_cell']:.1f} bytes/cell -> {out}")
+    if args.plot:
+        for path in plot_result(result, out.parent, out.stem):
+            print(f"  plot: {path}")
+    return 0
+
+
+def _cmd_validate(args) -> int:
+    from .build.model import make_grid, step_count
+    from .description.scene import Scene
+
+    scene = Scene.load(args.scene)
+    grid = make_grid(scene)
+    steps = step_count(scene, grid.dt)
+    cells = "x".join(str(n) for n in scene.grid.cells)
+    print(f"{args.scene}: valid. {scene.grid.mode} grid of {cells} cells "
+          f"({scene.grid.num_cells / 1e6:.3g} M), dt = {grid.dt:.4g} s, {steps} steps "
+          f"({steps * grid.dt:.4g} s), {len(scene.objects)} objects, {len(scene.sources)} "
+          f"sources, {len(scene.monitors)} monitors")
+    return 0
+
+
+def _cmd_schema(args) -> int:
+    from .description.scene import Scene
+
+    text = json.dumps(Scene.json_schema(), indent=2)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def _cmd_info(args) -> int:
+    import numpy
+
+    from .backends import cuda_status
+
+    ok, what = cuda_status()
+    print(f"yeefdtd {__version__} (Python {platform.python_version()}, NumPy {numpy.__version__})")
+    print("backends: numpy (usable)")
+    if ok:
+        import cupy
+
+        print(f"          cuda  (usable: {what}; CuPy {cupy.__version__})")
+    else:
+        print(f"          cuda  (not usable: {what})")
+    return 0
+
+
+def _cmd_plot(args) -> int:
+    from .plot import plot_result
+    from .results import load
+
+    path = Path(args.result)
+    result = load(path)
+    outdir = Path(args.output_dir) if args.output_dir else path.parent
+    for p in plot_result(result, outdir, path.stem):
+        print(p)
+    return 0
+
+
+COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "schema": _cmd_schema,
+            "info": _cmd_info, "plot": _cmd_plot}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except YeeError as exc:
+        print(f"yeefdtd: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("yeefdtd: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""Plots of a result, written as PNG files: probe time series with their spectra, and
+snapshot slices with the geometry outlined."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .build.voxelize import material_map
+from .spectra import spectrum
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _units(component: str) -> str:
+    return "V/m" if component[0] == "e" else "A/m"
+
+
+def plot_probe(result, name: str, path: str | Path) -> Path:
+    """Time series (top) and magnitude spectrum (bottom) of every component of a probe."""
+    plt = _pyplot()
+    probe = result.probes[name]
+    fig, (ax_t, ax_f) = plt.subplots(2, 1, figsize=(8, 6.5), constrained_layout=True)
+    for c, v in probe.data.items():
+        scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
+        label = c if c[0] == "e" else f"{c} x eta0"
+        ax_t.plot(probe.times[c] * 1e9, v * scale, label=label, lw=1)
+        if len(v) > 1 and np.any(v):
+            f, mag = spectrum(v * scale, probe.times[c])
+            ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
+    ax_t.set_xlabel("time (ns)")
+    ax_t.set_ylabel("field (V/m)")
+    ax_t.set_title(f"probe {name!r}")
+    ax_t.legend(loc="upper right", fontsize="small")
+    ax_f.set_xlabel("frequency (GHz)")
+    ax_f.set_ylabel("|spectrum| (V s/m)")
+    if ax_f.lines:
+        ax_f.legend(loc="upper right", fontsize="small")
+        top = max(line.get_ydata().max() for line in ax_f.lines)
+        ax_f.set_ylim(top * 1e-6, top * 2)
+        # show the band that carries energy: up to where every curve is 1e-4 below the top
+        f_hi = max(line.get_xdata()[line.get_ydata() > 1e-4 * top].max(initial=0.0)
+                   for line in ax_f.lines)
+        if f_hi > 0:
+            ax_f.set_xlim(0, 1.2 * f_hi)
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _busiest_frame(frames: np.ndarray) -> int:
+    """The frame where the field covers the most area (points above 5% of a robust peak)."""
+    flat = np.abs(frames.reshape(len(frames), -1))
+    threshold = 0.05 * np.percentile(flat, 99.5)
+    return int(np.argmax((flat > threshold).sum(axis=1)))
+
+
+def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None) -> Path:
+    """One frame of a snapshot as an image, with material boundaries drawn over it.
+
+    By default the frame where the field is strongest; colours saturate at the 99.5th
+    percentile of |field| so that a source's own cell does not wash out the waves.
+    """
+    plt = _pyplot()
+    snap = result.snapshots[name]
+    if len(snap.frames) == 0:
+        raise ValueError(f"snapshot {name!r} holds no frames (the run ended before the first)")
+    frame = _busiest_frame(snap.frames) if frame is None else frame
+    data = snap.frames[frame]
+    u, v = snap.coords
+    axes = [a for a in "xyz" if a != snap.axis]
+    fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
+    lim = float(np.percentile(np.abs(data), 99.5)) or float(np.abs(data).max()) or 1.0
+    mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
+                         shading="nearest")
+    fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({_units(snap.component)})",
+                 extend="both")
+    scene = result.scene
+    if scene.objects:
+        pts = [None, None, None]
+        inplane = ["xyz".index(a) for a in axes]
+        pts[inplane[0]] = u[:, None]
+        pts[inplane[1]] = v[None, :]
+        pts["xyz".index(snap.axis)] = np.array(snap.position)
+        mats = material_map(scene, *pts)
+        if mats.min() != mats.max():
+            for m in np.unique(mats):
+                ax.contour(u * 1e3, v * 1e3, (mats == m).T.astype(float), levels=[0.5],
+                           colors="k", linewidths=0.8)
+    ax.set_xlabel(f"{axes[0]} (mm)")
+    ax.set_ylabel(f"{axes[1]} (mm)")
+    ax.set_aspect("equal")
+    where = "" if result.scene.grid.is_2d else f", {snap.axis} = {snap.position * 1e3:.3g} mm"
+    ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
+    """Every probe and snapshot of ``result`` as PNG files named ``<stem>_<kind>_<name>``."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name in result.probes:
+        out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
+    for name, snap in result.snapshots.items():
+        if len(snap.frames):
+            out.append(plot_snapshot(result, name, directory / f"{stem}_snapshot_{name}.png"))
+    return out

@@ -1,0 +1,123 @@
+"""The command line: every command, and bad arguments in one line with status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture
+def scene_file(tmp_path) -> Path:
+    scene = yf.Scene(
+        name="small",
+        grid=yf.Grid(mode="tmz", cells=(40, 30), spacing=1e-3),
+        objects=[yf.Sphere(center=(0.025, 0.015), radius=0.004, material="pec")],
+        sources=[yf.PointSource(component="ez", cell=(12, 15),
+                                waveform=yf.Ricker(frequency=15e9))],
+        monitors=[yf.Probe(name="p", cell=(30, 15)),
+                  yf.Snapshot(name="s", component="ez", every=10)],
+        run=yf.RunSettings(steps=60, backend="numpy"),
+    )
+    return scene.save(tmp_path / "small.toml")
+
+
+def test_run_writes_result_and_plots(scene_file, tmp_path, capsys):
+    out = tmp_path / "out" / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "--plot", "-q", "--fields"]) == 0
+    text = capsys.readouterr().out
+    assert "Mcells/s" in text and str(out) in text
+    res = yf.load(out)
+    assert res.stats["steps"] == 60 and res.fields is not None
+    pngs = sorted(p.name for p in out.parent.glob("*.png"))
+    assert pngs == ["r_probe_p.png", "r_snapshot_s.png"]
+
+
+def test_run_overrides(scene_file, tmp_path):
+    out = tmp_path / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "--steps", "7", "--dtype",
+                 "float64", "--backend", "numpy", "-q"]) == 0
+    st = yf.load(out).stats
+    assert (st["steps"], st["dtype"], st["backend"]) == (7, "float64", "numpy")
+
+
+def test_plot_command(scene_file, tmp_path, capsys):
+    out = tmp_path / "r.h5"
+    main(["run", str(scene_file), "-o", str(out), "-q"])
+    capsys.readouterr()
+    assert main(["plot", str(out), "-o", str(tmp_path / "png")]) == 0
+    assert len(list((tmp_path / "png").glob("*.png"))) == 2
+
+
+def test_validate_schema_info(scene_file, tmp_path, capsys):
+    assert main(["validate", str(scene_file)]) == 0
+    assert "valid" in capsys.readouterr().out
+    assert main(["schema", "-o", str(tmp_path / "schema.json")]) == 0
+    assert "properties" in json.loads((tmp_path / "schema.json").read_text())
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "numpy (usable)" in out and "cuda" in out
+
+
+def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
+                                waveform=yf.Gaussian(tau=2e-12, t0=4e-12))],
+        monitors=[yf.Probe(name="p", cell=(12, 10))],
+        run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
+    path = scene.save(tmp_path / "bad.json")
+    out = tmp_path / "bad.h5"
+    code = main(["run", str(path), "-o", str(out), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "step 20" in err
+    assert yf.load(out).stats["status"] == "diverged"
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["run"], "scene"),
+    (["run", "x.toml", "--steps", "-3"], "--steps"),
+    (["run", "x.toml", "--dtype", "float16"], "--dtype"),
+    (["frobnicate"], "frobnicate"),
+    (["run", "missing.toml"], "no such file"),
+    (["plot", "missing.h5"], "no such file"),
+    (["validate", "scene.yaml"], "unknown scene file type"),
+])
+def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        sys.exit(main(argv))
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_output_must_be_hdf5(scene_file, capsys):
+    assert main(["run", str(scene_file), "-o", "r.txt"]) == 2
+    assert "--output" in capsys.readouterr().err
+
+
+def test_console_entry_point(tmp_path):
+    """The installed command behaves the same in a fresh process."""
+    good = subprocess.run([sys.executable, "-m", "yeefdtd", "validate",
+                           str(EXAMPLES / "cavity_pec.toml")], capture_output=True, text=True)
+    assert good.returncode == 0, good.stderr
+    (tmp_path / "bad.toml").write_text("[grid]\ncells = [4, 4]\nspacing = -1\n[run]\nsteps=1\n")
+    bad = subprocess.run([sys.executable, "-m", "yeefdtd", "validate", str(tmp_path / "bad.toml")],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "grid.spacing" in bad.stderr
+
+
+@pytest.mark.parametrize("name", ["dipole_cpml.toml", "cavity_pec.toml", "tmz_line_source.toml"])
+def test_examples_validate_and_start(name):
+    scene = yf.Scene.load(EXAMPLES / name)
+    res = yf.run(scene, steps=3, backend="numpy", progress=False)
+    assert res.stats["steps"] == 3

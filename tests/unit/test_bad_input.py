@@ -1,0 +1,170 @@
+"""Malformed scenes: each raises a ValidationError naming the field, and the CLI turns each
+into exit status 2 with one line on stderr."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.cli import main
+
+
+def base3d() -> dict:
+    return {
+        "grid": {"cells": [30, 30, 30], "spacing": 1e-3},
+        "materials": {"glass": {"eps_r": 4.0}},
+        "objects": [{"type": "sphere", "center": [0.015, 0.015, 0.015], "radius": 0.004,
+                     "material": "glass"}],
+        "sources": [{"component": "ez", "position": [0.01, 0.015, 0.015],
+                     "waveform": {"type": "gaussian", "tau": 1e-11}}],
+        "monitors": [{"type": "probe", "name": "p", "position": [0.02, 0.015, 0.015]},
+                     {"type": "snapshot", "name": "s", "component": "ez", "axis": "z"}],
+        "run": {"steps": 10},
+    }
+
+
+def base2d() -> dict:
+    return {
+        "grid": {"mode": "tmz", "cells": [40, 40], "spacing": 1e-3},
+        "sources": [{"component": "ez", "cell": [20, 20],
+                     "waveform": {"type": "ricker", "frequency": 10e9}}],
+        "monitors": [{"type": "probe", "position": [0.03, 0.02]}],
+        "run": {"steps": 10},
+    }
+
+
+def _set(path: str, value, base=base3d):
+    """A case: ``path`` like 'sources.0.waveform.tau' set to ``value`` (DELETE removes)."""
+    def make():
+        d = base()
+        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+        cur = d
+        for k in keys[:-1]:
+            cur = cur[k]
+        if value is DELETE:
+            del cur[keys[-1]]
+        else:
+            cur[keys[-1]] = copy.deepcopy(value)
+        return d
+    return make
+
+
+DELETE = object()
+
+CASES = [
+    # (case id, scene maker, text the message must contain)
+    ("cells-zero", _set("grid.cells", [0, 30, 30]), "grid.cells"),
+    ("cells-negative", _set("grid.cells", [30, -2, 30]), "grid.cells"),
+    ("cells-count", _set("grid.cells", [30, 30]), "grid.cells"),
+    ("cells-float", _set("grid.cells", [30.5, 30, 30]), "grid.cells"),
+    ("spacing-negative", _set("grid.spacing", -1e-3), "grid.spacing"),
+    ("spacing-zero-axis", _set("grid.spacing", [1e-3, 0.0, 1e-3]), "grid.spacing"),
+    ("spacing-text", _set("grid.spacing", "1mm"), "grid.spacing"),
+    ("spacing-nan", _set("grid.spacing", math.nan), "grid.spacing"),
+    ("mode-unknown", _set("grid.mode", "te"), "grid.mode"),
+    ("grid-missing", _set("grid", DELETE), "grid"),
+    ("eps-below-one", _set("materials.glass.eps_r", 0.5), "materials.glass.eps_r"),
+    ("mu-below-one", _set("materials.glass.mu_r", [1, 0.9, 1]), "materials.glass.mu_r"),
+    ("sigma-negative", _set("materials.glass.sigma_e", -0.1), "materials.glass.sigma_e"),
+    ("sigma-m-negative", _set("materials.glass.sigma_m", -5.0), "materials.glass.sigma_m"),
+    ("eps-two-values", _set("materials.glass.eps_r", [2, 3]), "materials.glass.eps_r"),
+    ("material-builtin-name", _set("materials.pec", {"eps_r": 2.0}), "materials.pec"),
+    ("material-unknown-key", _set("materials.glass.epsilon", 2.0), "materials.glass.epsilon"),
+    ("background-unknown", _set("background", "water"), "background"),
+    ("object-material-unknown", _set("objects.0.material", "gold"), "objects[0].material"),
+    ("object-type-unknown", _set("objects.0.type", "cone"), "objects[0]"),
+    ("sphere-radius-negative", _set("objects.0.radius", -0.001), "objects[0].radius"),
+    ("box-size-zero", _set("objects.0", {"type": "box", "center": [0.01, 0.01, 0.01],
+                                         "size": [0.01, 0.0, 0.01], "material": "pec"}),
+     "objects[0].size"),
+    ("object-outside", _set("objects.0.center", [0.5, 0.015, 0.015]), "objects[0]"),
+    ("radius-infinite", _set("objects.0.radius", math.inf), "objects[0].radius"),
+    ("source-component-unknown", _set("sources.0.component", "ew"), "sources[0].component"),
+    ("source-outside", _set("sources.0.position", [0.01, 0.015, 0.031]),
+     "sources[0].position"),
+    ("source-position-2-values", _set("sources.0.position", [0.01, 0.015]),
+     "sources[0].position"),
+    ("source-position-and-cell", _set("sources.0.cell", [1, 1, 1]), "sources[0]"),
+    ("source-cell-out-of-range", _set("sources.0", {"component": "ez", "cell": [30, 1, 1],
+                                                   "waveform": {"type": "gaussian",
+                                                                "tau": 1e-11}}),
+     "sources[0].cell"),
+    ("source-kind-unknown", _set("sources.0.kind", "firm"), "sources[0].kind"),
+    ("source-unknown-key", _set("sources.0.colour", "red"), "sources[0].colour"),
+    ("waveform-missing", _set("sources.0.waveform", DELETE), "sources[0].waveform"),
+    ("waveform-type-unknown", _set("sources.0.waveform.type", "square"),
+     "sources[0].waveform"),
+    ("waveform-tau-negative", _set("sources.0.waveform.tau", -1e-12),
+     "sources[0].waveform.tau"),
+    ("samples-one-value", _set("sources.0.waveform", {"type": "samples", "dt": 1e-12,
+                                                      "values": [1.0]}),
+     "sources[0].waveform.values"),
+    ("sources-not-a-list", _set("sources", "ez"), "sources"),
+    ("probe-outside", _set("monitors.0.position", [-0.001, 0.015, 0.015]),
+     "monitors[0].position"),
+    ("probe-component-unknown", _set("monitors.0.components", ["ex", "bz"]),
+     "monitors[0].components"),
+    ("probe-every-zero", _set("monitors.0.every", 0), "monitors[0].every"),
+    ("monitor-names-twice", _set("monitors.1.name", "p"), "monitors[1].name"),
+    ("snapshot-axis-unknown", _set("monitors.1.axis", "w"), "monitors[1].axis"),
+    ("snapshot-index-outside", _set("monitors.1.index", 31), "monitors[1].index"),
+    ("monitor-type-missing", _set("monitors.0.type", DELETE), "monitors[0]"),
+    ("courant-above-one", _set("run.courant", 1.2), "run.courant"),
+    ("courant-zero", _set("run.courant", 0.0), "run.courant"),
+    ("steps-zero", _set("run.steps", 0), "run.steps"),
+    ("steps-and-duration", _set("run.duration", 1e-9), "run"),
+    ("no-steps-no-duration", _set("run.steps", DELETE), "run"),
+    ("dtype-unknown", _set("run.dtype", "float16"), "run.dtype"),
+    ("backend-unknown", _set("run.backend", "opencl"), "run.backend"),
+    ("cpml-too-thick", _set("boundaries", {"x_min": {"cells": 11}}), "boundaries.x_min.cells"),
+    ("cpml-order-zero", _set("boundaries", {"y_max": {"order": 0}}), "boundaries.y_max.order"),
+    ("periodic-one-face", _set("boundaries", {"x_min": "periodic", "x_max": "pec"}),
+     "boundaries.x_min"),
+    ("boundary-unknown", _set("boundaries", {"z_max": "absorbing"}), "boundaries.z_max"),
+    ("unknown-top-key", _set("colour", "blue"), "colour"),
+    ("2d-component-3d-only", _set("sources.0.component", "ex", base2d),
+     "sources[0].component"),
+    ("2d-z-face", _set("boundaries", {"z_min": "pec"}, base2d), "boundaries.z_min"),
+    ("2d-position-3-values", _set("monitors.0.position", [0.03, 0.02, 0.0], base2d),
+     "monitors[0].position"),
+    ("2d-cylinder-along-x", _set("objects", [{"type": "cylinder", "center": [0.02, 0.02],
+                                               "radius": 0.005, "axis": "x",
+                                               "material": "pec"}], base2d),
+     "objects[0].axis"),
+    ("2d-cells-three", _set("grid.cells", [40, 40, 1], base2d), "grid.cells"),
+]
+
+
+def test_there_are_at_least_thirty_cases():
+    assert len(CASES) >= 30
+
+
+def test_the_base_scenes_are_valid():
+    yf.Scene.parse(base3d())
+    yf.Scene.parse(base2d())
+
+
+@pytest.mark.parametrize("make, where", [(m, w) for _, m, w in CASES],
+                         ids=[c[0] for c in CASES])
+def test_bad_scene_names_the_field(make, where):
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Scene.parse(make())
+    msg = str(info.value)
+    assert "\n" not in msg
+    assert msg.startswith(where), f"{msg!r} does not start with {where!r}"
+
+
+@pytest.mark.parametrize("make, where", [(m, w) for _, m, w in CASES],
+                         ids=[c[0] for c in CASES])
+def test_cli_reports_bad_scene_in_one_line(make, where, tmp_path, capsys):
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(make()))
+    code = main(["validate", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert where in err

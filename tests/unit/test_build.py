@@ -1,0 +1,164 @@
+"""The build step: staggering, time step, voxelization, coefficient tables, CPML, plans."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.build.coefficients import CB, CC, SELF, SRC
+from yeefdtd.constants import C0, EPS0, MU0
+
+
+def scene(**kw) -> yf.Scene:
+    base = dict(grid=yf.Grid(cells=(10, 8, 6), spacing=(1e-3, 2e-3, 3e-3)),
+                boundaries="pec", run=yf.RunSettings(steps=5))
+    base.update(kw)
+    return yf.Scene(**base)
+
+
+def test_time_step_is_the_courant_limit_times_the_factor():
+    m = yf.build_model(scene())
+    limit = 1 / (C0 * math.sqrt(1e6 + 1 / 4e-6 + 1 / 9e-6))
+    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14)
+    two_d = yf.build_model(yf.Scene(grid=yf.Grid(mode="tmz", cells=(5, 5), spacing=1e-3),
+                                    run=yf.RunSettings(steps=1, courant=1.0),
+                                    boundaries="pec"))
+    assert two_d.grid.dt == pytest.approx(1e-3 / (C0 * math.sqrt(2)), rel=1e-14)
+
+
+def test_duration_becomes_steps():
+    s = scene(run=yf.RunSettings(duration=1e-10))
+    m = yf.build_model(s)
+    assert (m.steps - 1) * m.grid.dt < 1e-10 <= m.steps * m.grid.dt
+
+
+def test_shapes_extents_and_periodic_axes():
+    g = yf.build_model(scene()).grid
+    assert g.shape == (11, 9, 7)
+    assert g.extent("ex") == (10, 9, 7) and g.extent("hx") == (11, 8, 6)
+    p = yf.build_model(scene(boundaries={"x_min": "periodic", "x_max": "periodic",
+                                         "y_min": "pec", "y_max": "pec", "z_min": "pec",
+                                         "z_max": "pec"})).grid
+    assert p.shape == (10, 9, 7) and p.extent("ex") == (10, 9, 7)
+
+
+def test_vacuum_coefficients():
+    m = yf.build_model(scene())
+    dt, (dx, dy, dz) = m.grid.dt, m.grid.steps
+    ex = m.tables["ex"]
+    row = ex.table[ex.ids[3, 3, 3]]
+    assert row[SELF] == 1.0
+    assert row[CB] == pytest.approx(dt / (EPS0 * dy))    # Cexhz
+    assert row[CC] == pytest.approx(-dt / (EPS0 * dz))   # Cexhy
+    assert row[SRC] == pytest.approx(-dt / EPS0)
+    hy = m.tables["hy"]
+    row = hy.table[hy.ids[3, 3, 3]]
+    assert row[CB] == pytest.approx(-dt / (MU0 * dz))    # Chyex
+    assert row[CC] == pytest.approx(dt / (MU0 * dx))     # Chyez
+
+
+def test_lossy_anisotropic_coefficients_use_the_component_axis():
+    mat = yf.Material(eps_r=(2, 3, 4), sigma_e=(0.1, 0.2, 0.3), mu_r=(5, 6, 7),
+                      sigma_m=(10, 20, 30))
+    m = yf.build_model(scene(materials={"m": mat}, background="m"))
+    dt = m.grid.dt
+    for c, a in (("ey", 1), ("hz", 2)):
+        t = m.tables[c]
+        row = t.table[t.ids[4, 4, 3]]
+        if c[0] == "e":
+            e, s = EPS0 * mat.eps_r[a], mat.sigma_e[a]
+        else:
+            e, s = MU0 * mat.mu_r[a], mat.sigma_m[a]
+        assert row[SELF] == pytest.approx((2 * e - s * dt) / (2 * e + s * dt), rel=1e-14)
+
+
+def test_walls_and_unused_slots_have_zero_ids():
+    m = yf.build_model(scene())
+    ez = m.tables["ez"].ids
+    assert np.all(ez[0] == 0) and np.all(ez[-1] == 0)        # tangential on x walls
+    assert np.all(ez[:, 0] == 0) and np.all(ez[:, -1] == 0)
+    assert np.all(ez[:, :, -1] == 0)                         # unused slot along z
+    assert np.all(ez[1:-1, 1:-1, :-1] != 0)
+    hx = m.tables["hx"].ids
+    assert np.all(hx[0, :-1, :-1] != 0)                      # normal H on the wall updates
+    assert np.all(hx[:, -1] == 0) and np.all(hx[:, :, -1] == 0)
+
+
+def test_pmc_wall_doubles_the_difference_across_it():
+    m = yf.build_model(scene(boundaries={"x_min": "pmc", "x_max": "pec", "y_min": "pmc",
+                                         "y_max": "pec", "z_min": "pec", "z_max": "pec"}))
+    ez = m.tables["ez"]                                      # b = x, c = y
+    inner = ez.table[ez.ids[4, 4, 2]]
+    on_x = ez.table[ez.ids[0, 4, 2]]
+    edge = ez.table[ez.ids[0, 0, 2]]
+    assert on_x[CB] == 2 * inner[CB] and on_x[CC] == inner[CC]
+    assert edge[CB] == 2 * inner[CB] and edge[CC] == 2 * inner[CC]
+    assert np.all(ez.ids[-1] == 0)                           # the PEC wall
+
+
+def test_voxelization_samples_each_component_at_its_own_point():
+    s = scene(grid=yf.Grid(cells=(40, 40, 40), spacing=1e-3),
+              materials={"glass": yf.Material(eps_r=4)},
+              objects=[yf.Sphere(center=(0.02, 0.02, 0.02), radius=0.01, material="glass")])
+    m = yf.build_model(s)
+    vac = yf.build_model(scene(grid=yf.Grid(cells=(40, 40, 40), spacing=1e-3)))
+    for c in ("ex", "ez"):
+        t = m.tables[c]
+        glass = np.isclose(t.table[:, CB], 0.25 * vac.tables[c].table[1, CB])  # eps_r = 4
+        inside = glass[t.ids]
+        X, Y, Z = (m.grid.coords(c, 0)[:, None, None], m.grid.coords(c, 1)[None, :, None],
+                   m.grid.coords(c, 2)[None, None, :])
+        exact = (X - 0.02) ** 2 + (Y - 0.02) ** 2 + (Z - 0.02) ** 2 <= 0.01**2
+        assert np.array_equal(inside, exact), c
+        volume = 4 / 3 * math.pi * 10**3
+        assert abs(inside.sum() / volume - 1) < 0.03
+
+
+def test_later_objects_overwrite_earlier_ones():
+    s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
+              objects=[yf.Box(center=(0.01, 0.01, 0.01), size=(0.01, 0.01, 0.01),
+                              material="pec"),
+                       yf.Sphere(center=(0.01, 0.01, 0.01), radius=0.003, material="vacuum")])
+    m = yf.build_model(s)
+    ids = m.tables["ez"].ids
+    assert ids[10, 10, 10] != 0 and ids[7, 10, 10] == 0
+
+
+def test_cpml_profiles_grade_from_the_inner_face_to_the_wall():
+    m = yf.build_model(scene(grid=yf.Grid(cells=(40, 30, 30), spacing=1e-3),
+                             boundaries="cpml"))
+    lo = next(s for s in m.slabs if s.axis == 0 and s.side == "min")
+    hi = next(s for s in m.slabs if s.axis == 0 and s.side == "max")
+    assert lo.e.start == 0 and hi.e.start == 31 and hi.h.start == 30
+    assert np.all(np.diff(lo.e.b) >= 0)              # b rises toward the inside
+    assert np.allclose(lo.e.b, hi.e.b[::-1]) and np.allclose(lo.h.c, hi.h.c[::-1])
+    assert np.all(lo.e.kinv_m1 <= 0) and lo.e.kinv_m1[0] == pytest.approx(1 / 5 - 1)
+    assert len(m.slabs) == 6
+
+
+def test_source_plan_times_and_coefficients():
+    wf = yf.Gaussian(tau=1e-11)
+    s = scene(sources=[yf.PointSource(component="ez", cell=(4, 4, 2), waveform=wf,
+                                      amplitude=3.0),
+                       yf.PointSource(component="hx", cell=(4, 4, 2), waveform=wf,
+                                      kind="hard")])
+    m = yf.build_model(s)
+    dt = m.grid.dt
+    soft = next(g for g in m.sources if g.kind == "soft")
+    hard = next(g for g in m.sources if g.kind == "hard")
+    n = np.arange(m.steps)
+    assert np.allclose(soft.values[:, 0], -dt / EPS0 * 3.0 * wf((n + 0.5) * dt))
+    assert np.allclose(hard.values[:, 0], wf((n + 0.5) * dt))
+
+
+def test_probe_snaps_each_component_to_its_nearest_point():
+    s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
+              monitors=[yf.Probe(name="p", position=(0.0102, 0.0049, 0.0101))])
+    m = yf.build_model(s)
+    ch = {c.component: c for c in m.probes[0].channels}
+    assert ch["ex"].position == pytest.approx((0.0105, 0.005, 0.010))
+    assert ch["ez"].position == pytest.approx((0.010, 0.005, 0.0105))
+    assert ch["hz"].position == pytest.approx((0.0105, 0.0045, 0.010))

@@ -1,0 +1,128 @@
+"""Scene description: defaults, round trips through JSON and TOML, schema, waveforms."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pydantic
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.description import waveforms as wfm
+
+from .test_bad_input import base2d, base3d
+
+
+def full_scene() -> yf.Scene:
+    """A scene that uses every kind of field at least once."""
+    return yf.Scene(
+        name="everything",
+        grid=yf.Grid(cells=(24, 20, 18), spacing=(1e-3, 1.2e-3, 0.8e-3)),
+        materials={"glass": yf.Material(eps_r=4, sigma_e=0.01),
+                   "ferrite": yf.Material(mu_r=(2, 3, 4), sigma_m=1000.0)},
+        background="vacuum",
+        objects=[yf.Box(center=(0.01, 0.01, 0.007), size=(0.004, 0.004, 0.004), material="pec"),
+                 yf.Sphere(center=(0.015, 0.012, 0.007), radius=0.003, material="glass"),
+                 yf.Cylinder(center=(0.005, 0.012, 0.007), radius=0.002, axis="y",
+                             material="ferrite"),
+                 yf.Cylinder(center=(0.02, 0.02, 0.007), radius=0.001, length=0.004,
+                             material="pmc")],
+        sources=[yf.PointSource(component="ez", position=(0.012, 0.012, 0.007),
+                                waveform=yf.ModulatedGaussian(frequency=10e9)),
+                 yf.PointSource(component="hx", cell=(3, 4, 5), kind="hard", amplitude=2.0,
+                                waveform=yf.Samples(dt=1e-12, values=(0.0, 1.0, 0.5, 0.0)))],
+        boundaries={"x_min": "pec", "x_max": "pmc", "y_min": {"cells": 5, "kappa_max": 3.0},
+                    "y_max": "pec",
+                    "z_min": "periodic", "z_max": "periodic"},
+        monitors=[yf.Probe(name="a", position=(0.02, 0.012, 0.007), components=("ex", "hz")),
+                  yf.Probe(cell=(1, 2, 3), every=3),
+                  yf.Snapshot(component="ey", axis="x", position=0.01, every=5)],
+        run=yf.RunSettings(duration=1e-10, courant=0.9, dtype="float64", backend="numpy"),
+    )
+
+
+def test_defaults_are_sensible():
+    s = yf.Scene.parse(base3d())
+    assert s.run.courant == 0.99 and s.run.dtype == "float32" and s.run.backend == "auto"
+    assert s.boundaries.kind("x_min") == "cpml"
+    c = s.boundaries.face("z_max")
+    assert (c.cells, c.order, c.kappa_max, c.alpha_max) == (10, 3.0, 5.0, 0.05)
+    assert s.monitor_names() == ["p", "s"]
+    assert yf.Material(eps_r=2).eps_r == (2.0, 2.0, 2.0)
+
+
+def test_round_trip_json_and_toml(tmp_path):
+    scene = full_scene()
+    assert yf.Scene.from_json(scene.to_json()) == scene
+    assert yf.Scene.from_toml(scene.to_toml()) == scene
+    for ext in ("json", "toml"):
+        path = scene.save(tmp_path / f"s.{ext}")
+        assert yf.Scene.load(path) == scene
+    two_d = yf.Scene.parse(base2d())
+    assert yf.Scene.from_toml(two_d.to_toml()) == two_d
+
+
+def test_uniform_boundaries_shorthand_in_2d_and_3d():
+    s3 = yf.Scene.parse({**base3d(), "boundaries": "pec"})
+    assert all(s3.boundaries.kind(f) == "pec" for f in yf.description.FACES)
+    s2 = yf.Scene.parse({**base2d(), "boundaries": "periodic"})
+    assert s2.boundaries.z_min is None and s2.boundaries.kind("x_max") == "periodic"
+
+
+def test_json_schema_describes_the_scene():
+    schema = yf.Scene.json_schema()
+    text = json.dumps(schema)
+    for key in ("grid", "materials", "sources", "boundaries", "monitors", "run", "eps_r",
+                "waveform", "S/m"):
+        assert key in text
+
+
+def test_scenes_are_frozen():
+    s = yf.Scene.parse(base3d())
+    with pytest.raises(pydantic.ValidationError):
+        s.name = "other"
+
+
+def test_unknown_file_type_and_missing_file(tmp_path):
+    with pytest.raises(yf.ValidationError, match="unknown scene file type"):
+        yf.Scene.load(tmp_path / "scene.yaml")
+    with pytest.raises(yf.ValidationError, match="no such file"):
+        yf.Scene.load(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[grid\ncells = 3")
+    with pytest.raises(yf.ValidationError, match="TOML syntax error"):
+        yf.Scene.load(bad)
+
+
+WAVEFORMS = [
+    yf.Gaussian(tau=20e-12),
+    yf.DiffGaussian(tau=20e-12, t0=90e-12),
+    yf.Ricker(frequency=12e9),
+    yf.ModulatedGaussian(frequency=10e9, tau=80e-12),
+]
+
+
+@pytest.mark.parametrize("w", WAVEFORMS, ids=lambda w: w.type)
+def test_analytic_spectra_match_numerical_transform(w):
+    """The closed-form spectra of the Gaussian family equal a fine numerical transform
+    (trapezoid rule over the support, 40 samples per period of the highest frequency:
+    error ~1e-9 of the peak)."""
+    f = np.linspace(0, 2 * w.max_frequency(), 23)
+    exact = w.spectrum(f)
+    numeric = wfm._Waveform.spectrum(w, f)
+    assert np.max(np.abs(exact - numeric)) < 1e-6 * np.max(np.abs(exact))
+
+
+def test_waveform_values_and_peaks():
+    assert yf.Gaussian(tau=1e-11)(5e-11) == pytest.approx(1.0)
+    dg = yf.DiffGaussian(tau=1e-11)
+    t = np.linspace(0, 1e-10, 20001)
+    assert np.max(np.abs(dg(t))) == pytest.approx(1.0, rel=1e-6)
+    assert yf.Ricker(frequency=1e10)(1.5e-10) == pytest.approx(1.0)
+    s = yf.Sine(frequency=1e9)
+    assert s(-1e-9) == 0.0 and s(0.0) == 0.0
+    assert s(3.25e-9) == pytest.approx(math.sin(2 * math.pi * 3.25))  # past the ramp
+    sm = yf.Samples(dt=1.0, values=(0.0, 2.0, 4.0), start=1.0)
+    assert np.allclose(sm([0.5, 1.5, 2.5, 3.5]), [0.0, 1.0, 3.0, 0.0])

@@ -21,11 +21,11 @@ demo: $(STAMP)
 
 ## Lint, then the whole test suite (GPU tests skip themselves without a GPU).
 test: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests $(wildcard benchmarks)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests $(wildcard benchmarks)
 
 ## On a GPU machine, without network or venv: GPU tests, parity and the benchmark table.
 ## Needs pydantic importable (see README, "GPU machine"); logs go to $$OUT (default ./out).

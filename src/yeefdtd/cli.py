@@ -44,6 +44,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--backend", choices=["auto", "numpy", "cuda"], help="override run.backend")
     r.add_argument("--dtype", choices=["float32", "float64"], help="override run.dtype")
     r.add_argument("--steps", type=_positive_int, help="override the number of steps")
+    r.add_argument("--variant", help="CUDA kernel variant (see 'yeefdtd kernels --list')")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")
     r.add_argument("--fields", action="store_true", help="also save the final fields")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -55,6 +56,30 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", help="write to this file instead of stdout")
 
     sub.add_parser("info", help="version, backends usable here, GPU")
+
+    b = sub.add_parser("bench", help="benchmark the CUDA backend on the standard scenes")
+    b.add_argument("--suite", choices=["table", "sizes", "threads", "blocks2d", "coalescing",
+                                       "seeds", "all"], help="a predefined set of cases")
+    b.add_argument("--scene", choices=["pec-box", "dipole-cpml", "dipole-cpml-aniso",
+                                       "tmz-2d", "tmz-2d-cpml"], help="one scene instead")
+    b.add_argument("-n", "--size", type=_positive_int, action="append",
+                   help="cells per side (repeatable)")
+    b.add_argument("--variant", action="append", help="kernel variant (repeatable)")
+    b.add_argument("--dtype", action="append", choices=["float32", "float64"])
+    b.add_argument("--steps", type=_positive_int, default=200, help="timed steps per case")
+    b.add_argument("--quick", action="store_true", help="smaller sizes for a fast look")
+    b.add_argument("--json", help="write the results (with device and versions) here")
+    b.add_argument("--plots", help="directory for the studies' PNG plots")
+
+    t = sub.add_parser("tune", help="sweep launch shapes for a scene and cache the best")
+    t.add_argument("scene", help="scene file, or a benchmark scene name")
+    t.add_argument("-n", "--size", type=_positive_int, help="size of a benchmark scene")
+    t.add_argument("--variant", default="auto")
+    t.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+
+    k = sub.add_parser("kernels", help="print the CUDA source of a kernel variant")
+    k.add_argument("--variant", default="indexed")
+    k.add_argument("--list", action="store_true", help="list the variants")
 
     pl = sub.add_parser("plot", help="write PNG plots of a result file")
     pl.add_argument("result", help="result file (.h5) written by 'yeefdtd run'")
@@ -73,8 +98,15 @@ def _cmd_run(args) -> int:
     if out.suffix.lower() not in (".h5", ".hdf5"):
         raise YeeError(f"--output: {out} should end in .h5; results are HDF5 files")
     try:
+        options = {"variant": args.variant} if args.variant else None
+        if args.variant:
+            from .description.scene import RunSettings
+
+            RunSettings(steps=1, variant=args.variant)  # one-line error if unknown
         result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
-                     progress=False if args.quiet else None, keep_fields=args.fields)
+                     progress=False if args.quiet else None, keep_fields=args.fields,
+                     stepper_options=options if (args.backend or scene.run.backend) != "numpy"
+                     else None)
     except (DivergenceError, RunInterrupted) as exc:
         if exc.partial is not None:
             exc.partial.save(out)
@@ -136,6 +168,77 @@ def _cmd_info(args) -> int:
     return 0
 
 
+def _need_cuda() -> None:
+    from .backends import cuda_status
+    from .exceptions import BackendUnavailable
+
+    ok, why = cuda_status()
+    if not ok:
+        raise BackendUnavailable(f"this command needs the CUDA backend, which cannot run here: "
+                                 f"{why}")
+
+
+def _cmd_bench(args) -> int:
+    _need_cuda()
+    from .bench import HEADER, bench_scene, copy_bandwidth, environment, write_json
+    from .bench_studies import plot_studies, run_cases, run_suite
+
+    env = environment()
+    copy_bw = copy_bandwidth()
+    print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs; copy bandwidth "
+          f"{copy_bw / 1e9:.0f} GB/s (read + write); yeefdtd {env['yeefdtd']} ({env['git']}), "
+          f"CuPy {env['cupy']}, {env['date']}", flush=True)
+    if args.scene:
+        print(HEADER, flush=True)
+        sizes = args.size or [None]
+        cases = [(args.scene, n or bench_scene(args.scene).grid.cells[0], v, d)
+                 for n in sizes for v in (args.variant or ["indexed"])
+                 for d in (args.dtype or ["float32"])]
+        rows, studies = run_cases(cases, args.steps, copy_bw), {}
+    else:
+        rows, studies = run_suite(args.suite or "table", args.steps, copy_bw, args.quick)
+    if args.json:
+        write_json(Path(args.json), env, copy_bw, rows, {k: [r.__dict__ for r in v]
+                                                         for k, v in studies.items()})
+    if args.plots and studies:
+        for p in plot_studies(studies, Path(args.plots)):
+            print(f"plot: {p}")
+    return 0
+
+
+def _cmd_tune(args) -> int:
+    _need_cuda()
+    from .backends.cuda.stepper import CudaStepper
+    from .bench import SCENES, bench_scene
+    from .build.model import build_model
+    from .description.scene import Scene
+
+    scene = (bench_scene(args.scene, args.size) if args.scene in SCENES
+             else Scene.load(args.scene))
+    st = CudaStepper(build_model(scene, steps=1), args.dtype, variant=args.variant, tune=True)
+    for role, cfg in st.configs.items():
+        sweep = st.tuning.get(role)
+        how = "swept" if sweep else "cached"
+        print(f"{st.variant.name} {role}: {list(cfg)} ({how})")
+        for c, ms in sweep or []:
+            print(f"    {c}: {ms:.3f} ms")
+    return 0
+
+
+def _cmd_kernels(args) -> int:
+    from .backends.cuda.compile import kernel_source
+    from .backends.cuda.variants import VARIANTS, make_variant
+
+    if args.list:
+        for v in VARIANTS:
+            var = make_variant(v)
+            print(f"{v:<16} {'/'.join(var.dims):<14} coefficients: {var.form}")
+        return 0
+    var = make_variant(args.variant)
+    print(kernel_source(var.files))
+    return 0
+
+
 def _cmd_plot(args) -> int:
     from .plot import plot_result
     from .results import load
@@ -149,7 +252,8 @@ def _cmd_plot(args) -> int:
 
 
 COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "schema": _cmd_schema,
-            "info": _cmd_info, "plot": _cmd_plot}
+            "info": _cmd_info, "plot": _cmd_plot, "bench": _cmd_bench, "tune": _cmd_tune,
+            "kernels": _cmd_kernels}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from ..constants import MAX_MATERIALS
+from ..constants import KERNEL_VARIANTS, MAX_MATERIALS
 from .base import FieldError, StrictModel
 from .boundaries import FACES, Boundaries, Cpml
 from .geometry import Object
@@ -38,6 +38,19 @@ class RunSettings(StrictModel):
     backend: Literal["auto", "numpy", "cuda"] = Field("auto", description="'auto' picks "
                                                       "cuda where a GPU is usable")
     check_every: PositiveInt = Field(200, description="steps between divergence checks")
+    variant: str = Field("auto", min_length=1, max_length=64, description="CUDA kernel "
+                         "variant: auto, indexed, seed-xyz, seed-xy, seed-plane, "
+                         "seed-multicell or tiled-2d, with options after a colon "
+                         "(seed-xyz:pad32); the numpy backend ignores it")
+
+    @field_validator("variant")
+    @classmethod
+    def _known_variant(cls, v):
+        name = v.partition(":")[0]
+        if name != "auto" and name not in KERNEL_VARIANTS:
+            raise ValueError(f"unknown kernel variant {name!r}; use auto or one of "
+                             f"{', '.join(KERNEL_VARIANTS)}")
+        return v
 
     @model_validator(mode="after")
     def _one_length(self):

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole GPU check in one call, for a machine with a GPU and no network:
+# GPU tests (parity of every variant with NumPy, large index, the physics tests on the
+# cuda backend), then the benchmark table.
+# Uses the machine's own python3; pydantic comes from wheels in .whl/ when it is missing.
+# Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
+set -uo pipefail
+out=${1:-out}; shift || true
+mkdir -p "$out"
+here=$(cd "$(dirname "$0")/.." && pwd)
+if ! python3 -c "import pydantic" 2>/dev/null; then
+  if ls "$here"/.whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/yeefdtd-site \
+      "$here"/.whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/yeefdtd-site${PYTHONPATH:+:$PYTHONPATH}
+  else
+    echo "pydantic is missing: put its wheels in .whl/ (../shared/tools/offline-wheels.sh .whl)" >&2
+    exit 2
+  fi
+fi
+export PYTHONPATH=$here/src${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1
+cd "$here"
+status=0
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu_tests.log"
+python3 -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee -a "$out/gpu_tests.log" || status=1
+python3 -m pytest -q -p no:cacheprovider tests/physics -k cuda 2>&1 | tee -a "$out/gpu_tests.log" \
+  || status=1
+python3 -m yeefdtd bench --suite "${BENCH_SUITE:-table}" --json "$out/bench.json" \
+  --plots "$out" "$@" 2>&1 | tee "$out/bench.log" || status=1
+exit $status

@@ -1,0 +1,464 @@
+"""The CUDA stepper: device arrays, precomputed launch lists, graph replay, monitors.
+
+Everything a step launches is worked out once, at construction, as a flat list of
+(kernel, grid, block, args, shared memory) tuples: the variant's H and E updates, one CPML
+launch per face and half step, source injection, probe recording and the step counter's
+tick. A step is that list, captured once as a CUDA graph and replayed. Sources and probes
+read the step number from device memory, so the same graph serves every step; probe samples
+collect in a ring buffer on the device and come back in chunks, snapshots in a frame buffer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...build.coefficients import CB, CC, SELF
+from ...build.model import Model
+from ...exceptions import OutOfMemory
+from ..base import Records, Stepper
+from . import tuning
+from .compile import id_name, load_module, type_name
+from .compile import options as compile_options
+from .variants import cpml_bytes, default_variant, make_variant
+
+NULL = np.uint64(0)
+COMP_INDEX = {c: i for i, c in enumerate(("ex", "ey", "ez", "hx", "hy", "hz"))}
+#: grids smaller than this run with the default launch shapes instead of a tuning sweep
+TUNE_MIN_CELLS = 4_000_000
+
+
+def _i32(v) -> np.int32:
+    return np.int32(v)
+
+
+class CudaStepper(Stepper):
+    """Time stepping on an NVIDIA GPU with a chosen kernel variant."""
+
+    name = "cuda"
+
+    def __init__(self, model: Model, dtype: str = "float32", variant: str | None = None,
+                 tune: bool | None = None, graphs: bool = True,
+                 launch: dict | None = None):
+        super().__init__(model, dtype)
+        import cupy as cp
+
+        self._cp = cp
+        g = model.grid
+        spec = variant or getattr(model.scene.run, "variant", "auto")
+        self.variant = make_variant(default_variant(g.mode) if spec == "auto" else spec)
+        self.variant.check(g.mode)
+        self.shape = g.shape
+        self.pitch = self.variant.pitches(g.shape)
+        self._full = (*self.pitch, g.shape[2])
+        self._stream = cp.cuda.Stream(non_blocking=True)
+        self._held: list = []  # every device array, for memory_bytes
+        try:
+            with self._stream:
+                self._allocate(model)
+                self._module = load_module(self.variant.files, self._names())
+                self._upload_table()
+                self._plans = {}
+                self._choose_configs(tune, launch or {})
+                self._step_plan = self._build_step_plan()
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            raise OutOfMemory(f"the model does not fit in GPU memory ({exc}); use fewer cells, "
+                              "float32, or the 'indexed' variant") from None
+        self._graphs = graphs
+        self._graph = None
+        self._n = 0
+
+    # ---- allocation -----------------------------------------------------------------
+    def _dev(self, host: np.ndarray):
+        a = self._cp.array(host, order="F")
+        self._held.append(a)
+        return a
+
+    def _zeros(self, shape, dtype=None, order="F"):
+        a = self._cp.zeros(shape, dtype=dtype or self.dtype, order=order)
+        self._held.append(a)
+        return a
+
+    def _padded(self, host: np.ndarray, dtype):
+        out = np.zeros(self._full, dtype=dtype, order="F")
+        out[: self.shape[0], : self.shape[1], :] = host
+        return self._dev(out)
+
+    def _flat(self, index) -> int:
+        px, py = self.pitch
+        return int(index[0]) + px * (int(index[1]) + py * int(index[2]))
+
+    def _allocate(self, model: Model) -> None:
+        g = model.grid
+        self._f = {c: self._zeros(self._full) for c in g.components}
+        tables = model.tables
+        self.R = max(len(t.table) for t in tables.values())
+        self.id_dtype = np.dtype(np.uint8 if self.R <= 256 else np.uint16)
+        table = np.zeros((6, self.R, 3))
+        for c, t in tables.items():
+            table[COMP_INDEX[c], : len(t.table)] = t.table[:, :3]
+        self._table_host = table.astype(self.dtype)
+        self.const_table = self._table_host.nbytes <= 64000  # c_tab in common.cuh
+        self._gtab = self._dev(self._table_host.ravel())
+        self._ids, self._coef = {}, {}
+        if self.variant.form == "ids":
+            for c, t in tables.items():
+                self._ids[c] = self._padded(t.ids.astype(self.id_dtype), self.id_dtype)
+        else:
+            for c, t in tables.items():
+                self._coef[c] = [self._padded(t.per_cell(col).astype(self.dtype), self.dtype)
+                                 for col in (SELF, CB, CC)]
+        self._step_dev = self._zeros(1, np.int64)
+        self._alloc_cpml(model)
+        self._alloc_sources(model)
+        self._alloc_monitors(model)
+
+    def _alloc_cpml(self, model: Model) -> None:
+        """Auxiliary arrays on the slabs: laid out as the separate CPML kernel walks them, or
+        (fused) as the update kernels index them (see ``Face`` in common.cuh)."""
+        self._slabs = []
+        comps = model.grid.components
+        fused = self.variant.fused_cpml
+        _, ny, nz = self.shape
+        px = self.pitch[0]
+        for slab in model.slabs:
+            s = slab.axis
+            others = [n for a, n in enumerate(self.shape) if a != s]
+            size = slab.cells * others[0] * others[1]
+            if fused:
+                size = slab.cells * (ny * nz if s == 0 else px * (nz if s == 1 else ny))
+            entry = {"slab": slab, "e": {}, "h": {}}
+            for kind, prof in (("e", slab.e), ("h", slab.h)):
+                a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
+                entry[kind] = {
+                    "start": prof.start,
+                    "prof": [self._dev(p.astype(self.dtype)) for p in (prof.b, prof.c,
+                                                                      prof.kinv_m1)],
+                    "psi": [self._zeros(size) if a in comps else None for a in (a1, a2)],
+                    "comps": (a1, a2),
+                }
+            self._slabs.append(entry)
+
+    def _alloc_sources(self, model: Model) -> None:
+        self._sources = {"e": [], "h": []}
+        for grp in model.sources:
+            idx = np.unravel_index(grp.flat, model.grid.shape, order="F")
+            where = np.array([self._flat(p) for p in zip(*idx, strict=True)], dtype=np.int64)
+            with np.errstate(over="ignore"):
+                values = grp.values.astype(self.dtype)
+            self._sources[grp.component[0]].append(
+                (grp, self._dev(where), self._dev(values)))
+
+    def _alloc_monitors(self, model: Model) -> None:
+        self._probe_groups = []
+        for grp in model.probes:
+            comp = np.array([COMP_INDEX[ch.component] for ch in grp.channels], dtype=np.int32)
+            where = np.array([self._flat(ch.index) for ch in grp.channels], dtype=np.int64)
+            records = grp.records(model.steps)
+            rows = max(1, min(records, self._chunk_rows(len(comp))))
+            self._probe_groups.append({
+                "group": grp, "comp": self._dev(comp), "where": self._dev(where),
+                "rows": rows, "ring": self._zeros((rows, len(comp)), order="C"),
+                "host": np.zeros((records, len(comp)), dtype=self.dtype), "flushed": 0,
+            })
+        self._snaps = []
+        for plan in model.snapshots:
+            frame_bytes = plan.shape[0] * plan.shape[1] * self.dtype.itemsize
+            slots = max(1, min(plan.records(model.steps), (64 << 20) // max(frame_bytes, 1)))
+            self._snaps.append({
+                "plan": plan, "slots": slots, "buf": self._zeros((slots, *plan.shape)),
+                "host": np.zeros((plan.records(model.steps), *plan.shape), dtype=self.dtype),
+                "flushed": 0,
+            })
+
+    @staticmethod
+    def _chunk_rows(channels: int) -> int:
+        return max(64, min(4096, (16 << 20) // max(1, channels * 8)))
+
+    # ---- kernels ----------------------------------------------------------------------
+    def _names(self) -> list[str]:
+        T, ID = type_name(self.dtype), id_name(self.id_dtype)
+        CT = "true" if self.const_table else "false"
+        self._tparams = (self.model.grid.mode, T, ID, CT)
+        names = self.variant.instances(*self._tparams)
+        percell = "false" if self.variant.form == "ids" else "true"
+        cid = ID if self.variant.form == "ids" else "id8_t"
+        if self.variant.fused_cpml:
+            names = self.variant.instances(*self._tparams, pml=bool(self._slabs))
+        self._cpml_names = {}
+        for entry in self._slabs if not self.variant.fused_cpml else ():
+            for kind in ("e", "h"):
+                name = (f"cpml<{T}, {cid}, {CT}, {entry['slab'].axis}, "
+                        f"{'true' if kind == 'e' else 'false'}, {percell}>")
+                self._cpml_names[(entry["slab"].axis, kind)] = name
+                names.append(name)
+        self._inject_names = {False: f"inject<{T}, false>", True: f"inject<{T}, true>"}
+        self._record_name = f"record<{T}>"
+        return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick"]
+
+    def _fn(self, name: str):
+        return self._module.get_function(name)
+
+    def _upload_table(self) -> None:
+        if self.const_table and self.variant.form == "ids":
+            ptr = self._module.get_global("c_tab")
+            host = np.ascontiguousarray(self._table_host.ravel())
+            ptr.copy_from_host(host.ctypes.data, host.nbytes)
+        if self.variant.fused_cpml:
+            self._upload_faces()
+
+    def _upload_faces(self) -> None:
+        """The CPML faces, for the update kernels that apply the correction themselves."""
+        face = np.dtype([("psi1", "u8"), ("psi2", "u8"), ("b", "u8"), ("c", "u8"), ("k", "u8"),
+                         ("axis", "i4"), ("start", "i4"), ("L", "i4"), ("pad", "i4")])
+        faces = np.zeros((2, 6), dtype=face)
+        count = np.zeros(2, dtype=np.int32)
+        for kind, row in (("e", 0), ("h", 1)):
+            for entry in self._slabs:
+                part = entry[kind]
+                q = count[row]
+                for name, arr in zip(("psi1", "psi2"), part["psi"], strict=True):
+                    faces[name][row, q] = 0 if arr is None else arr.data.ptr
+                for name, arr in zip(("b", "c", "k"), part["prof"], strict=True):
+                    faces[name][row, q] = arr.data.ptr
+                faces["axis"][row, q] = entry["slab"].axis
+                faces["start"][row, q] = part["start"]
+                faces["L"][row, q] = entry["slab"].cells
+                count[row] += 1
+        self._module.get_global("c_faces").copy_from_host(faces.ctypes.data, faces.nbytes)
+        self._module.get_global("c_nfaces").copy_from_host(count.ctypes.data, count.nbytes)
+
+    def boxes(self) -> list[tuple[bool, tuple]]:
+        """(with CPML, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior
+        for the plain update kernel, the boxes holding CPML layers for the PML kernel. x
+        bounds are multiples of 4 (the widest access)."""
+        nx, ny, nz = self.shape
+        if not self._slabs:
+            return [(False, (0, nx, 0, ny, 0, nz))]
+        lo, hi = [0, 0, 0], [nx, ny, nz]
+        for entry in self._slabs:
+            slab = entry["slab"]
+            a, n, L = slab.axis, self.model.grid.cells[slab.axis], slab.cells
+            if slab.side == "min":
+                lo[a] = max(lo[a], L)
+            else:
+                hi[a] = min(hi[a], n - L)
+        lo[0] = -(-lo[0] // 4) * 4                  # box starts must be 4-aligned
+        if hi[0] < nx:
+            hi[0] = max(lo[0], hi[0] // 4 * 4)
+        out = []
+        for a in range(3):  # peel x slabs off whole, then y within the x interior, then z
+            box_lo = [0, 0, 0] if a == 0 else [lo[0], 0, 0] if a == 1 else [lo[0], lo[1], 0]
+            box_hi = [nx, ny, nz] if a == 0 else [hi[0], ny, nz] if a == 1 \
+                else [hi[0], hi[1], nz]
+            for side_lo, side_hi in ((box_lo[a], lo[a]), (hi[a], box_hi[a])):
+                b_lo, b_hi = list(box_lo), list(box_hi)
+                b_lo[a], b_hi[a] = side_lo, side_hi
+                if all(h > l for l, h in zip(b_lo, b_hi, strict=True)):
+                    out.append((True, (b_lo[0], b_hi[0], b_lo[1], b_hi[1], b_lo[2], b_hi[2])))
+        if all(h > l for l, h in zip(lo, hi, strict=True)):
+            out.insert(0, (False, (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])))
+        return out
+
+    # ---- launch plans -------------------------------------------------------------------
+    def _update_plan(self, role: str, cfg: tuple) -> list:
+        from .launch import update_launches
+
+        return update_launches(self, role, cfg)
+
+    def _choose_configs(self, tune: bool | None, forced: dict) -> None:
+        """Launch shapes: forced ones, else cached, else a tuning sweep (large grids) or the
+        variant's default (small grids, where launch overhead dominates anyway)."""
+        cp = self._cp
+        big = self.model.grid.num_cells >= TUNE_MIN_CELLS
+        tune = big if tune is None else tune
+        self.configs, self.tuning = {}, {}
+        device = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
+        device = device.decode() if isinstance(device, bytes) else device
+        self.device_name = device
+        cache = tuning.load_cache() if tune else {}
+        randomised = False
+        for role in ("h", "e"):
+            candidates = self.variant.configs(role, self.shape)
+            key = "|".join([device, _kernel_version(), " ".join(compile_options()),
+                            self.variant.name,
+                            ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
+                            role, str(self.dtype), str(self.id_dtype),
+                            tuning.shape_class(self.shape), tuning.digest(candidates)])
+            if role in forced:
+                self.configs[role] = tuple(forced[role])
+                continue
+            if not tune:
+                self.configs[role] = tuple(candidates[0])
+                continue
+            if key in cache:
+                self.configs[role] = tuple(cache[key]["best"])
+                continue
+            if not randomised:
+                self._randomise()
+                randomised = True
+            results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates)
+            best = min(results, key=lambda x: x[1])[0]
+            self.configs[role] = tuple(best)
+            self.tuning[role] = [(list(c), ms) for c, ms in results]
+            tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
+        if randomised:
+            for f in self._f.values():
+                f.fill(0)
+        for role in ("h", "e"):
+            self._plans[role] = self._update_plan(role, self.configs[role])
+
+    def _randomise(self) -> None:
+        """Fill the fields with small random values: tuning never times zeros."""
+        rng = self._cp.random.default_rng(1)
+        for f in self._f.values():
+            f[...] = (rng.standard_normal(f.shape, dtype=np.float32) * 1e-3).astype(self.dtype)
+
+    def _build_step_plan(self) -> list:
+        from .launch import cpml_launches, inject_launches, record_launches
+
+        plan = {"h": list(self._plans["h"]), "e": list(self._plans["e"])}
+        steps = []
+        for kind in ("h", "e"):
+            steps += plan[kind]
+            if not self.variant.fused_cpml:
+                steps += cpml_launches(self, kind)
+            steps += inject_launches(self, kind)
+        steps += record_launches(self)
+        steps.append((self._fn("tick"), (1,), (1,), (self._step_dev,), 0))
+        return steps
+
+    # ---- time stepping ------------------------------------------------------------------
+    def _launch(self, launches) -> None:
+        for fn, grid, block, args, smem in launches:
+            fn(grid, block, args, shared_mem=smem)
+
+    def _replay(self) -> None:
+        if not self._graphs:
+            self._launch(self._step_plan)
+            return
+        if self._graph is None:
+            self._stream.begin_capture()
+            try:
+                self._launch(self._step_plan)
+            finally:
+                self._graph = self._stream.end_capture()
+        self._graph.launch(self._stream)
+
+    def advance(self, start: int, count: int) -> None:
+        with self._stream:
+            if start != self._n:
+                self._step_dev.fill(start)
+                self._n = start
+            for n in range(start, start + count):
+                self._replay()
+                self._n = n + 1
+                self._after_step(n + 1)
+
+    def _after_step(self, done: int) -> None:
+        for snap in self._snaps:
+            plan = snap["plan"]
+            if done % plan.every == 0:
+                rec = done // plan.every - 1
+                slot = rec - snap["flushed"]
+                f = self._f[plan.component][: self.shape[0], : self.shape[1], :]
+                snap["buf"][slot] = f[plan.region]
+                if slot + 1 == snap["slots"]:
+                    self._flush_snapshot(snap, rec + 1)
+        for pg in self._probe_groups:
+            every = pg["group"].every
+            if done % every == 0 and done // every - pg["flushed"] == pg["rows"]:
+                self._flush_probes(pg, done // every)
+
+    # ``get()`` without a stream argument copies on the current stream (ours, inside
+    # ``with self._stream``) and waits for it; with a stream argument it would return before
+    # the copy is done.
+    def _flush_probes(self, pg, upto: int) -> None:
+        first = pg["flushed"]
+        if upto <= first:
+            return
+        rows = pg["rows"]
+        ring = pg["ring"].get()
+        for r in range(first, upto):
+            pg["host"][r] = ring[r % rows]
+        pg["flushed"] = upto
+
+    def _flush_snapshot(self, snap, upto: int) -> None:
+        first = snap["flushed"]
+        if upto > first:
+            snap["host"][first:upto] = snap["buf"][: upto - first].get()
+            snap["flushed"] = upto
+
+    # ---- reading back -------------------------------------------------------------------
+    def synchronize(self) -> None:
+        self._stream.synchronize()
+
+    def max_abs(self) -> float:
+        with self._stream:
+            m = 0.0
+            for f in self._f.values():
+                v = float(_maxabs(self._cp)(f))
+                if not math.isfinite(v):
+                    return v
+                m = max(m, v)
+        return m
+
+    def fields(self) -> dict[str, np.ndarray]:
+        nx, ny, _ = self.shape
+        with self._stream:
+            out = {c: np.asfortranarray(f[:nx, :ny, :].get())
+                   for c, f in self._f.items()}
+        return out
+
+    def set_field(self, component: str, values: np.ndarray) -> None:
+        nx, ny, _ = self.shape
+        with self._stream:
+            self._f[component][:nx, :ny, :] = self._cp.asarray(values, dtype=self.dtype)
+
+    def collect(self) -> Records:
+        with self._stream:
+            for pg in self._probe_groups:
+                self._flush_probes(pg, self._n // pg["group"].every)
+            for snap in self._snaps:
+                self._flush_snapshot(snap, self._n // snap["plan"].every)
+        return Records(probes=[pg["host"].astype(np.float64) for pg in self._probe_groups],
+                       snapshots=[s["host"].astype(np.float64) for s in self._snaps])
+
+    def memory_bytes(self) -> int:
+        return int(sum(a.nbytes for a in self._held))
+
+    # ---- description ---------------------------------------------------------------------
+    def traffic_bytes_per_cell(self) -> float:
+        """Bytes per cell per step in this variant's model, CPML included."""
+        size, ids = self.dtype.itemsize, self.id_dtype.itemsize
+        g = self.model.grid
+        inner = self.variant.interior_bytes(g.mode, size, ids)
+        return inner + cpml_bytes(self.model, size, ids, self.variant.form,
+                                  self.variant.fused_cpml) / g.num_cells
+
+    def describe(self) -> dict:
+        return {
+            "variant": self.variant.spec or self.variant.name,
+            "device": self.device_name,
+            "launch": {r: list(c) for r, c in self.configs.items()},
+            "traffic_bytes_per_cell": self.traffic_bytes_per_cell(),
+            "coefficient_table": "constant" if self.const_table else "global",
+        }
+
+
+_MAXABS = {}
+
+
+def _maxabs(cp):
+    if "k" not in _MAXABS:
+        _MAXABS["k"] = cp.ReductionKernel(
+            "T x", "T y", "x != x ? (T)INFINITY : (x < 0 ? -x : x)", "max(a, b)", "y = a",
+            "0", "yeefdtd_maxabs")
+    return _MAXABS["k"]
+
+
+def _kernel_version() -> str:
+    from .compile import kernel_version
+
+    return kernel_version()

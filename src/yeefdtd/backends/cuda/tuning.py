@@ -1,0 +1,78 @@
+"""Autotuning of launch shapes: a sweep per kernel variant, role, dtype and shape class,
+timed with CUDA events on the stepper's own arrays, cached on disk per device and kernel
+version (``$YEEFDTD_CACHE`` or ``~/.cache/yeefdtd/tuning.json``)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+from ...io import write_atomic
+
+
+def cache_path() -> Path:
+    root = os.environ.get("YEEFDTD_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "yeefdtd")
+    return Path(root) / "tuning.json"
+
+
+def load_cache() -> dict:
+    try:
+        return json.loads(cache_path().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def save_entry(key: str, value) -> None:
+    data = load_cache()
+    data[key] = value
+    try:
+        write_atomic(cache_path(), lambda p: p.write_text(json.dumps(data, indent=1)))
+    except OSError:
+        pass  # a read-only home: tuning still works, it is just not remembered
+
+
+def digest(candidates) -> str:
+    """A short hash of a candidate list: a changed sweep is swept again."""
+    import hashlib
+
+    return hashlib.sha1(repr(list(candidates)).encode()).hexdigest()[:8]
+
+
+def shape_class(shape) -> str:
+    """Grids whose sides fall in the same powers of two share tuning results."""
+    return "x".join(str(int(math.log2(max(n, 1)))) for n in shape)
+
+
+def time_launches(cp, launches, repeats: int = 5) -> float:
+    """Median milliseconds of running ``launches`` (a list of (fn, grid, block, args, smem))."""
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+
+    def once():
+        for fn, grid, block, args, smem in launches:
+            fn(grid, block, args, shared_mem=smem)
+
+    once()  # warm-up: module load, caches
+    times = []
+    for _ in range(repeats):
+        start.record()
+        once()
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def sweep(cp, plan_for, candidates, repeats: int = 5) -> list[tuple[tuple, float]]:
+    """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches."""
+    out = []
+    for cfg in candidates:
+        try:
+            ms = time_launches(cp, plan_for(cfg), repeats)
+        except cp.cuda.driver.CUDADriverError:
+            continue  # too many threads or too much shared memory for this kernel
+        out.append((cfg, ms))
+    return out

@@ -1,0 +1,243 @@
+"""The kernel variants of the CUDA backend, chosen by name.
+
+Each variant says which dimensions it handles, how coefficients reach its kernels (material
+ids and a table, or per-cell arrays), the array pitches it wants, the kernel instances it
+launches, the launch shapes the tuner may try, and the bytes a cell moves per step in its
+model (the figure the benchmark compares with the copy bandwidth).
+
+Names may carry options after a colon: ``seed-xyz:pad32``, ``seed-xyz:noshared``,
+``seed-multicell:consecutive``, ``seed-multicell:cells=8``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ...constants import KERNEL_VARIANTS as VARIANTS
+from ...exceptions import SetupError, ValidationError
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass
+class Variant:
+    name: str
+    options: dict = field(default_factory=dict)
+    #: 'ids' (material ids + table) or 'arrays' (per-cell coefficient arrays)
+    form: str = "ids"
+    dims: tuple = ("3d", "tmz", "tez")
+    files: tuple = ()
+    spec: str = ""  #: the name as given, options included
+
+    def check(self, mode: str) -> None:
+        if mode not in self.dims:
+            allowed = [v for v in VARIANTS if mode in make_variant(v).dims]
+            raise SetupError(f"variant {self.name!r} does not run {mode} grids; use one of "
+                             f"{', '.join(allowed)}")
+
+    def pitches(self, shape) -> tuple[int, int]:
+        return shape[0], shape[1]
+
+    # kernels: a dict role -> name expression; configs: role -> list of candidate shapes
+    def kernels(self, mode: str, T: str, ID: str, CT: str) -> dict[str, str]:
+        raise NotImplementedError
+
+    #: whether the update kernels apply the CPML correction themselves (in the same pass)
+    fused_cpml = False
+
+    def kernel(self, role: str, cfg: tuple, mode: str, T: str, ID: str, CT: str,
+               pml: bool = False) -> str:
+        """The instance launched for ``role`` with launch shape ``cfg``."""
+        return self.kernels(mode, T, ID, CT)[role]
+
+    def instances(self, mode: str, T: str, ID: str, CT: str, pml: bool = False) -> list[str]:
+        """Every instance a stepper may launch (all are compiled up front)."""
+        return list(self.kernels(mode, T, ID, CT).values())
+
+    def configs(self, role: str, shape) -> list[tuple]:
+        raise NotImplementedError
+
+    def default(self, role: str, shape) -> tuple:
+        return self.configs(role, shape)[0]
+
+    def interior_bytes(self, mode: str, size: int, id_size: int) -> float:
+        """Bytes one cell moves per step in the variant's model (CPML slabs excluded)."""
+        if self.form == "ids":
+            return (18 * size + 6 * id_size) if mode == "3d" else (9 * size + 3 * id_size)
+        return 36 * size if mode == "3d" else 16 * size
+
+
+class Indexed(Variant):
+    def __init__(self, options=None):
+        super().__init__("indexed", options or {}, "ids", ("3d", "tmz", "tez"), ("indexed.cu",))
+
+    #: cells per thread along x: 1, 2 or 4 (one 4V- or 8V-byte access per field)
+    WIDTHS = (1, 2, 4)
+    fused_cpml = True
+
+    def pitches(self, shape):
+        return _ceil(shape[0], 4) * 4, shape[1]   # rows aligned for 4-wide accesses
+
+    #: L2 prefetch distances (planes ahead) tried for the 3D interior kernels
+    PREFETCH = (0, 1, 2)
+
+    def kernels(self, mode, T, ID, CT):
+        return {r: self.kernel(r, (0, 0, 4), mode, T, ID, CT) for r in ("h", "e")}
+
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=False):
+        suffix = "3" if mode == "3d" else f"_{mode}"
+        pf = cfg[3] if len(cfg) > 3 and mode == "3d" else 0
+        return (f"indexed_{role}{suffix}<{T}, {ID}, {CT}, {cfg[2]}, "
+                f"{'true' if pml else 'false'}, {pf}>")
+
+    def instances(self, mode, T, ID, CT, pml=False):
+        out = [self.kernel(r, (0, 0, v, 0), mode, T, ID, CT) for r in ("h", "e")
+               for v in self.WIDTHS]
+        if mode == "3d":
+            out += [self.kernel(r, (0, 0, v, p), mode, T, ID, CT) for r in ("h", "e")
+                    for v in (2, 4) for p in self.PREFETCH[1:]]
+        if pml:
+            out += [self.kernel(r, (0, 0, 2, 0), mode, T, ID, CT, True) for r in ("h", "e")]
+        return out
+
+    def configs(self, role, shape):
+        # (threads along x, threads along y, cells per thread along x, L2 prefetch distance
+        # in planes, 3D only); a plane per grid z; at most 256 threads (launch bounds)
+        base = [(128, 2, 4), (64, 4, 4), (32, 8, 4), (128, 1, 4), (64, 2, 4), (32, 4, 4),
+                (128, 2, 2), (64, 4, 2), (32, 8, 2), (128, 2, 1), (256, 1, 1), (32, 8, 1),
+                (16, 16, 4)]
+        out = [(*c, 0) for c in base]
+        if shape[2] > 1:
+            out += [(*c, p) for c in base[:6] + base[6:8] for p in self.PREFETCH[1:]]
+        return out
+
+    def launch(self, cfg, shape):
+        """(grid, block) of a launch with shape ``cfg``."""
+        bx, by, v = cfg[:3]
+        nx, ny, nz = shape
+        return (_ceil(_ceil(nx, v), bx), _ceil(ny, by), nz), (bx, by, 1)
+
+
+class SeedXyz(Variant):
+    """One thread per cell over the padded x-y plane (seed 000's xyz-mapping)."""
+
+    marching = False
+
+    def __init__(self, name="seed-xyz", options=None):
+        super().__init__(name, options or {}, "arrays", ("3d",), ("seed.cu",))
+
+    @property
+    def pad(self) -> int:
+        return 32 if self.options.get("pad32") else 16
+
+    @property
+    def shared(self) -> bool:
+        return not self.options.get("noshared")
+
+    def pitches(self, shape):
+        return _ceil(shape[0], self.pad) * self.pad, _ceil(shape[1], self.pad) * self.pad
+
+    def kernels(self, mode, T, ID, CT):
+        base = "seed_xy" if self.marching else "seed_xyz"
+        sh = "true" if self.shared else "false"
+        return {r: f"{base}_{r}<{T}, {sh}>" for r in ("h", "e")}
+
+    def configs(self, role, shape):
+        # seed 000's Fig. 6 sweep: 64 to 512 threads per block in steps of 64
+        return [(t,) for t in (128, 64, 192, 256, 320, 384, 448, 512)]
+
+
+class SeedXy(SeedXyz):
+    """One thread per (i, j) column marching in z (seed 000's xy-mapping)."""
+
+    marching = True
+
+    def __init__(self, options=None):
+        super().__init__("seed-xy", options)
+
+
+class SeedPlane(Variant):
+    def __init__(self, options=None):
+        super().__init__("seed-plane", options or {}, "arrays", ("3d",), ("seed.cu",))
+
+    def kernels(self, mode, T, ID, CT):
+        return {r: f"seed_plane_{r}<{T}>" for r in ("h", "e")}
+
+    def configs(self, role, shape):
+        return [(32, 8), (32, 4), (64, 4), (16, 16), (128, 2), (32, 16), (256, 1)]
+
+
+class SeedMulticell(Variant):
+    def __init__(self, options=None):
+        super().__init__("seed-multicell", options or {}, "arrays", ("3d",), ("seed.cu",))
+
+    @property
+    def interleaved(self) -> bool:
+        return not self.options.get("consecutive")
+
+    def kernels(self, mode, T, ID, CT):
+        il = "true" if self.interleaved else "false"
+        return {r: f"seed_multicell_{r}<{T}, {il}>" for r in ("h", "e")}
+
+    def configs(self, role, shape):
+        cells = int(self.options.get("cells", 0))
+        if cells:
+            return [(max(1, _ceil(shape[0], cells)),)]
+        return [(t,) for t in (128, 64, 256, 32, 512) if t <= max(32, shape[0])]
+
+
+class Tiled2d(Variant):
+    def __init__(self, options=None):
+        super().__init__("tiled-2d", options or {}, "arrays", ("tmz", "tez"), ("tiled2d.cu",))
+
+    def kernels(self, mode, T, ID, CT):
+        return {r: f"tiled_{r}_{mode}<{T}>" for r in ("h", "e")}
+
+    def configs(self, role, shape):
+        # Takada et al.'s Table 1 shapes and a few wider ones
+        return [(32, 4), (16, 16), (32, 8), (32, 16), (64, 4), (128, 2), (16, 8), (8, 8),
+                (64, 8), (128, 4), (256, 1), (32, 2)]
+
+
+_CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,
+            "seed-plane": SeedPlane, "seed-multicell": SeedMulticell, "tiled-2d": Tiled2d}
+_OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"}, "seed-xy": {"pad32", "noshared"},
+            "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set()}
+
+
+def make_variant(spec: str) -> Variant:
+    """A variant from its name with options: 'seed-xyz:pad32,noshared'."""
+    name, _, opts = spec.partition(":")
+    if name not in _CLASSES:
+        raise ValidationError(f"variant: unknown kernel variant {name!r}; use one of "
+                              f"{', '.join(VARIANTS)}")
+    options = {}
+    for item in filter(None, opts.split(",")):
+        key, _, value = item.partition("=")
+        if key not in _OPTIONS[name]:
+            raise ValidationError(f"variant: {name!r} has no option {key!r}; its options are "
+                                  f"{sorted(_OPTIONS[name]) or 'none'}")
+        options[key] = value or True
+    variant = _CLASSES[name](options)
+    variant.spec = spec
+    return variant
+
+
+def default_variant(mode: str) -> str:
+    return "indexed"
+
+
+def cpml_bytes(model, size: int, id_size: int, form: str, fused: bool = False) -> float:
+    """Bytes the CPML corrections move per step over the whole grid: for each slab cell and
+    each corrected component, psi read and written; a separate pass also reads and writes
+    the field and reads the curl field and the coefficient (an id or a per-cell value)."""
+    per = 2 * size if fused else 5 * size + (id_size if form == "ids" else size)
+    total = 0.0
+    for slab in model.slabs:
+        comps = len(slab.terms(model.grid.components))
+        others = math.prod(n for a, n in enumerate(model.grid.shape) if a != slab.axis)
+        total += slab.cells * others * comps * per
+    return total

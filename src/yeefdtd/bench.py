@@ -1,0 +1,190 @@
+"""Benchmarks: the scenes every speed figure is measured on, the device's copy bandwidth,
+and the seeds' studies redone on today's GPUs.
+
+Mcells/s = Nx Ny Nz steps / seconds / 1e6 over the whole grid (CPML included), timed with
+CUDA events after a warm-up, compilation and tuning excluded. Each row shows the variant's
+bytes-per-cell model, the bandwidth that implies, and its share of the measured copy
+bandwidth (bytes read plus bytes written by a large device-to-device copy).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .description import (
+    Box,
+    Cpml,
+    Gaussian,
+    Grid,
+    Material,
+    ModulatedGaussian,
+    PointSource,
+    Probe,
+    RunSettings,
+    Scene,
+    Sphere,
+)
+
+SCENES = ("pec-box", "dipole-cpml", "dipole-cpml-aniso", "tmz-2d", "tmz-2d-cpml")
+DEFAULT_N = {"pec-box": 256, "dipole-cpml": 512, "dipole-cpml-aniso": 512, "tmz-2d": 8192,
+             "tmz-2d-cpml": 8192}
+
+
+def bench_scene(name: str, n: int | None = None, steps: int = 1000,
+                dtype: str = "float32") -> Scene:
+    """The benchmark scene ``name`` at size ``n`` (see the project's SCENES.md)."""
+    n = n or DEFAULT_N[name]
+    run = RunSettings(steps=steps, dtype=dtype, backend="cuda")
+    mm = 1e-3
+    if name == "pec-box":
+        c = n * mm / 2
+        return Scene(name=f"pec-box-{n}", grid=Grid(cells=(n, n, n), spacing=mm),
+                     boundaries="pec", run=run,
+                     sources=[PointSource(component="ez", position=(c, c, c),
+                                          waveform=Gaussian(tau=20e-12))])
+    if name.startswith("dipole-cpml"):
+        d = (1.0e-3, 1.2e-3, 0.8e-3) if name.endswith("aniso") else (mm, mm, mm)
+        size = [n * di for di in d]
+
+        def at(fx, fy, fz):
+            return (fx * size[0], fy * size[1], fz * size[2])
+
+        edge = [n / 8 * di for di in d]
+        return Scene(
+            name=f"{name}-{n}", grid=Grid(cells=(n, n, n), spacing=d), run=run,
+            boundaries={f: Cpml(cells=10, order=3, kappa_max=5.0, alpha_max=0.05)
+                        for f in ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")},
+            materials={"dielectric": Material(eps_r=4.0, sigma_e=0.01),
+                       "magnetic": Material(mu_r=2.0, sigma_m=1000.0)},
+            objects=[Sphere(center=at(0.6, 0.5, 0.5), radius=n / 6 * d[0], material="dielectric"),
+                     Box(center=at(0.3, 0.5, 0.5), size=edge, material="pec"),
+                     Box(center=at(0.5, 0.3, 0.5), size=edge, material="magnetic")],
+            sources=[PointSource(component="ez", position=at(0.5, 0.5, 0.5),
+                                 waveform=ModulatedGaussian(frequency=10e9))],
+            monitors=[Probe(name="probe", position=at(0.5, 0.5, 0.6))],
+        )
+    if name.startswith("tmz-2d"):
+        c = n * mm / 2
+        return Scene(name=f"{name}-{n}", grid=Grid(mode="tmz", cells=(n, n), spacing=mm),
+                     boundaries="cpml" if name.endswith("cpml") else "pec", run=run,
+                     sources=[PointSource(component="ez", position=(c, c),
+                                          waveform=Gaussian(tau=20e-12))])
+    raise ValueError(f"unknown benchmark scene {name!r}; use one of {', '.join(SCENES)}")
+
+
+def copy_bandwidth(nbytes: int = 1 << 31, repeats: int = 10) -> float:
+    """Device-to-device copy bandwidth in bytes/s (read plus write), best of ``repeats``."""
+    import cupy as cp
+
+    src = cp.empty(nbytes // 2, dtype=cp.uint8)
+    dst = cp.empty_like(src)
+    src.fill(1)
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    best = 0.0
+    for _ in range(repeats + 1):
+        start.record()
+        cp.cuda.runtime.memcpyAsync(dst.data.ptr, src.data.ptr, src.nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToDevice,
+                                    cp.cuda.get_current_stream().ptr)
+        stop.record()
+        stop.synchronize()
+        ms = cp.cuda.get_elapsed_time(start, stop)
+        best = max(best, 2 * src.nbytes / (ms * 1e-3))
+    del src, dst
+    cp.get_default_memory_pool().free_all_blocks()
+    return best
+
+
+@dataclass
+class Row:
+    scene: str
+    n: int
+    variant: str
+    dtype: str
+    steps: int
+    ms_per_step: float
+    mcells_per_s: float
+    bytes_per_cell: float        #: the variant's traffic model, CPML included
+    gb_per_s: float              #: mcells_per_s * bytes_per_cell
+    percent_of_copy: float
+    memory_bytes_per_cell: float
+    launch: dict
+
+
+def time_stepper(stepper, steps: int, warmup: int = 10) -> float:
+    """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events."""
+    import cupy as cp
+
+    stepper.advance(0, warmup)
+    stepper.synchronize()
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record(stepper._stream)
+    stepper.advance(warmup, steps)
+    stop.record(stepper._stream)
+    stop.synchronize()
+    return cp.cuda.get_elapsed_time(start, stop) * 1e-3
+
+
+def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
+            launch: dict | None = None, tune: bool | None = None) -> Row:
+    """One benchmark row: build the stepper, warm up, time ``steps`` steps."""
+    from .backends.cuda.stepper import CudaStepper
+
+    st = CudaStepper(model, dtype, variant=variant, tune=tune, launch=launch)
+    seconds = time_stepper(st, steps)
+    cells = model.grid.num_cells
+    mcells = cells * steps / seconds / 1e6
+    bpc = st.traffic_bytes_per_cell()
+    row = Row(scene=model.scene.name.rsplit("-", 1)[0], n=model.grid.cells[0],
+              variant=st.describe()["variant"], dtype=dtype, steps=steps,
+              ms_per_step=seconds / steps * 1e3, mcells_per_s=mcells, bytes_per_cell=bpc,
+              gb_per_s=mcells * bpc / 1e3, percent_of_copy=100 * mcells * 1e6 * bpc / copy_bw,
+              memory_bytes_per_cell=st.memory_bytes() / cells,
+              launch={r: list(c) for r, c in st.configs.items()})
+    del st
+    import cupy as cp
+
+    cp.get_default_memory_pool().free_all_blocks()
+    return row
+
+
+def environment() -> dict:
+    import cupy as cp
+    import numpy as np
+
+    from . import __version__
+
+    props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=False).stdout.strip() or "unknown"
+    except OSError:
+        sha = "unknown"
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "device": name, "memory_gib": props["totalGlobalMem"] / 2**30,
+            "sms": props["multiProcessorCount"], "cupy": cp.__version__,
+            "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "driver": cp.cuda.runtime.driverGetVersion(), "numpy": np.__version__,
+            "python": platform.python_version(), "yeefdtd": __version__, "git": sha}
+
+
+HEADER = (f"{'scene':<18}{'N':>6} {'variant':<28}{'dtype':<8}{'ms/step':>9}{'Mcells/s':>11}"
+          f"{'B/cell':>8}{'GB/s':>8}{'%copy':>7}{'mem B/cell':>11}")
+
+
+def format_row(r: Row) -> str:
+    return (f"{r.scene:<18}{r.n:>6} {r.variant:<28}{r.dtype:<8}{r.ms_per_step:>9.3f}"
+            f"{r.mcells_per_s:>11.0f}{r.bytes_per_cell:>8.1f}{r.gb_per_s:>8.0f}"
+            f"{r.percent_of_copy:>7.1f}{r.memory_bytes_per_cell:>11.1f}")
+
+
+def write_json(path: Path, env: dict, copy_bw: float, rows: list[Row], studies: dict) -> None:
+    data = {"environment": env, "copy_bandwidth_bytes_per_s": copy_bw,
+            "rows": [asdict(r) for r in rows], "studies": studies}
+    Path(path).write_text(json.dumps(data, indent=1))

@@ -55,6 +55,11 @@ def random_scene(mode: str, seed: int, boundaries: dict) -> yf.Scene:
         yf.PointSource(component=comps[1], position=point(), kind="hard",
                        waveform=yf.ModulatedGaussian(frequency=15e9, tau=40e-12)),
     ]
+    # several sources on one component: one group, a table of values per step
+    sources += [yf.PointSource(component=comps[0], position=point(), amplitude=float(a),
+                               waveform=yf.Gaussian(tau=float(t)))
+                for a, t in zip(rng.uniform(-2, 2, 4), rng.uniform(8e-12, 20e-12, 4),
+                                strict=True)]
     monitors = [yf.Probe(name="a", position=point()), yf.Probe(name="b", position=point(),
                                                                every=3)]
     snap = {"axis": "y", "index": 7} if nd == 3 else {}

@@ -70,8 +70,9 @@ class CudaStepper(Stepper):
         self._n = 0
 
     # ---- allocation -----------------------------------------------------------------
-    def _dev(self, host: np.ndarray):
-        a = self._cp.array(host, order="F")
+    def _dev(self, host: np.ndarray, order: str = "C"):
+        """A device copy of ``host``; tables the kernels index row by row stay C-ordered."""
+        a = self._cp.array(host, order=order)
         self._held.append(a)
         return a
 
@@ -83,7 +84,7 @@ class CudaStepper(Stepper):
     def _padded(self, host: np.ndarray, dtype):
         out = np.zeros(self._full, dtype=dtype, order="F")
         out[: self.shape[0], : self.shape[1], :] = host
-        return self._dev(out)
+        return self._dev(out, order="F")
 
     def _flat(self, index) -> int:
         px, py = self.pitch
@@ -453,7 +454,10 @@ _MAXABS = {}
 def _maxabs(cp):
     if "k" not in _MAXABS:
         _MAXABS["k"] = cp.ReductionKernel(
-            "T x", "T y", "x != x ? (T)INFINITY : (x < 0 ? -x : x)", "max(a, b)", "y = a",
+            "T x", "T y",
+            # NaN becomes +inf (its bits), so that max() keeps it
+            "x != x ? (T)__longlong_as_double(0x7ff0000000000000LL) : (x < 0 ? -x : x)",
+            "max(a, b)", "y = a",
             "0", "yeefdtd_maxabs")
     return _MAXABS["k"]
 

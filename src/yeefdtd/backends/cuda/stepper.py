@@ -400,6 +400,8 @@ class CudaStepper(Stepper):
             m = 0.0
             for f in self._f.values():
                 v = float(_maxabs(self._cp)(f))
+                if v >= _NAN_MARK:
+                    return math.nan
                 if not math.isfinite(v):
                     return v
                 m = max(m, v)
@@ -449,16 +451,16 @@ class CudaStepper(Stepper):
 
 
 _MAXABS = {}
+#: what a NaN maps to in the max-|x| reduction (done in double, where it is exact)
+_NAN_MARK = 1e300
 
 
 def _maxabs(cp):
+    """max |x| over an array, reduced in double; a NaN counts as 3e300 so max() keeps it."""
     if "k" not in _MAXABS:
         _MAXABS["k"] = cp.ReductionKernel(
-            "T x", "T y",
-            # NaN becomes +inf (its bits), so that max() keeps it
-            "x != x ? (T)__longlong_as_double(0x7ff0000000000000LL) : (x < 0 ? -x : x)",
-            "max(a, b)", "y = a",
-            "0", "yeefdtd_maxabs")
+            "T x", "float64 y", "x != x ? 3.0e300 : (double)(x < 0 ? -x : x)",
+            "max(a, b)", "y = a", "0", "yeefdtd_maxabs")
     return _MAXABS["k"]
 
 

@@ -1,0 +1,34 @@
+"""Print the measured parity errors of every CUDA variant against the NumPy reference
+(the scenes of tests/gpu/test_parity.py, 500 steps): relative L2 of the final fields."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.gpu.test_parity import VARIANTS_2D, VARIANTS_3D, reference, rel_l2
+
+import yeefdtd as yf
+
+
+def main() -> None:
+    print(f"{'mode':<5}{'case':>5} {'variant':<28}{'f64 vs np64':>13}{'f32 vs np64':>13}"
+          f"{'np32 vs np64':>14}")
+    for mode, variants in (("3d", VARIANTS_3D), ("tmz", VARIANTS_2D), ("tez", VARIANTS_2D)):
+        for case in (0, 1):
+            scene, r64, r32 = reference(mode, case)
+            base = rel_l2(r32.fields, r64.fields)
+            for v in variants:
+                out = []
+                for dtype in ("float64", "float32"):
+                    res = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
+                                 progress=False, stepper_options={"variant": v})
+                    out.append(rel_l2(res.fields, r64.fields))
+                print(f"{mode:<5}{case:>5} {v:<28}{out[0]:>13.2e}{out[1]:>13.2e}{base:>14.2e}",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()

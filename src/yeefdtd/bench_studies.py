@@ -103,6 +103,7 @@ STUDIES = {"sizes": study_sizes, "threads": study_threads, "blocks2d": study_blo
 
 def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -151,7 +152,9 @@ def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
                         and ("consecutive" in r.variant) == (mode == "consecutive")]
                 cells = [int(r.variant.split("cells=")[1].split(",")[0]) for r in rows]
                 ax.plot(cells, [r.mcells_per_s for r in rows], "o-", label=f"{dtype} {mode}")
-        ax.set(xscale="log", xlabel="cells per thread", ylabel="Mcells/s",
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set(xlabel="cells per thread", ylabel="Mcells/s",
                title="256^3 pec-box: coalesced vs uncoalesced, single vs double (cf. Fig. 11)")
         ax.legend()
         out.append(directory / "study_coalescing.png")

@@ -106,12 +106,15 @@ def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
     """
     base = material_rows(scene, component, grid.dt, grid.steps)
     rows = _Rows()
-    present = np.flatnonzero(np.bincount(materials.ravel(order="K"), minlength=len(base)))
-    lut = np.zeros(len(base), dtype=np.uint16)
-    for m in present:
-        lut[m] = rows.add(base[m])
     ids = np.empty(materials.shape, dtype=np.uint16, order="F")
-    np.take(lut, materials, out=ids, mode="clip")
+    if not scene.objects:  # one material everywhere: no need to look at every point
+        ids.fill(rows.add(base[materials.flat[0]]))
+    else:
+        present = np.flatnonzero(np.bincount(materials.ravel(order="K"), minlength=len(base)))
+        lut = np.zeros(len(base), dtype=np.uint16)
+        for m in present:
+            lut[m] = rows.add(base[m])
+        np.take(lut, materials, out=ids, mode="clip")
 
     a = axis_of(component)
     b, _c = curl_axes(component)

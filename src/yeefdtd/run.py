@@ -31,14 +31,15 @@ def _note_once(text: str) -> None:
         print(f"note: {text}", file=sys.stderr)
 
 
-def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None):
-    """The stepper for ``model`` on ``backend`` (default: the scene's), says once if auto
-    fell back to NumPy."""
+def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
+                 **options):
+    """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
+    fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     name, note = resolve(backend or model.scene.run.backend)
     if note:
         _note_once(note)
     cls = get_stepper_class(name)
-    return cls(model, dtype or model.scene.run.dtype)
+    return cls(model, dtype or model.scene.run.dtype, **options)
 
 
 def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
@@ -52,11 +53,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     raised error carries ``partial``: the result recorded so far.
     """
     model = build_model(scene, steps)
-    name, note = resolve(backend or scene.run.backend)
-    if note:
-        _note_once(note)
-    cls = get_stepper_class(name)
-    stepper = cls(model, dtype or scene.run.dtype, **(stepper_options or {}))
+    stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))
     return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
@@ -41,9 +39,6 @@ class Model:
     def components(self) -> tuple[str, ...]:
         return self.grid.components
 
-    @property
-    def num_materials(self) -> int:
-        return max(len(t.table) for t in self.tables.values())
 
 
 def face_kinds(scene: Scene) -> dict[str, str]:
@@ -95,6 +90,3 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
         snapshots=snapshot_plans(scene, grid),
     )
 
-
-def ids_dtype_bytes(model: Model) -> int:
-    return sum(np.dtype(t.ids.dtype).itemsize for t in model.tables.values())

@@ -19,7 +19,7 @@ from ...build.model import Model
 from ...exceptions import OutOfMemory
 from ..base import Records, Stepper
 from . import tuning
-from .compile import id_name, load_module, type_name
+from .compile import id_name, kernel_version, load_module, type_name
 from .compile import options as compile_options
 from .variants import cpml_bytes, default_variant, make_variant
 
@@ -282,7 +282,7 @@ class CudaStepper(Stepper):
         randomised = False
         for role in ("h", "e"):
             candidates = self.variant.configs(role, self.shape)
-            key = "|".join([device, _kernel_version(), " ".join(compile_options()),
+            key = "|".join([device, kernel_version(), " ".join(compile_options()),
                             self.variant.name,
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
                             role, str(self.dtype), str(self.id_dtype),
@@ -464,7 +464,3 @@ def _maxabs(cp):
     return _MAXABS["k"]
 
 
-def _kernel_version() -> str:
-    from .compile import kernel_version
-
-    return kernel_version()

@@ -60,9 +60,6 @@ class Variant:
     def configs(self, role: str, shape) -> list[tuple]:
         raise NotImplementedError
 
-    def default(self, role: str, shape) -> tuple:
-        return self.configs(role, shape)[0]
-
     def interior_bytes(self, mode: str, size: int, id_size: int) -> float:
         """Bytes one cell moves per step in the variant's model (CPML slabs excluded)."""
         if self.form == "ids":

@@ -105,8 +105,7 @@ def _cmd_run(args) -> int:
             RunSettings(steps=1, variant=args.variant)  # one-line error if unknown
         result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
                      progress=False if args.quiet else None, keep_fields=args.fields,
-                     stepper_options=options if (args.backend or scene.run.backend) != "numpy"
-                     else None)
+                     stepper_options=options)
     except (DivergenceError, RunInterrupted) as exc:
         if exc.partial is not None:
             exc.partial.save(out)

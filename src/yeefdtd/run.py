@@ -7,6 +7,7 @@ records into a :class:`~yeefdtd.results.Result`. It never asks which backend it 
 
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 import time
@@ -39,7 +40,10 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     if note:
         _note_once(note)
     cls = get_stepper_class(name)
-    return cls(model, dtype or model.scene.run.dtype, **options)
+    accepted = inspect.signature(cls.__init__).parameters
+    # CUDA-only options (variant, tune...) mean nothing to NumPy, where 'auto' may land
+    return cls(model, dtype or model.scene.run.dtype,
+               **{k: v for k, v in options.items() if k in accepted})
 
 
 def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,

@@ -100,6 +100,16 @@ def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monk
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
 
 
+def test_variant_option(scene_file, tmp_path, capsys):
+    """--variant is checked, and means nothing to the numpy backend (no error there)."""
+    out = tmp_path / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "--variant", "tiled-2d", "-q",
+                 "--backend", "auto"]) == 0
+    capsys.readouterr()
+    assert main(["run", str(scene_file), "-o", str(out), "--variant", "warp", "-q"]) == 2
+    assert "variant" in capsys.readouterr().err
+
+
 def test_output_must_be_hdf5(scene_file, capsys):
     assert main(["run", str(scene_file), "-o", "r.txt"]) == 2
     assert "--output" in capsys.readouterr().err

@@ -25,6 +25,8 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--options", nargs="+", default=["default"],
                    help="option sets, each without its leading dash ('default': none)")
+    p.add_argument("--slab", nargs="+", default=[""],
+                   help="launch shapes 'V,BX' for the boxes holding CPML layers")
     a = p.parse_args()
     bw = copy_bandwidth()
     model = build_model(bench_scene(a.scene, a.n, a.steps))
@@ -33,8 +35,11 @@ def main() -> None:
     for name in a.options:
         opts = "" if name == "default" else " ".join("-" + o for o in name.split())
         os.environ["YEEFDTD_NVRTC_OPTIONS"] = opts
-        row = measure(model, a.variant, a.dtype, a.steps, bw)
-        print(format_row(row), f"  [{opts or 'default'}] {row.launch}", flush=True)
+        for slab in a.slab:
+            os.environ["YEEFDTD_SLAB"] = slab
+            row = measure(model, a.variant, a.dtype, a.steps, bw)
+            print(format_row(row), f"  [{opts or 'default'}; slab {slab or 'default'}] "
+                  f"{row.launch}", flush=True)
 
 
 if __name__ == "__main__":

@@ -97,7 +97,10 @@ class Indexed(Variant):
             out += [self.kernel(r, (0, 0, v, p), mode, T, ID, CT) for r in ("h", "e")
                     for v in (2, 4) for p in self.PREFETCH[1:]]
         if pml:
-            out += [self.kernel(r, (0, 0, 2, 0), mode, T, ID, CT, True) for r in ("h", "e")]
+            from .launch import slab_setting
+
+            width = slab_setting()[0]
+            out += [self.kernel(r, (0, 0, width, 0), mode, T, ID, CT, True) for r in ("h", "e")]
         return out
 
     def configs(self, role, shape):

@@ -101,6 +101,12 @@ STUDIES = {"sizes": study_sizes, "threads": study_threads, "blocks2d": study_blo
            "coalescing": study_coalescing}
 
 
+def _save(plt, fig, path: Path) -> Path:
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
     import matplotlib
     import matplotlib.ticker
@@ -118,9 +124,7 @@ def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
         ax.set(xlabel="N (N^3 cells, pec-box)", ylabel="Mcells/s",
                title="speed against problem size (cf. Demir & Elsherbeni Fig. 7)")
         ax.legend()
-        out.append(directory / "study_sizes.png")
-        fig.savefig(out[-1], dpi=110)
-        plt.close(fig)
+        out.append(_save(plt, fig, directory / "study_sizes.png"))
     if "threads" in studies:
         fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
         for v in sorted({r.variant for r in studies["threads"]}):
@@ -130,9 +134,7 @@ def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
         ax.set(xlabel="threads per block", ylabel="Mcells/s",
                title="200^3 pec-box: threads per block (cf. Fig. 6)")
         ax.legend()
-        out.append(directory / "study_threads.png")
-        fig.savefig(out[-1], dpi=110)
-        plt.close(fig)
+        out.append(_save(plt, fig, directory / "study_threads.png"))
     if "blocks2d" in studies:
         rows = studies["blocks2d"]
         fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
@@ -141,9 +143,7 @@ def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
         ax.set(xlabel="block shape", ylabel="Mcells/s",
                title=f"tmz-2d {rows[0].n}^2, tiled-2d (cf. Takada et al. Table 1)")
         ax.tick_params(axis="x", rotation=45)
-        out.append(directory / "study_blocks2d.png")
-        fig.savefig(out[-1], dpi=110)
-        plt.close(fig)
+        out.append(_save(plt, fig, directory / "study_blocks2d.png"))
     if "coalescing" in studies:
         fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
         for dtype in ("float32", "float64"):
@@ -157,9 +157,7 @@ def plot_studies(studies: dict[str, list[Row]], directory: Path) -> list[Path]:
         ax.set(xlabel="cells per thread", ylabel="Mcells/s",
                title="256^3 pec-box: coalesced vs uncoalesced, single vs double (cf. Fig. 11)")
         ax.legend()
-        out.append(directory / "study_coalescing.png")
-        fig.savefig(out[-1], dpi=110)
-        plt.close(fig)
+        out.append(_save(plt, fig, directory / "study_coalescing.png"))
     return out
 
 

@@ -12,31 +12,25 @@ def _ceil(a: int, b: int) -> int:
     return -(-a // b)
 
 
-#: (cells per thread, widest block along x) for the boxes holding CPML layers;
-#: $YEEFDTD_SLAB="V,BX" overrides it (for experiments). Measured on an H200, dipole-cpml
-#: 512: (2, 64) 39.6 Gcells/s, (2, 32) 39.6, (2, 16) 39.2, (1, 32) 38.2, (4, 16) 37.6.
-SLAB_DEFAULT = (2, 64)
+#: (cells per thread, threads per block) for the boxes holding CPML layers;
+#: $YEEFDTD_SLAB="V,B" overrides it (for experiments).
+SLAB_DEFAULT = (2, 256)
 
 
 def slab_setting() -> tuple[int, int]:
     import os
 
     if os.environ.get("YEEFDTD_SLAB"):
-        v, widest = (int(x) for x in os.environ["YEEFDTD_SLAB"].split(","))
-        return v, widest
+        v, threads = (int(x) for x in os.environ["YEEFDTD_SLAB"].split(","))
+        return v, threads
     return SLAB_DEFAULT
 
 
-def slab_shape(shape) -> tuple[int, int, int, int]:
-    """Launch shape for a box holding CPML layers: a block fitted to the box, which is thin
-    along its own axis (an x box is only a dozen cells wide, a y box ten rows high)."""
-    v, widest = slab_setting()
-    packs = _ceil(shape[0], v)
-    bx = 1
-    while bx < min(packs, widest):
-        bx *= 2
-    by = max(1, min(shape[1], 256 // bx))
-    return (bx, by, v, 0)
+def slab_shape() -> tuple[int, int, int, int]:
+    """Launch shape for a 2D box holding CPML layers (rows flattened into 1D blocks, so a
+    box only a dozen cells wide still fills every lane)."""
+    v, threads = slab_setting()
+    return (threads, 1, v, 0)
 
 
 def _coef_args(st, comps) -> list:
@@ -57,8 +51,14 @@ def update_launches(st, role: str, cfg: tuple) -> list:
         if mode == "3d":
             upd, cur = (("hx", "hy", "hz"), ("ex", "ey", "ez")) if role == "h" else \
                 (("ex", "ey", "ez"), ("hx", "hy", "hz"))
+            mask = st.layer_mask()
+            xa, xb = st.x_band()
+            grid, block, n_a = v.launch3d(cfg, st.shape, xa, xb, mask)
+            fn = st._fn(v.kernel(role, cfg, *st._tparams, mask))
             args = (*[f[c] for c in upd], *[f[c] for c in cur], *[ids[c] for c in upd], tab, R,
-                    _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
+                    _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py), _i32(xa), _i32(xb),
+                    _i32(n_a))
+            return [(fn, grid, block, args, 0)]
         else:
             upd, cur = {
                 ("tmz", "h"): (("hx", "hy"), ("ez",)), ("tmz", "e"): (("ez",), ("hx", "hy")),
@@ -67,13 +67,13 @@ def update_launches(st, role: str, cfg: tuple) -> list:
             args = (*[f[c] for c in upd], *[f[c] for c in cur], *[ids[c] for c in upd], tab, R,
                     _i32(nx), _i32(ny), _i32(px))
         out = []
-        for pml, box in st.boxes():
+        for mask, box in st.boxes():
             ilo, ihi, jlo, jhi, klo, khi = box
             shape = (ihi - ilo, jhi - jlo, khi - klo)
-            box_cfg = cfg if not pml else slab_shape(shape)
+            box_cfg = slab_shape() if mask else cfg
             grid, block = v.launch(box_cfg, shape)
-            fn = st._fn(v.kernel(role, box_cfg, *st._tparams, pml))
-            out.append((fn, grid, block, (*args, *map(_i32, (ilo, ihi, jlo, jhi, klo))), 0))
+            fn = st._fn(v.kernel(role, box_cfg, *st._tparams, mask))
+            out.append((fn, grid, block, (*args, *map(_i32, box)), 0))
         return out
     fn = st._fn(v.kernel(role, cfg, *st._tparams))
     dims = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))

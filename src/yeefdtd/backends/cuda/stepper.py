@@ -1,9 +1,13 @@
 """The CUDA stepper: device arrays, precomputed launch lists, graph replay, monitors.
 
-Everything a step launches is worked out once, at construction, as a flat list of
+Everything a step launches is worked out once, at construction, as a list of
 (kernel, grid, block, args, shared memory) tuples: the variant's H and E updates, one CPML
 launch per face and half step, source injection, probe recording and the step counter's
-tick. A step is that list, captured once as a CUDA graph and replayed. Sources and probes
+tick. Where a half step updates the interior and the boxes holding CPML layers with
+separate kernels, the two run side by side on two streams (a ``Parallel`` entry): they
+touch disjoint cells, and the slower, register-heavy layer kernels then use the bandwidth
+the interior kernel leaves. A step is that list, captured once as a CUDA graph and
+replayed. Sources and probes
 read the step number from device memory, so the same graph serves every step; probe samples
 collect in a ring buffer on the device and come back in chunks, snapshots in a frame buffer.
 """
@@ -33,6 +37,25 @@ def _i32(v) -> np.int32:
     return np.int32(v)
 
 
+class Parallel:
+    """Two launch lists that may run at the same time: ``main`` on the stepper's stream,
+    ``side`` on a second one that forks from it and joins it again."""
+
+    def __init__(self, main: list, side: list):
+        self.main, self.side = main, side
+
+    def flat(self) -> list:
+        return [*self.main, *self.side]
+
+
+def flatten(plan: list) -> list:
+    """The launches of a plan in order, ``Parallel`` entries unrolled."""
+    out = []
+    for item in plan:
+        out += item.flat() if isinstance(item, Parallel) else [item]
+    return out
+
+
 class CudaStepper(Stepper):
     """Time stepping on an NVIDIA GPU with a chosen kernel variant."""
 
@@ -53,6 +76,12 @@ class CudaStepper(Stepper):
         self.pitch = self.variant.pitches(g.shape)
         self._full = (*self.pitch, g.shape[2])
         self._stream = cp.cuda.Stream(non_blocking=True)
+        import os
+        prio = os.environ.get("YEEFDTD_SIDE_PRIORITY")
+        self._side = cp.cuda.Stream(non_blocking=True, priority=int(prio)) if prio else \
+            cp.cuda.Stream(non_blocking=True)
+        self._fork = cp.cuda.Event(disable_timing=True)
+        self._join = cp.cuda.Event(disable_timing=True)
         self._held: list = []  # every device array, for memory_bytes
         try:
             with self._stream:
@@ -186,7 +215,9 @@ class CudaStepper(Stepper):
         percell = "false" if self.variant.form == "ids" else "true"
         cid = ID if self.variant.form == "ids" else "id8_t"
         if self.variant.fused_cpml:
-            names = self.variant.instances(*self._tparams, pml=bool(self._slabs))
+            masks = [self.layer_mask()] if self.model.grid.mode == "3d" else \
+                sorted({mask for mask, _ in self.boxes() if mask})
+            names = self.variant.instances(*self._tparams, masks=masks)
         self._cpml_names = {}
         for entry in self._slabs if not self.variant.fused_cpml else ():
             for kind in ("e", "h"):
@@ -213,30 +244,28 @@ class CudaStepper(Stepper):
         """The CPML faces, for the update kernels that apply the correction themselves."""
         face = np.dtype([("psi1", "u8"), ("psi2", "u8"), ("b", "u8"), ("c", "u8"), ("k", "u8"),
                          ("axis", "i4"), ("start", "i4"), ("L", "i4"), ("pad", "i4")])
-        faces = np.zeros((2, 6), dtype=face)
-        count = np.zeros(2, dtype=np.int32)
+        faces = np.zeros((2, 3, 2), dtype=face)   # [half step][axis][low, high]; L = 0: none
         for kind, row in (("e", 0), ("h", 1)):
             for entry in self._slabs:
-                part = entry[kind]
-                q = count[row]
+                part, slab = entry[kind], entry["slab"]
+                at = (row, slab.axis, 0 if slab.side == "min" else 1)
                 for name, arr in zip(("psi1", "psi2"), part["psi"], strict=True):
-                    faces[name][row, q] = 0 if arr is None else arr.data.ptr
+                    faces[name][at] = 0 if arr is None else arr.data.ptr
                 for name, arr in zip(("b", "c", "k"), part["prof"], strict=True):
-                    faces[name][row, q] = arr.data.ptr
-                faces["axis"][row, q] = entry["slab"].axis
-                faces["start"][row, q] = part["start"]
-                faces["L"][row, q] = entry["slab"].cells
-                count[row] += 1
+                    faces[name][at] = arr.data.ptr
+                faces["axis"][at] = slab.axis
+                faces["start"][at] = part["start"]
+                faces["L"][at] = slab.cells
         self._module.get_global("c_faces").copy_from_host(faces.ctypes.data, faces.nbytes)
-        self._module.get_global("c_nfaces").copy_from_host(count.ctypes.data, count.nbytes)
 
-    def boxes(self) -> list[tuple[bool, tuple]]:
-        """(with CPML, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior
-        for the plain update kernel, the boxes holding CPML layers for the PML kernel. x
-        bounds are multiples of 4 (the widest access)."""
+    def boxes(self) -> list[tuple[int, tuple]]:
+        """(mask, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior (mask
+        0) for the plain update kernel, the boxes holding CPML layers for the PML kernel, with
+        the mask of axes (1 x, 2 y, 4 z) whose layers meet the box. x bounds are multiples
+        of 4 (the widest access)."""
         nx, ny, nz = self.shape
         if not self._slabs:
-            return [(False, (0, nx, 0, ny, 0, nz))]
+            return [(0, (0, nx, 0, ny, 0, nz))]
         lo, hi = [0, 0, 0], [nx, ny, nz]
         for entry in self._slabs:
             slab = entry["slab"]
@@ -257,10 +286,39 @@ class CudaStepper(Stepper):
                 b_lo, b_hi = list(box_lo), list(box_hi)
                 b_lo[a], b_hi[a] = side_lo, side_hi
                 if all(h > l for l, h in zip(b_lo, b_hi, strict=True)):
-                    out.append((True, (b_lo[0], b_hi[0], b_lo[1], b_hi[1], b_lo[2], b_hi[2])))
+                    box = (b_lo[0], b_hi[0], b_lo[1], b_hi[1], b_lo[2], b_hi[2])
+                    out.append((self._layer_mask(box), box))
         if all(h > l for l, h in zip(lo, hi, strict=True)):
-            out.insert(0, (False, (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])))
+            out.insert(0, (0, (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])))
         return out
+
+    def layer_mask(self) -> int:
+        """The axes (1 x, 2 y, 4 z) that have CPML layers."""
+        return sum({1 << e["slab"].axis for e in self._slabs})
+
+    def x_band(self) -> tuple[int, int]:
+        """[xa, xb): the x range clear of the x layers, bounds multiples of 4 (the widest
+        access); the whole row when there are none."""
+        nx = self.shape[0]
+        xa, xb = 0, nx
+        for entry in self._slabs:
+            slab = entry["slab"]
+            if slab.axis == 0 and slab.side == "min":
+                xa = -(-slab.cells // 4) * 4
+            elif slab.axis == 0:
+                xb = (self.model.grid.cells[0] - slab.cells) // 4 * 4
+        return xa, max(xa, xb)
+
+    def _layer_mask(self, box) -> int:
+        """The axes (1 x, 2 y, 4 z) whose CPML layers, E or H, hold a cell of ``box``."""
+        mask = 0
+        for entry in self._slabs:
+            a, L = entry["slab"].axis, entry["slab"].cells
+            first = min(entry["e"]["start"], entry["h"]["start"])
+            last = max(entry["e"]["start"], entry["h"]["start"]) + L
+            if first < box[2 * a + 1] and last > box[2 * a]:
+                mask |= 1 << a
+        return mask
 
     # ---- launch plans -------------------------------------------------------------------
     def _update_plan(self, role: str, cfg: tuple) -> list:
@@ -319,10 +377,13 @@ class CudaStepper(Stepper):
     def _build_step_plan(self) -> list:
         from .launch import cpml_launches, inject_launches, record_launches
 
-        plan = {"h": list(self._plans["h"]), "e": list(self._plans["e"])}
         steps = []
         for kind in ("h", "e"):
-            steps += plan[kind]
+            plan = self._plans[kind]
+            # the interior and the layer boxes side by side (2D; see the module docstring)
+            import os
+            steps += [Parallel(plan[:1], plan[1:])] if len(plan) > 1 and \
+                self.variant.fused_cpml and not os.environ.get("YEEFDTD_SERIAL") else list(plan)
             if not self.variant.fused_cpml:
                 steps += cpml_launches(self, kind)
             steps += inject_launches(self, kind)
@@ -332,7 +393,17 @@ class CudaStepper(Stepper):
 
     # ---- time stepping ------------------------------------------------------------------
     def _launch(self, launches) -> None:
-        for fn, grid, block, args, smem in launches:
+        for item in launches:
+            if isinstance(item, Parallel):
+                self._fork.record(self._stream)
+                self._side.wait_event(self._fork)
+                for fn, grid, block, args, smem in item.side:
+                    fn(grid, block, args, shared_mem=smem, stream=self._side)
+                self._launch(item.main)
+                self._join.record(self._side)
+                self._stream.wait_event(self._join)
+                continue
+            fn, grid, block, args, smem = item
             fn(grid, block, args, shared_mem=smem)
 
     def _replay(self) -> None:

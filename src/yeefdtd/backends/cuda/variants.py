@@ -49,11 +49,12 @@ class Variant:
     fused_cpml = False
 
     def kernel(self, role: str, cfg: tuple, mode: str, T: str, ID: str, CT: str,
-               pml: bool = False) -> str:
-        """The instance launched for ``role`` with launch shape ``cfg``."""
+               pml: int = 0) -> str:
+        """The instance launched for ``role`` with launch shape ``cfg`` (``pml``: the mask of
+        axes whose CPML layers the launch covers, for variants that apply them in place)."""
         return self.kernels(mode, T, ID, CT)[role]
 
-    def instances(self, mode: str, T: str, ID: str, CT: str, pml: bool = False) -> list[str]:
+    def instances(self, mode: str, T: str, ID: str, CT: str, masks=()) -> list[str]:
         """Every instance a stepper may launch (all are compiled up front)."""
         return list(self.kernels(mode, T, ID, CT).values())
 
@@ -78,47 +79,73 @@ class Indexed(Variant):
     def pitches(self, shape):
         return _ceil(shape[0], 4) * 4, shape[1]   # rows aligned for 4-wide accesses
 
-    #: L2 prefetch distances (planes ahead) tried for the 3D interior kernels
+    #: L2 prefetch distances (planes ahead) tried for the 3D kernels
     PREFETCH = (0, 1, 2)
 
     def kernels(self, mode, T, ID, CT):
         return {r: self.kernel(r, (0, 0, 4), mode, T, ID, CT) for r in ("h", "e")}
 
-    def kernel(self, role, cfg, mode, T, ID, CT, pml=False):
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
         suffix = "3" if mode == "3d" else f"_{mode}"
         pf = cfg[3] if len(cfg) > 3 and mode == "3d" else 0
-        return (f"indexed_{role}{suffix}<{T}, {ID}, {CT}, {cfg[2]}, "
-                f"{'true' if pml else 'false'}, {pf}>")
+        return f"indexed_{role}{suffix}<{T}, {ID}, {CT}, {cfg[2]}, {int(pml)}, {pf}>"
 
-    def instances(self, mode, T, ID, CT, pml=False):
+    def instances(self, mode, T, ID, CT, masks=()):
+        """3D: every width and prefetch distance with the grid's one CPML mask (``masks``
+        holds it; none: 0). 2D: every width without CPML, and the layer width with each
+        mask of a box holding layers."""
+        if mode == "3d":
+            mask = max(masks, default=0)
+            cfgs = [(0, 0, v, 0) for v in self.WIDTHS] + \
+                [(0, 0, v, p) for v in (2, 4) for p in self.PREFETCH[1:]]
+            return [self.kernel(r, c, mode, T, ID, CT, mask) for r in ("h", "e") for c in cfgs]
         out = [self.kernel(r, (0, 0, v, 0), mode, T, ID, CT) for r in ("h", "e")
                for v in self.WIDTHS]
-        if mode == "3d":
-            out += [self.kernel(r, (0, 0, v, p), mode, T, ID, CT) for r in ("h", "e")
-                    for v in (2, 4) for p in self.PREFETCH[1:]]
-        if pml:
+        if masks:
             from .launch import slab_setting
 
             width = slab_setting()[0]
-            out += [self.kernel(r, (0, 0, width, 0), mode, T, ID, CT, True) for r in ("h", "e")]
+            out += [self.kernel(r, (0, 0, width, 0), mode, T, ID, CT, m) for r in ("h", "e")
+                    for m in masks if m]
         return out
 
     def configs(self, role, shape):
-        # (threads along x, threads along y, cells per thread along x, L2 prefetch distance
-        # in planes, 3D only); a plane per grid z; at most 256 threads (launch bounds)
-        base = [(128, 2, 4), (64, 4, 4), (32, 8, 4), (128, 1, 4), (64, 2, 4), (32, 4, 4),
-                (128, 2, 2), (64, 4, 2), (32, 8, 2), (128, 2, 1), (256, 1, 1), (32, 8, 1),
-                (16, 16, 4)]
+        # (threads per block, 1, cells per thread along x, L2 prefetch distance in planes,
+        # 3D only); 1D blocks of at most 256 threads (launch bounds)
+        base = [(256, 1, 4), (128, 1, 4), (64, 1, 4), (256, 1, 2), (128, 1, 2),
+                (256, 1, 1), (128, 1, 1)]
         out = [(*c, 0) for c in base]
         if shape[2] > 1:
-            out += [(*c, p) for c in base[:6] + base[6:8] for p in self.PREFETCH[1:]]
+            out += [(*c, p) for c in base[:2] + base[3:5] for p in self.PREFETCH[1:]]
         return out
 
+    @staticmethod
+    def planes(nz: int) -> tuple[int, int]:
+        """Grid y and z for ``nz`` planes (plane = blockIdx.y + gridDim.y * blockIdx.z)."""
+        gy = min(nz, 65535)
+        return gy, _ceil(nz, gy)
+
     def launch(self, cfg, shape):
-        """(grid, block) of a launch with shape ``cfg``."""
-        bx, by, v = cfg[:3]
+        """(grid, block) of a launch with shape ``cfg`` over a box of ``shape`` cells (2D)."""
+        bx, _, v = cfg[:3]
         nx, ny, nz = shape
-        return (_ceil(_ceil(nx, v), bx), _ceil(ny, by), nz), (bx, by, 1)
+        packs = _ceil(nx, v) * ny
+        if packs + bx >= 2**31:
+            raise SetupError(f"a plane of {nx} x {ny} cells has more than 2^31 cells; use "
+                             "fewer cells per plane")
+        return (_ceil(packs, bx), *self.planes(nz)), (bx, 1, 1)
+
+    def launch3d(self, cfg, shape, xa: int, xb: int, mask: int):
+        """(grid, block, blocks per plane for the packs over [xa, xb)) of the 3D launch:
+        after those, blocks for the cells of the x layers, [0, xa) and [xb, nx)."""
+        bx, _, v = cfg[:3]
+        nx, ny, nz = shape
+        n_a = _ceil(_ceil(xb - xa, v) * ny, bx)
+        n_b = _ceil((xa + nx - xb) * ny, bx) if mask & 1 else 0
+        if (n_a + n_b) * bx >= 2**31:
+            raise SetupError(f"a plane of {nx} x {ny} cells has more than 2^31 cells; use "
+                             "fewer cells per plane")
+        return (n_a + n_b, *self.planes(nz)), (bx, 1, 1), n_a
 
 
 class SeedXyz(Variant):
@@ -204,7 +231,8 @@ class Tiled2d(Variant):
 
 _CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,
             "seed-plane": SeedPlane, "seed-multicell": SeedMulticell, "tiled-2d": Tiled2d}
-_OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"}, "seed-xy": {"pad32", "noshared"},
+_OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"},
+            "seed-xy": {"pad32", "noshared"},
             "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set()}
 
 

@@ -63,11 +63,12 @@ __device__ __forceinline__ void store(T* __restrict__ p, idx_t c, const Pack<T, 
 }
 
 // CPML faces for the kernels that apply the correction in the same pass as the update.
-// For face f of half step h (0: E, 1: H): the auxiliary arrays of its two components
-// (a1 = axis+1, a2 = axis+2; null when absent), the profile arrays b, c, 1/kappa - 1 along
-// the slab, and where the slab lies: indices start .. start + L - 1 along axis. psi is laid
-// out x fastest: u + L (j + ny k) on an x face, i + px (u + L k) on a y face,
-// i + px (j + ny u) on a z face.
+// c_faces[h][a][side] is the face of half step h (0: E, 1: H) normal to axis a on the low
+// (0) or high (1) side; L = 0 where there is none. It holds the auxiliary arrays of its two
+// components (a1 = axis+1, a2 = axis+2; null when absent), the profile arrays b, c and
+// 1/kappa - 1 along the slab, and where the slab lies: indices start .. start + L - 1 along
+// the axis. psi is laid out x fastest: u + L (j + ny k) on an x face, i + px (u + L k) on a
+// y face, i + px (j + ny u) on a z face.
 struct Face {
     void* psi1;
     void* psi2;
@@ -76,29 +77,88 @@ struct Face {
     const void* k;
     int axis, start, L, pad;
 };
-__constant__ Face c_faces[2][6];
-__constant__ int c_nfaces[2];
+__constant__ Face c_faces[2][3][2];
 
 // psi <- b psi + c d; returns the correction factor (1/kappa - 1) d + psi, which the caller
 // multiplies by its own coefficient for that difference.
 template <typename T>
-__device__ __forceinline__ T pml_term(void* psi_v, const Face& f, idx_t at, int u, T d) {
+__device__ __forceinline__ T pml_term(void* psi_v, const Face* f, idx_t at, int u, T d) {
     T* psi = static_cast<T*>(psi_v);
-    const T b = static_cast<const T*>(f.b)[u], cc = static_cast<const T*>(f.c)[u];
-    const T ki = static_cast<const T*>(f.k)[u];
+    const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
+    const T ki = static_cast<const T*>(f->k)[u];
     const T p = b * psi[at] + cc * d;
     psi[at] = p;
     return ki * d + p;
 }
 
-// Where (i, j, k) falls in face f: its depth u and the index of its psi entry, or false.
-__device__ __forceinline__ bool in_face(const Face& f, int i, int j, int k, int ny, int px,
-                                        int& u, idx_t& at) {
-    const int s = f.axis == 0 ? i : (f.axis == 1 ? j : k);
-    u = s - f.start;
-    if (u < 0 || u >= f.L) return false;
-    if (f.axis == 0) at = (idx_t)u + (idx_t)f.L * ((idx_t)j + (idx_t)ny * k);
-    else if (f.axis == 1) at = (idx_t)i + (idx_t)px * ((idx_t)u + (idx_t)f.L * k);
+// The face normal to axis A (a compile-time constant) of half step h that holds (i, j, k),
+// with its depth u and the index of its psi entry; null when the cell is in neither.
+template <int A>
+__device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int ny, int px,
+                                               int& u, idx_t& at) {
+    const int s = A == 0 ? i : (A == 1 ? j : k);
+    const Face* f = &c_faces[h][A][0];
+    u = s - f->start;
+    if (u < 0 || u >= f->L) {
+        f = &c_faces[h][A][1];
+        u = s - f->start;
+        if (u < 0 || u >= f->L) return nullptr;
+    }
+    if (A == 0) at = (idx_t)u + (idx_t)f->L * ((idx_t)j + (idx_t)ny * k);
+    else if (A == 1) at = (idx_t)i + (idx_t)px * ((idx_t)u + (idx_t)f->L * k);
     else at = (idx_t)i + (idx_t)px * ((idx_t)j + (idx_t)ny * u);
-    return true;
+    return f;
+}
+
+// Whether the cells with coordinates lo .. hi along axis A meet a face of half step h.
+template <int A>
+__device__ __forceinline__ bool near_face(int h, int lo, int hi) {
+    const Face& a = c_faces[h][A][0];
+    const Face& b = c_faces[h][A][1];
+    return (lo < a.start + a.L && hi >= a.start) || (lo < b.start + b.L && hi >= b.start);
+}
+
+// Which axes in MASK have a face of half step h that this thread's pack of V cells meets.
+template <int MASK, int V>
+__device__ __forceinline__ void nearness(int h, int i0, int j, int k, bool (&near)[3]) {
+    near[0] = (MASK & 1) && near_face<0>(h, i0, i0 + V - 1);
+    near[1] = (MASK & 2) && near_face<1>(h, j, j);
+    near[2] = (MASK & 4) && near_face<2>(h, k, k);
+}
+
+template <typename T> struct Two { T a, b; };
+
+// The CPML step of one cell for the face normal to axis A (half step h): both auxiliary
+// values advanced with their differences d1 (component a1's c-difference) and d2 (a2's
+// b-difference), and the two correction factors returned; (0, 0) outside the face.
+// (Calling it out of line, so that the plain path keeps its registers, did not help: the
+// values live across the call need registers of their own.)
+template <typename T, int A>
+__device__ __forceinline__ Two<T> pml_pair(int h, int i, int j, int k, int ny, int px, T d1, T d2) {
+    int u;
+    idx_t at;
+    Two<T> r{T(0), T(0)};
+    const Face* f = face_at<A>(h, i, j, k, ny, px, u, at);
+    if (f == nullptr) return r;
+    if (f->psi1) r.a = pml_term<T>(f->psi1, f, at, u, d1);
+    if (f->psi2) r.b = pml_term<T>(f->psi2, f, at, u, d2);
+    return r;
+}
+
+// Where this thread's pack of V cells lies in the box [ilo, ihi) x [jlo, jhi) x [klo, khi):
+// (i0, j, k) of its first cell, or false when it has none. 1D blocks run over the box's rows
+// of packs flattened across y (a block spans rows, so no lane idles at a row's end however
+// narrow the box); the plane is blockIdx.y + gridDim.y * blockIdx.z. The host keeps the
+// packs of a plane below 2^31.
+template <int V>
+__device__ __forceinline__ bool place(int ilo, int ihi, int jlo, int jhi, int klo, int khi,
+                                      int& i0, int& j, int& k) {
+    const int ppr = (ihi - ilo + V - 1) / V;
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    const int r = p / ppr;
+    if (r >= jhi - jlo) return false;
+    i0 = ilo + (p - r * ppr) * V;
+    j = jlo + r;
+    k = klo + blockIdx.y + gridDim.y * blockIdx.z;
+    return k < khi;
 }

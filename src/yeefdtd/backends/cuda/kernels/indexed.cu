@@ -4,22 +4,23 @@
 // (or two) per component; neighbours come from L1 and L2.
 //
 // Mapping: one thread per V consecutive cells along x (V = 1, 2 or 4; rows are padded to a
-// multiple of 4 so that the V values are one aligned 4V- or 8V-byte access), a 2D block over
-// (x, y), blockIdx.z the plane. Measured on an H200: the update is bound by how many bytes
-// are in flight, not by how many are moved; one cell per thread (4-byte loads) reached 2.5
-// TB/s with exactly the modelled traffic, 16-byte accesses keep several times more bytes in
-// flight per thread. A thread marching along z with its z-neighbour in a register (the
-// seeds' xy-mapping) needed 56 registers and did worse.
+// multiple of 4 so that the V values are one aligned 4V- or 8V-byte access), 1D blocks over
+// the rows of packs flattened across y. Measured on an H200, pec-box 512 float32: 92% of
+// the copy bandwidth, where 2D (x, y) blocks reached 86% (a row of 513 cells is 129 packs,
+// so a 2D block along x left most lanes of its last block idle). One cell per thread
+// (4-byte loads) reached 2.5 TB/s with exactly the modelled traffic; 16-byte accesses keep
+// more bytes in flight per thread. A thread marching along z with its z-neighbour in a
+// register (the seeds' xy-mapping) needed 56 registers and did worse.
 //
 // Cells in the padding (i >= nx) are computed too: their ids are 0 (all coefficients zero),
 // so they stay zero. The x-neighbour of the last cell of a row wraps to the first.
 //
 // With PML, the CPML correction is applied in the same pass: the differences are already
 // in registers, so a cell in a layer only adds its auxiliary values' read and write (the
-// faces are described in constant memory, see common.cuh). That path needs many more
-// registers, so each half step launches the plain kernel on the interior box and the PML
-// kernel on the boxes that hold the layers ([ilo, ihi) x [jlo, jhi) x [klo, klo + grid z));
-// every cell is still updated once.
+// faces are described in constant memory, see common.cuh). PML is the mask of axes (1 x,
+// 2 y, 4 z) that have faces. In 3D one launch covers the grid (see INDEXED3_DISPATCH); in
+// 2D the plain kernel (PML = 0) runs on the interior box and the PML kernel on the boxes
+// that hold the layers. Every cell is updated once.
 //
 // PF > 0 asks L2 for this thread's cells PF planes ahead before loading its own: requests in
 // flight that hold no registers, for the blocks of that plane to find in L2. Capping the
@@ -40,17 +41,45 @@ __device__ __forceinline__ T behind(const Pack<T, V>& p, int e, T prev) {
 }
 
 // ---------------------------------------------------------------------------- 3D
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
-__global__ void __launch_bounds__(256)
-indexed_h3(T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
-           const T* __restrict__ ex, const T* __restrict__ ey, const T* __restrict__ ez,
-           const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
-           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
-           int ilo, int ihi, int jlo, int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    const int k = klo + blockIdx.z;
-    if (i0 >= ihi || j >= jhi) return;
+// The CPML step of a pack of V cells on a y or z face, where the whole pack lies at one
+// depth u and its auxiliary values are V consecutive, aligned entries from ``at``:
+//     psi1 <- b psi1 + c d1,  F1 += C1 (kinv d1 + psi1),  d1 = a1 - b1 (F1's c-difference)
+//     psi2 <- b psi2 + c d2,  F2 += C2 (kinv d2 + psi2),  d2 = a2 - b2 (F2's b-difference)
+template <typename T, typename ID, bool CT, int V>
+__device__ __forceinline__ void pml_pack(const Face* f, idx_t at, int u, const T* gtab, int R,
+                                         Pack<T, V>& F1, const Pack<ID, V>& m1, int comp1,
+                                         const Pack<T, V>& a1, const Pack<T, V>& b1,
+                                         Pack<T, V>& F2, const Pack<ID, V>& m2, int comp2,
+                                         const Pack<T, V>& a2, const Pack<T, V>& b2) {
+    const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
+    const T ki = static_cast<const T*>(f->k)[u];
+    T* psi1 = static_cast<T*>(f->psi1);
+    T* psi2 = static_cast<T*>(f->psi2);
+    Pack<T, V> p1 = load<T, V>(psi1, at), p2 = load<T, V>(psi2, at);
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+        const T d1 = a1.v[e] - b1.v[e], d2 = a2.v[e] - b2.v[e];
+        p1.v[e] = b * p1.v[e] + cc * d1;
+        p2.v[e] = b * p2.v[e] + cc * d2;
+        F1.v[e] += coef<T, CT>(gtab, R, comp1, m1.v[e], 2) * (ki * d1 + p1.v[e]);
+        F2.v[e] += coef<T, CT>(gtab, R, comp2, m2.v[e], 1) * (ki * d2 + p2.v[e]);
+    }
+    store<T, V>(psi1, at, p1);
+    store<T, V>(psi2, at, p2);
+}
+
+// The H update of the V cells from (i0, j, k). CELLF: the axes whose CPML faces are
+// applied cell by cell (any axis; used with V = 1); PACKF: the axes (y, z) applied a pack
+// at a time (the x faces cut packs, so they never are).
+template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
+__device__ __forceinline__ void h3_cells(
+        T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
+        const T* __restrict__ ex, const T* __restrict__ ey, const T* __restrict__ ez,
+        const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
+        const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+        int i0, int j, int k) {
+    bool near[3];
+    nearness<CELLF, V>(1, i0, j, k, near);
     const idx_t plane = (idx_t)px * py;
     const idx_t row = (idx_t)j * px + (idx_t)k * plane;
     const idx_t c = row + i0;
@@ -83,42 +112,44 @@ indexed_h3(T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
                  + coef<T, CT>(gtab, R, 4, my_, 1) * dexz + coef<T, CT>(gtab, R, 4, my_, 2) * dezx;
         hz0.v[e] = coef<T, CT>(gtab, R, 5, mz_, 0) * hz0.v[e]
                  + coef<T, CT>(gtab, R, 5, mz_, 1) * deyx + coef<T, CT>(gtab, R, 5, mz_, 2) * dexy;
-        if (PML) {
-            const int i = i0 + e;
-            for (int q = 0; q < c_nfaces[1]; ++q) {
-                const Face& f = c_faces[1][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i, j, k, ny, px, u, at)) continue;
-                if (f.axis == 0) {        // Hy: c-difference along x; Hz: b-difference
-                    hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 2) * pml_term<T>(f.psi1, f, at, u, dezx);
-                    hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 1) * pml_term<T>(f.psi2, f, at, u, deyx);
-                } else if (f.axis == 1) { // Hz: c-difference along y; Hx: b-difference
-                    hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 2) * pml_term<T>(f.psi1, f, at, u, dexy);
-                    hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1) * pml_term<T>(f.psi2, f, at, u, dezy);
-                } else {                  // Hx: c-difference along z; Hy: b-difference
-                    hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 2) * pml_term<T>(f.psi1, f, at, u, deyz);
-                    hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 1) * pml_term<T>(f.psi2, f, at, u, dexz);
-                }
-            }
+        if (near[0]) {   // Hy: c-difference along x; Hz: b-difference
+            const Two<T> t = pml_pair<T, 0>(1, i0 + e, j, k, ny, px, dezx, deyx);
+            hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 2) * t.a;
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 1) * t.b;
+        }
+        if (near[1]) {   // Hz: c-difference along y; Hx: b-difference
+            const Two<T> t = pml_pair<T, 1>(1, i0 + e, j, k, ny, px, dexy, dezy);
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 2) * t.a;
+            hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1) * t.b;
+        }
+        if (near[2]) {   // Hx: c-difference along z; Hy: b-difference
+            const Two<T> t = pml_pair<T, 2>(1, i0 + e, j, k, ny, px, deyz, dexz);
+            hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 2) * t.a;
+            hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 1) * t.b;
         }
     }
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(1, i0, j, k, ny, px, u, at)))   // Hz (c), Hx (b) along y
+        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, hz0, mz, 5, exy, ex0, hx0, mx, 3, ezy, ez0);
+    if ((PACKF & 4) && (f = face_at<2>(1, i0, j, k, ny, px, u, at)))   // Hx (c), Hy (b) along z
+        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, hx0, mx, 3, eyz, ey0, hy0, my, 4, exz, ex0);
     store<T, V>(hx, c, hx0);
     store<T, V>(hy, c, hy0);
     store<T, V>(hz, c, hz0);
 }
 
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
-__global__ void __launch_bounds__(256)
-indexed_e3(T* __restrict__ ex, T* __restrict__ ey, T* __restrict__ ez,
-           const T* __restrict__ hx, const T* __restrict__ hy, const T* __restrict__ hz,
-           const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
-           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
-           int ilo, int ihi, int jlo, int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    const int k = klo + blockIdx.z;
-    if (i0 >= ihi || j >= jhi) return;
+// The E update of the V cells from (i0, j, k); CELLF and PACKF as for h3_cells.
+template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
+__device__ __forceinline__ void e3_cells(
+        T* __restrict__ ex, T* __restrict__ ey, T* __restrict__ ez,
+        const T* __restrict__ hx, const T* __restrict__ hy, const T* __restrict__ hz,
+        const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
+        const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+        int i0, int j, int k) {
+    bool near[3];
+    nearness<CELLF, V>(0, i0, j, k, near);
     const idx_t plane = (idx_t)px * py;
     const idx_t row = (idx_t)j * px + (idx_t)k * plane;
     const idx_t c = row + i0;
@@ -149,42 +180,95 @@ indexed_e3(T* __restrict__ ex, T* __restrict__ ey, T* __restrict__ ez,
                  + coef<T, CT>(gtab, R, 1, my_, 1) * dhxz + coef<T, CT>(gtab, R, 1, my_, 2) * dhzx;
         ez0.v[e] = coef<T, CT>(gtab, R, 2, mz_, 0) * ez0.v[e]
                  + coef<T, CT>(gtab, R, 2, mz_, 1) * dhyx + coef<T, CT>(gtab, R, 2, mz_, 2) * dhxy;
-        if (PML) {
-            const int i = i0 + e;
-            for (int q = 0; q < c_nfaces[0]; ++q) {
-                const Face& f = c_faces[0][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i, j, k, ny, px, u, at)) continue;
-                if (f.axis == 0) {        // Ey: c-difference along x; Ez: b-difference
-                    ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 2) * pml_term<T>(f.psi1, f, at, u, dhzx);
-                    ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 1) * pml_term<T>(f.psi2, f, at, u, dhyx);
-                } else if (f.axis == 1) { // Ez: c-difference along y; Ex: b-difference
-                    ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 2) * pml_term<T>(f.psi1, f, at, u, dhxy);
-                    ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1) * pml_term<T>(f.psi2, f, at, u, dhzy);
-                } else {                  // Ex: c-difference along z; Ey: b-difference
-                    ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 2) * pml_term<T>(f.psi1, f, at, u, dhyz);
-                    ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 1) * pml_term<T>(f.psi2, f, at, u, dhxz);
-                }
-            }
+        if (near[0]) {   // Ey: c-difference along x; Ez: b-difference
+            const Two<T> t = pml_pair<T, 0>(0, i0 + e, j, k, ny, px, dhzx, dhyx);
+            ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 2) * t.a;
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 1) * t.b;
+        }
+        if (near[1]) {   // Ez: c-difference along y; Ex: b-difference
+            const Two<T> t = pml_pair<T, 1>(0, i0 + e, j, k, ny, px, dhxy, dhzy);
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 2) * t.a;
+            ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1) * t.b;
+        }
+        if (near[2]) {   // Ex: c-difference along z; Ey: b-difference
+            const Two<T> t = pml_pair<T, 2>(0, i0 + e, j, k, ny, px, dhyz, dhxz);
+            ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 2) * t.a;
+            ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 1) * t.b;
         }
     }
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(0, i0, j, k, ny, px, u, at)))   // Ez (c), Ex (b) along y
+        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, ez0, mz, 2, hx0, hxy, ex0, mx, 0, hz0, hzy);
+    if ((PACKF & 4) && (f = face_at<2>(0, i0, j, k, ny, px, u, at)))   // Ex (c), Ey (b) along z
+        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, ex0, mx, 0, hy0, hyz, ey0, my, 1, hx0, hxz);
     store<T, V>(ex, c, ex0);
     store<T, V>(ey, c, ey0);
     store<T, V>(ez, c, ez0);
 }
 
+// One launch per half step over the whole grid. Per plane (blockIdx.y + gridDim.y *
+// blockIdx.z), blocks 0 .. nA-1 update the packs of V cells over [xa, xb) x [0, ny), with
+// the y and z CPML faces applied a pack at a time; the blocks after them (PML with x faces)
+// update the cells of the x layers, [0, xa) and [xb, nx), one cell per thread with every
+// face applied cell by cell. Both kinds run in the same launch, plane by plane, so a cache
+// line shared by a layer row and the interior row beside it is fetched from DRAM once (as
+// separate launches the layer rows, a dozen cells wide, cost a whole line per array each
+// and ran at half the bandwidth).
+#define INDEXED3_DISPATCH(CELLS)                                                              \
+    const int k = blockIdx.y + gridDim.y * blockIdx.z;                                       \
+    if (k >= nz) return;                                                                     \
+    if (!(PML & 1) || (int)blockIdx.x < nA) {                                                \
+        const int ppr = (xb - xa + V - 1) / V;                                               \
+        const int p = blockIdx.x * blockDim.x + threadIdx.x;                                 \
+        const int r = p / ppr;                                                               \
+        if (r >= ny) return;                                                                 \
+        CELLS<T, ID, CT, V, 0, (PML & 6), PF>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny,  \
+                                               nz, px, py, xa + (p - r * ppr) * V, r, k);    \
+    } else {                                                                                 \
+        const int w = xa + nx - xb;                                                          \
+        const int p = (blockIdx.x - nA) * blockDim.x + threadIdx.x;                          \
+        const int r = p / w;                                                                 \
+        if (r >= ny) return;                                                                 \
+        const int q = p - r * w;                                                             \
+        CELLS<T, ID, CT, 1, PML, 0, 0>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny, nz,     \
+                                       px, py, q < xa ? q : xb + q - xa, r, k);              \
+    }
+
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256)
+indexed_h3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
+           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+           const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
+           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+           int xa, int xb, int nA) {
+    INDEXED3_DISPATCH(h3_cells)
+}
+
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256)
+indexed_e3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
+           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+           const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
+           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+           int xa, int xb, int nA) {
+    INDEXED3_DISPATCH(e3_cells)
+}
+#undef INDEXED3_DISPATCH
+
 // ---------------------------------------------------------------------------- 2D TMz
 // Ez, Hx, Hy. Hx: b = y (Ez along y); Hy: c = x (Ez along x); Ez: b = x (Hy), c = y (Hx).
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
 indexed_h_tmz(T* __restrict__ hx, T* __restrict__ hy, const T* __restrict__ ez,
               const ID* __restrict__ idx, const ID* __restrict__ idy,
               const T* __restrict__ gtab, int R, int nx, int ny, int px, int ilo, int ihi, int jlo,
-              int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    if (i0 >= ihi || j >= jhi) return;
+              int jhi, int klo, int khi) {
+    int i0, j, k;
+    if (!place<V>(ilo, ihi, jlo, jhi, klo, khi, i0, j, k)) return;
+    bool near[3];
+    nearness<PML, V>(1, i0, j, k, near);
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j + 1 == ny) ? (idx_t)(1 - ny) * px : (idx_t)px;
@@ -201,32 +285,27 @@ indexed_h_tmz(T* __restrict__ hx, T* __restrict__ hy, const T* __restrict__ ez,
         const int mx_ = mx.v[e], my_ = my.v[e];
         hx0.v[e] = coef<T, CT>(gtab, R, 3, mx_, 0) * hx0.v[e] + coef<T, CT>(gtab, R, 3, mx_, 1) * dezy;
         hy0.v[e] = coef<T, CT>(gtab, R, 4, my_, 0) * hy0.v[e] + coef<T, CT>(gtab, R, 4, my_, 2) * dezx;
-        if (PML) {
-            for (int q = 0; q < c_nfaces[1]; ++q) {
-                const Face& f = c_faces[1][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i0 + e, j, 0, ny, px, u, at)) continue;
-                if (f.axis == 0)   // Hy: c-difference along x
-                    hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 2) * pml_term<T>(f.psi1, f, at, u, dezx);
-                else               // Hx: b-difference along y
-                    hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1) * pml_term<T>(f.psi2, f, at, u, dezy);
-            }
-        }
+        if (near[0])   // Hy: c-difference along x
+            hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 2)
+                      * pml_pair<T, 0>(1, i0 + e, j, 0, ny, px, dezx, T(0)).a;
+        if (near[1])   // Hx: b-difference along y
+            hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1)
+                      * pml_pair<T, 1>(1, i0 + e, j, 0, ny, px, T(0), dezy).b;
     }
     store<T, V>(hx, c, hx0);
     store<T, V>(hy, c, hy0);
 }
 
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
 indexed_e_tmz(T* __restrict__ ez, const T* __restrict__ hx, const T* __restrict__ hy,
               const ID* __restrict__ idz, const T* __restrict__ gtab, int R, int nx, int ny,
               int px, int ilo, int ihi, int jlo,
-              int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    if (i0 >= ihi || j >= jhi) return;
+              int jhi, int klo, int khi) {
+    int i0, j, k;
+    if (!place<V>(ilo, ihi, jlo, jhi, klo, khi, i0, j, k)) return;
+    bool near[3];
+    nearness<PML, V>(0, i0, j, k, near);
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j == 0) ? (idx_t)(ny - 1) * px : -(idx_t)px;
@@ -240,33 +319,28 @@ indexed_e_tmz(T* __restrict__ ez, const T* __restrict__ hx, const T* __restrict_
         const T dhyx = hy0.v[e] - behind<T, V>(hy0, e, hyp), dhxy = hx0.v[e] - hxy.v[e];
         ez0.v[e] = coef<T, CT>(gtab, R, 2, m, 0) * ez0.v[e] + coef<T, CT>(gtab, R, 2, m, 1) * dhyx
                  + coef<T, CT>(gtab, R, 2, m, 2) * dhxy;
-        if (PML) {
-            for (int q = 0; q < c_nfaces[0]; ++q) {
-                const Face& f = c_faces[0][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i0 + e, j, 0, ny, px, u, at)) continue;
-                if (f.axis == 0)   // Ez: b-difference along x
-                    ez0.v[e] += coef<T, CT>(gtab, R, 2, m, 1) * pml_term<T>(f.psi2, f, at, u, dhyx);
-                else               // Ez: c-difference along y
-                    ez0.v[e] += coef<T, CT>(gtab, R, 2, m, 2) * pml_term<T>(f.psi1, f, at, u, dhxy);
-            }
-        }
+        if (near[0])   // Ez: b-difference along x
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, m, 1)
+                      * pml_pair<T, 0>(0, i0 + e, j, 0, ny, px, T(0), dhyx).b;
+        if (near[1])   // Ez: c-difference along y
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, m, 2)
+                      * pml_pair<T, 1>(0, i0 + e, j, 0, ny, px, dhxy, T(0)).a;
     }
     store<T, V>(ez, c, ez0);
 }
 
 // ---------------------------------------------------------------------------- 2D TEz
 // Hz, Ex, Ey. Hz: b = x (Ey), c = y (Ex); Ex: b = y (Hz); Ey: c = x (Hz).
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
 indexed_h_tez(T* __restrict__ hz, const T* __restrict__ ex, const T* __restrict__ ey,
               const ID* __restrict__ idz, const T* __restrict__ gtab, int R, int nx, int ny,
               int px, int ilo, int ihi, int jlo,
-              int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    if (i0 >= ihi || j >= jhi) return;
+              int jhi, int klo, int khi) {
+    int i0, j, k;
+    if (!place<V>(ilo, ihi, jlo, jhi, klo, khi, i0, j, k)) return;
+    bool near[3];
+    nearness<PML, V>(1, i0, j, k, near);
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j + 1 == ny) ? (idx_t)(1 - ny) * px : (idx_t)px;
@@ -282,31 +356,26 @@ indexed_h_tez(T* __restrict__ hz, const T* __restrict__ ex, const T* __restrict_
         const T deyx = ahead<T, V>(ey0, e, eyn, ey1, last) - ey0.v[e], dexy = exy.v[e] - ex0.v[e];
         hz0.v[e] = coef<T, CT>(gtab, R, 5, m, 0) * hz0.v[e] + coef<T, CT>(gtab, R, 5, m, 1) * deyx
                  + coef<T, CT>(gtab, R, 5, m, 2) * dexy;
-        if (PML) {
-            for (int q = 0; q < c_nfaces[1]; ++q) {
-                const Face& f = c_faces[1][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i0 + e, j, 0, ny, px, u, at)) continue;
-                if (f.axis == 0)   // Hz: b-difference along x
-                    hz0.v[e] += coef<T, CT>(gtab, R, 5, m, 1) * pml_term<T>(f.psi2, f, at, u, deyx);
-                else               // Hz: c-difference along y
-                    hz0.v[e] += coef<T, CT>(gtab, R, 5, m, 2) * pml_term<T>(f.psi1, f, at, u, dexy);
-            }
-        }
+        if (near[0])   // Hz: b-difference along x
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, m, 1)
+                      * pml_pair<T, 0>(1, i0 + e, j, 0, ny, px, T(0), deyx).b;
+        if (near[1])   // Hz: c-difference along y
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, m, 2)
+                      * pml_pair<T, 1>(1, i0 + e, j, 0, ny, px, dexy, T(0)).a;
     }
     store<T, V>(hz, c, hz0);
 }
 
-template <typename T, typename ID, bool CT, int V, bool PML, int PF>
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
 indexed_e_tez(T* __restrict__ ex, T* __restrict__ ey, const T* __restrict__ hz,
               const ID* __restrict__ idx, const ID* __restrict__ idy,
               const T* __restrict__ gtab, int R, int nx, int ny, int px, int ilo, int ihi, int jlo,
-              int jhi, int klo) {
-    const int i0 = ilo + (blockIdx.x * blockDim.x + threadIdx.x) * V;
-    const int j = jlo + blockIdx.y * blockDim.y + threadIdx.y;
-    if (i0 >= ihi || j >= jhi) return;
+              int jhi, int klo, int khi) {
+    int i0, j, k;
+    if (!place<V>(ilo, ihi, jlo, jhi, klo, khi, i0, j, k)) return;
+    bool near[3];
+    nearness<PML, V>(0, i0, j, k, near);
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j == 0) ? (idx_t)(ny - 1) * px : -(idx_t)px;
@@ -320,18 +389,12 @@ indexed_e_tez(T* __restrict__ ex, T* __restrict__ ey, const T* __restrict__ hz,
         const int mx_ = mx.v[e], my_ = my.v[e];
         ex0.v[e] = coef<T, CT>(gtab, R, 0, mx_, 0) * ex0.v[e] + coef<T, CT>(gtab, R, 0, mx_, 1) * dhzy;
         ey0.v[e] = coef<T, CT>(gtab, R, 1, my_, 0) * ey0.v[e] + coef<T, CT>(gtab, R, 1, my_, 2) * dhzx;
-        if (PML) {
-            for (int q = 0; q < c_nfaces[0]; ++q) {
-                const Face& f = c_faces[0][q];
-                int u;
-                idx_t at;
-                if (!in_face(f, i0 + e, j, 0, ny, px, u, at)) continue;
-                if (f.axis == 0)   // Ey: c-difference along x
-                    ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 2) * pml_term<T>(f.psi1, f, at, u, dhzx);
-                else               // Ex: b-difference along y
-                    ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1) * pml_term<T>(f.psi2, f, at, u, dhzy);
-            }
-        }
+        if (near[0])   // Ey: c-difference along x
+            ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 2)
+                      * pml_pair<T, 0>(0, i0 + e, j, 0, ny, px, dhzx, T(0)).a;
+        if (near[1])   // Ex: b-difference along y
+            ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1)
+                      * pml_pair<T, 1>(0, i0 + e, j, 0, ny, px, T(0), dhzy).b;
     }
     store<T, V>(ex, c, ex0);
     store<T, V>(ey, c, ey0);

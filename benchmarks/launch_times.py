@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from yeefdtd.backends.cuda.stepper import CudaStepper, flatten
+from yeefdtd.backends.cuda.stepper import CudaStepper
 from yeefdtd.bench import bench_scene
 from yeefdtd.build.model import build_model
 
@@ -28,7 +28,7 @@ def main() -> None:
     st = CudaStepper(model, a.dtype, variant=a.variant, graphs=False)
     st.advance(0, 5)
     st.synchronize()
-    plan = flatten(st._step_plan)
+    plan = st._step_plan
     total = [0.0] * len(plan)
     with st._stream:
         ev = [cp.cuda.Event() for _ in range(len(plan) + 1)]

@@ -51,6 +51,7 @@ def update_launches(st, role: str, cfg: tuple) -> list:
         if mode == "3d":
             upd, cur = (("hx", "hy", "hz"), ("ex", "ey", "ez")) if role == "h" else \
                 (("ex", "ey", "ez"), ("hx", "hy", "hz"))
+            # one launch over the grid, every CPML face applied in it
             mask = st.layer_mask()
             xa, xb = st.x_band()
             grid, block, n_a = v.launch3d(cfg, st.shape, xa, xb, mask)

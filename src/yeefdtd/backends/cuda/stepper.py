@@ -3,11 +3,7 @@
 Everything a step launches is worked out once, at construction, as a list of
 (kernel, grid, block, args, shared memory) tuples: the variant's H and E updates, one CPML
 launch per face and half step, source injection, probe recording and the step counter's
-tick. Where a half step updates the interior and the boxes holding CPML layers with
-separate kernels, the two run side by side on two streams (a ``Parallel`` entry): they
-touch disjoint cells, and the slower, register-heavy layer kernels then use the bandwidth
-the interior kernel leaves. A step is that list, captured once as a CUDA graph and
-replayed. Sources and probes
+tick. A step is that list, captured once as a CUDA graph and replayed. Sources and probes
 read the step number from device memory, so the same graph serves every step; probe samples
 collect in a ring buffer on the device and come back in chunks, snapshots in a frame buffer.
 """
@@ -37,23 +33,12 @@ def _i32(v) -> np.int32:
     return np.int32(v)
 
 
-class Parallel:
-    """Two launch lists that may run at the same time: ``main`` on the stepper's stream,
-    ``side`` on a second one that forks from it and joins it again."""
-
-    def __init__(self, main: list, side: list):
-        self.main, self.side = main, side
-
-    def flat(self) -> list:
-        return [*self.main, *self.side]
+def _x_width(start: int, cells: int) -> int:
+    """Entries per row of an x face's auxiliary arrays in the fused layout: from start
+    rounded down to start + cells rounded up to multiples of 4 (see Face in common.cuh)."""
+    return -(-(start + cells) // 4) * 4 - start // 4 * 4
 
 
-def flatten(plan: list) -> list:
-    """The launches of a plan in order, ``Parallel`` entries unrolled."""
-    out = []
-    for item in plan:
-        out += item.flat() if isinstance(item, Parallel) else [item]
-    return out
 
 
 class CudaStepper(Stepper):
@@ -76,12 +61,6 @@ class CudaStepper(Stepper):
         self.pitch = self.variant.pitches(g.shape)
         self._full = (*self.pitch, g.shape[2])
         self._stream = cp.cuda.Stream(non_blocking=True)
-        import os
-        prio = os.environ.get("YEEFDTD_SIDE_PRIORITY")
-        self._side = cp.cuda.Stream(non_blocking=True, priority=int(prio)) if prio else \
-            cp.cuda.Stream(non_blocking=True)
-        self._fork = cp.cuda.Event(disable_timing=True)
-        self._join = cp.cuda.Event(disable_timing=True)
         self._held: list = []  # every device array, for memory_bytes
         try:
             with self._stream:
@@ -155,11 +134,12 @@ class CudaStepper(Stepper):
         for slab in model.slabs:
             s = slab.axis
             others = [n for a, n in enumerate(self.shape) if a != s]
-            size = slab.cells * others[0] * others[1]
-            if fused:
-                size = slab.cells * (ny * nz if s == 0 else px * (nz if s == 1 else ny))
             entry = {"slab": slab, "e": {}, "h": {}}
             for kind, prof in (("e", slab.e), ("h", slab.h)):
+                size = slab.cells * others[0] * others[1]
+                if fused:
+                    size = slab.cells * (px * (nz if s == 1 else ny)) if s else \
+                        _x_width(prof.start, slab.cells) * ny * nz
                 a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
                 entry[kind] = {
                     "start": prof.start,
@@ -243,7 +223,7 @@ class CudaStepper(Stepper):
     def _upload_faces(self) -> None:
         """The CPML faces, for the update kernels that apply the correction themselves."""
         face = np.dtype([("psi1", "u8"), ("psi2", "u8"), ("b", "u8"), ("c", "u8"), ("k", "u8"),
-                         ("axis", "i4"), ("start", "i4"), ("L", "i4"), ("pad", "i4")])
+                         ("base", "i4"), ("start", "i4"), ("L", "i4"), ("W", "i4")])
         faces = np.zeros((2, 3, 2), dtype=face)   # [half step][axis][low, high]; L = 0: none
         for kind, row in (("e", 0), ("h", 1)):
             for entry in self._slabs:
@@ -253,9 +233,10 @@ class CudaStepper(Stepper):
                     faces[name][at] = 0 if arr is None else arr.data.ptr
                 for name, arr in zip(("b", "c", "k"), part["prof"], strict=True):
                     faces[name][at] = arr.data.ptr
-                faces["axis"][at] = slab.axis
+                faces["base"][at] = part["start"] // 4 * 4
                 faces["start"][at] = part["start"]
                 faces["L"][at] = slab.cells
+                faces["W"][at] = _x_width(part["start"], slab.cells)
         self._module.get_global("c_faces").copy_from_host(faces.ctypes.data, faces.nbytes)
 
     def boxes(self) -> list[tuple[int, tuple]]:
@@ -379,11 +360,7 @@ class CudaStepper(Stepper):
 
         steps = []
         for kind in ("h", "e"):
-            plan = self._plans[kind]
-            # the interior and the layer boxes side by side (2D; see the module docstring)
-            import os
-            steps += [Parallel(plan[:1], plan[1:])] if len(plan) > 1 and \
-                self.variant.fused_cpml and not os.environ.get("YEEFDTD_SERIAL") else list(plan)
+            steps += self._plans[kind]
             if not self.variant.fused_cpml:
                 steps += cpml_launches(self, kind)
             steps += inject_launches(self, kind)
@@ -393,17 +370,7 @@ class CudaStepper(Stepper):
 
     # ---- time stepping ------------------------------------------------------------------
     def _launch(self, launches) -> None:
-        for item in launches:
-            if isinstance(item, Parallel):
-                self._fork.record(self._stream)
-                self._side.wait_event(self._fork)
-                for fn, grid, block, args, smem in item.side:
-                    fn(grid, block, args, shared_mem=smem, stream=self._side)
-                self._launch(item.main)
-                self._join.record(self._side)
-                self._stream.wait_event(self._join)
-                continue
-            fn, grid, block, args, smem = item
+        for fn, grid, block, args, smem in launches:
             fn(grid, block, args, shared_mem=smem)
 
     def _replay(self) -> None:

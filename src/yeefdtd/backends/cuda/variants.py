@@ -137,7 +137,7 @@ class Indexed(Variant):
 
     def launch3d(self, cfg, shape, xa: int, xb: int, mask: int):
         """(grid, block, blocks per plane for the packs over [xa, xb)) of the 3D launch:
-        after those, blocks for the cells of the x layers, [0, xa) and [xb, nx)."""
+        after those, one thread per cell of the x layers, [0, xa) and [xb, nx)."""
         bx, _, v = cfg[:3]
         nx, ny, nz = shape
         n_a = _ceil(_ceil(xb - xa, v) * ny, bx)

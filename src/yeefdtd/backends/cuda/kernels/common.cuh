@@ -67,15 +67,17 @@ __device__ __forceinline__ void store(T* __restrict__ p, idx_t c, const Pack<T, 
 // (0) or high (1) side; L = 0 where there is none. It holds the auxiliary arrays of its two
 // components (a1 = axis+1, a2 = axis+2; null when absent), the profile arrays b, c and
 // 1/kappa - 1 along the slab, and where the slab lies: indices start .. start + L - 1 along
-// the axis. psi is laid out x fastest: u + L (j + ny k) on an x face, i + px (u + L k) on a
-// y face, i + px (j + ny u) on a z face.
+// the axis. psi is laid out x fastest: (i - base) + W (j + ny k) on an x face, where base
+// is start rounded down and base + W is start + L rounded up to a multiple of 4 (so that
+// 4 cells along x have 4 aligned, consecutive entries), i + px (u + L k) on a y face,
+// i + px (j + ny u) on a z face.
 struct Face {
     void* psi1;
     void* psi2;
     const void* b;
     const void* c;
     const void* k;
-    int axis, start, L, pad;
+    int base, start, L, W;
 };
 __constant__ Face c_faces[2][3][2];
 
@@ -104,7 +106,7 @@ __device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int n
         u = s - f->start;
         if (u < 0 || u >= f->L) return nullptr;
     }
-    if (A == 0) at = (idx_t)u + (idx_t)f->L * ((idx_t)j + (idx_t)ny * k);
+    if (A == 0) at = (idx_t)(i - f->base) + (idx_t)f->W * ((idx_t)j + (idx_t)ny * k);
     else if (A == 1) at = (idx_t)i + (idx_t)px * ((idx_t)u + (idx_t)f->L * k);
     else at = (idx_t)i + (idx_t)px * ((idx_t)j + (idx_t)ny * u);
     return f;

@@ -41,36 +41,58 @@ __device__ __forceinline__ T behind(const Pack<T, V>& p, int e, T prev) {
 }
 
 // ---------------------------------------------------------------------------- 3D
-// The CPML step of a pack of V cells on a y or z face, where the whole pack lies at one
-// depth u and its auxiliary values are V consecutive, aligned entries from ``at``:
-//     psi1 <- b psi1 + c d1,  F1 += C1 (kinv d1 + psi1),  d1 = a1 - b1 (F1's c-difference)
-//     psi2 <- b psi2 + c d2,  F2 += C2 (kinv d2 + psi2),  d2 = a2 - b2 (F2's b-difference)
+// Second pass: the CPML faces are applied after the plain update has stored its packs, one
+// component of one face at a time, reading back what each needs (L1 and L2 hits: the lines
+// were touched a moment ago, so DRAM sees no extra bytes). A compiler fence before each,
+// and pointers the compiler cannot see through, keep it from carrying values across in
+// registers: applied in the same pass, the faces raised the kernel from 52-56 to 79-90
+// registers. The x faces cut packs (each cell its own depth), so their cells are updated
+// one per thread with the faces applied in the same pass (see INDEXED3_DISPATCH); applied
+// a pack at a time in the second pass instead, they raised the kernel to 64-86 registers
+// and were slower (dipole-cpml 512: 40.8 against 43.6 Gcells/s).
+__device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
+
+// The same pointer, as far as the compiler can tell a different one: loads through it are
+// issued again rather than answered from registers (read-only data survives a fence).
+template <typename P>
+__device__ __forceinline__ P* opaque(P* p) {
+    asm volatile("mov.b64 %0, %0;" : "+l"(p));
+    return p;
+}
+
+// The CPML step of one component F over a pack of V cells on a y or z face, where the
+// whole pack lies at one depth u and its auxiliary values are V consecutive, aligned entries
+// from ``at``: with d = A[ca] - B[cb] (F's difference across the face, column q of its row),
+//     psi <- b psi + c d,  F += C_q (kinv d + psi).
 template <typename T, typename ID, bool CT, int V>
-__device__ __forceinline__ void pml_pack(const Face* f, idx_t at, int u, const T* gtab, int R,
-                                         Pack<T, V>& F1, const Pack<ID, V>& m1, int comp1,
-                                         const Pack<T, V>& a1, const Pack<T, V>& b1,
-                                         Pack<T, V>& F2, const Pack<ID, V>& m2, int comp2,
-                                         const Pack<T, V>& a2, const Pack<T, V>& b2) {
+__device__ __forceinline__ void pml_pack(void* psi_v, const Face* f, idx_t at, int u,
+                                         const T* __restrict__ gtab, int R, T* F,
+                                         const ID* id, int comp, int q,
+                                         const T* A, const T* B, idx_t c, idx_t ca, idx_t cb) {
+    compiler_fence();
+    F = opaque(F);
+    id = opaque(id);
+    A = opaque(A);
+    B = opaque(B);
+    T* psi = static_cast<T*>(psi_v);
     const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
     const T ki = static_cast<const T*>(f->k)[u];
-    T* psi1 = static_cast<T*>(f->psi1);
-    T* psi2 = static_cast<T*>(f->psi2);
-    Pack<T, V> p1 = load<T, V>(psi1, at), p2 = load<T, V>(psi2, at);
+    Pack<T, V> p = load<T, V>(psi, at), x = load<T, V>(F, c);
+    const Pack<T, V> a1 = load<T, V>(A, ca), b1 = load<T, V>(B, cb);
+    const Pack<ID, V> m = load<ID, V>(id, c);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-        const T d1 = a1.v[e] - b1.v[e], d2 = a2.v[e] - b2.v[e];
-        p1.v[e] = b * p1.v[e] + cc * d1;
-        p2.v[e] = b * p2.v[e] + cc * d2;
-        F1.v[e] += coef<T, CT>(gtab, R, comp1, m1.v[e], 2) * (ki * d1 + p1.v[e]);
-        F2.v[e] += coef<T, CT>(gtab, R, comp2, m2.v[e], 1) * (ki * d2 + p2.v[e]);
+        const T d = a1.v[e] - b1.v[e];
+        p.v[e] = b * p.v[e] + cc * d;
+        x.v[e] += coef<T, CT>(gtab, R, comp, m.v[e], q) * (ki * d + p.v[e]);
     }
-    store<T, V>(psi1, at, p1);
-    store<T, V>(psi2, at, p2);
+    store<T, V>(psi, at, p);
+    store<T, V>(F, c, x);
 }
 
 // The H update of the V cells from (i0, j, k). CELLF: the axes whose CPML faces are
-// applied cell by cell (any axis; used with V = 1); PACKF: the axes (y, z) applied a pack
-// at a time (the x faces cut packs, so they never are).
+// applied cell by cell, in the same pass (used with V = 1); PACKF: the axes (y, z) applied
+// a pack at a time, in the second pass.
 template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
 __device__ __forceinline__ void h3_cells(
         T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
@@ -128,16 +150,23 @@ __device__ __forceinline__ void h3_cells(
             hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 1) * t.b;
         }
     }
-    int u;
-    idx_t at;
-    const Face* f;
-    if ((PACKF & 2) && (f = face_at<1>(1, i0, j, k, ny, px, u, at)))   // Hz (c), Hx (b) along y
-        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, hz0, mz, 5, exy, ex0, hx0, mx, 3, ezy, ez0);
-    if ((PACKF & 4) && (f = face_at<2>(1, i0, j, k, ny, px, u, at)))   // Hx (c), Hy (b) along z
-        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, hx0, mx, 3, eyz, ey0, hy0, my, 4, exz, ex0);
     store<T, V>(hx, c, hx0);
     store<T, V>(hy, c, hy0);
     store<T, V>(hz, c, hz0);
+    if (!PACKF) return;
+    compiler_fence();
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(1, i0, j, k, ny, px, u, at))) {  // Hz (c), Hx (b) along y
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hz, idz, 5, 2, ex, ex, c, c + dy, c);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hx, idx, 3, 1, ez, ez, c, c + dy, c);
+    }
+    compiler_fence();
+    if ((PACKF & 4) && (f = face_at<2>(1, i0, j, k, ny, px, u, at))) {  // Hx (c), Hy (b) along z
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hx, idx, 3, 2, ey, ey, c, c + dz, c);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hy, idy, 4, 1, ex, ex, c, c + dz, c);
+    }
 }
 
 // The E update of the V cells from (i0, j, k); CELLF and PACKF as for h3_cells.
@@ -196,16 +225,23 @@ __device__ __forceinline__ void e3_cells(
             ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 1) * t.b;
         }
     }
-    int u;
-    idx_t at;
-    const Face* f;
-    if ((PACKF & 2) && (f = face_at<1>(0, i0, j, k, ny, px, u, at)))   // Ez (c), Ex (b) along y
-        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, ez0, mz, 2, hx0, hxy, ex0, mx, 0, hz0, hzy);
-    if ((PACKF & 4) && (f = face_at<2>(0, i0, j, k, ny, px, u, at)))   // Ex (c), Ey (b) along z
-        pml_pack<T, ID, CT, V>(f, at, u, gtab, R, ex0, mx, 0, hy0, hyz, ey0, my, 1, hx0, hxz);
     store<T, V>(ex, c, ex0);
     store<T, V>(ey, c, ey0);
     store<T, V>(ez, c, ez0);
+    if (!PACKF) return;
+    compiler_fence();
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(0, i0, j, k, ny, px, u, at))) {  // Ez (c), Ex (b) along y
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ez, idz, 2, 2, hx, hx, c, c, c + dy);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ex, idx, 0, 1, hz, hz, c, c, c + dy);
+    }
+    compiler_fence();
+    if ((PACKF & 4) && (f = face_at<2>(0, i0, j, k, ny, px, u, at))) {  // Ex (c), Ey (b) along z
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ex, idx, 0, 2, hy, hy, c, c, c + dz);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ey, idy, 1, 1, hx, hx, c, c, c + dz);
+    }
 }
 
 // One launch per half step over the whole grid. Per plane (blockIdx.y + gridDim.y *

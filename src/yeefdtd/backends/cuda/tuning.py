@@ -66,8 +66,12 @@ def time_launches(cp, launches, repeats: int = 5) -> float:
     return times[len(times) // 2]
 
 
-def sweep(cp, plan_for, candidates, repeats: int = 5) -> list[tuple[tuple, float]]:
-    """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches."""
+def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
+          final_repeats: int = 25) -> list[tuple[tuple, float]]:
+    """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches.
+    The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
+    time: candidates often lie within a few percent, which a short first round cannot tell
+    apart."""
     out = []
     for cfg in candidates:
         try:
@@ -75,4 +79,7 @@ def sweep(cp, plan_for, candidates, repeats: int = 5) -> list[tuple[tuple, float
         except cp.cuda.driver.CUDADriverError:
             continue  # too many threads or too much shared memory for this kernel
         out.append((cfg, ms))
+    best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
+    for q in best:
+        out[q] = (out[q][0], time_launches(cp, plan_for(out[q][0]), final_repeats))
     return out

@@ -70,7 +70,7 @@ def random_scene(mode: str, seed: int, boundaries: dict) -> yf.Scene:
 
 
 BOUNDARIES_3D = [
-    {"x_min": {"cells": 6}, "x_max": "pec", "y_min": "pmc", "y_max": {"cells": 5},
+    {"x_min": {"cells": 6}, "x_max": {"cells": 5}, "y_min": "pmc", "y_max": {"cells": 5},
      "z_min": "periodic", "z_max": "periodic"},
     {"x_min": "periodic", "x_max": "periodic", "y_min": "pec", "y_max": "pmc",
      "z_min": {"cells": 4}, "z_max": {"cells": 7}},

@@ -48,7 +48,10 @@ def main() -> None:
     for q, (_fn, grid, block, args, _) in enumerate(plan):
         ms = total[q] / a.steps
         update = any(x is plan[q] for x in st._plans["h"] + st._plans["e"])
-        box = tuple(int(x) for x in args[-6:]) if update and st.variant.name == "indexed" else ()
+        box = ()
+        if update and st.variant.name == "indexed":   # 3D: one launch over the grid
+            box = tuple(int(x) for x in args[-6:]) if st.model.grid.mode != "3d" else \
+                (0, st.shape[0], 0, st.shape[1], 0, st.shape[2])
         cells = 1
         if box:
             cells = (box[1] - box[0]) * (box[3] - box[2]) * (box[5] - box[4])

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
-from ...exceptions import OutOfMemory
+from ...exceptions import OutOfMemory, SetupError
 from ..base import Records, Stepper
 from . import tuning
 from .compile import id_name, kernel_version, load_module, type_name
@@ -31,6 +31,25 @@ TUNE_MIN_CELLS = 4_000_000
 
 def _i32(v) -> np.int32:
     return np.int32(v)
+
+
+def check_x_faces(slabs, mode: str) -> None:
+    """The 3D indexed kernels give a pack of 4 cells along x to one x face at most (see
+    indexed.cu): the two faces' ranges, widened to multiples of 4, must not meet."""
+    if mode != "3d":
+        return
+    x = {s.side: s for s in slabs if s.axis == 0}
+    if len(x) < 2:
+        return
+    lo, hi = x["min"], x["max"]
+    for kind in ("e", "h"):
+        low_end = _x_width(getattr(lo, kind).start, lo.cells)
+        high_start = getattr(hi, kind).start // 4 * 4
+        if low_end > high_start:
+            raise SetupError(
+                "boundaries: the x_min and x_max CPML layers leave fewer than 4 cells between "
+                "them, which the 'indexed' variant cannot update; use more cells along x, "
+                "thinner layers, or variant 'seed-xyz'")
 
 
 def _x_width(start: int, cells: int) -> int:
@@ -129,6 +148,8 @@ class CudaStepper(Stepper):
         self._slabs = []
         comps = model.grid.components
         fused = self.variant.fused_cpml
+        if fused:
+            check_x_faces(model.slabs, model.grid.mode)
         _, ny, nz = self.shape
         px = self.pitch[0]
         for slab in model.slabs:
@@ -140,11 +161,16 @@ class CudaStepper(Stepper):
                 if fused:
                     size = slab.cells * (px * (nz if s == 1 else ny)) if s else \
                         _x_width(prof.start, slab.cells) * ny * nz
+                profiles = (prof.b, prof.c, prof.kinv_m1)
+                if fused and s == 0:   # from base over W entries, zero outside the slab
+                    lead = prof.start - prof.start // 4 * 4
+                    width = _x_width(prof.start, slab.cells)
+                    profiles = tuple(np.pad(p, (lead, width - lead - slab.cells))
+                                     for p in profiles)
                 a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
                 entry[kind] = {
                     "start": prof.start,
-                    "prof": [self._dev(p.astype(self.dtype)) for p in (prof.b, prof.c,
-                                                                      prof.kinv_m1)],
+                    "prof": [self._dev(p.astype(self.dtype)) for p in profiles],
                     "psi": [self._zeros(size) if a in comps else None for a in (a1, a2)],
                     "comps": (a1, a2),
                 }
@@ -276,19 +302,6 @@ class CudaStepper(Stepper):
     def layer_mask(self) -> int:
         """The axes (1 x, 2 y, 4 z) that have CPML layers."""
         return sum({1 << e["slab"].axis for e in self._slabs})
-
-    def x_band(self) -> tuple[int, int]:
-        """[xa, xb): the x range clear of the x layers, bounds multiples of 4 (the widest
-        access); the whole row when there are none."""
-        nx = self.shape[0]
-        xa, xb = 0, nx
-        for entry in self._slabs:
-            slab = entry["slab"]
-            if slab.axis == 0 and slab.side == "min":
-                xa = -(-slab.cells // 4) * 4
-            elif slab.axis == 0:
-                xb = (self.model.grid.cells[0] - slab.cells) // 4 * 4
-        return xa, max(xa, xb)
 
     def _layer_mask(self, box) -> int:
         """The axes (1 x, 2 y, 4 z) whose CPML layers, E or H, hold a cell of ``box``."""

@@ -116,18 +116,28 @@ class Row:
     launch: dict
 
 
-def time_stepper(stepper, steps: int, warmup: int = 10) -> float:
-    """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events."""
+def time_stepper(stepper, steps: int, warmup: int = 20, segments: int = 5) -> float:
+    """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events: the steps
+    run in ``segments`` back-to-back segments and the median segment's rate is reported (a
+    clock or power transient in one segment does not move the figure; lent GPUs showed
+    single 200-step timings up to 4% apart on one machine)."""
     import cupy as cp
 
     stepper.advance(0, warmup)
     stepper.synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record(stepper._stream)
-    stepper.advance(warmup, steps)
-    stop.record(stepper._stream)
-    stop.synchronize()
-    return cp.cuda.get_elapsed_time(start, stop) * 1e-3
+    segments = max(1, min(segments, steps))
+    sizes = [steps // segments + (q < steps % segments) for q in range(segments)]
+    events = [cp.cuda.Event() for _ in range(segments + 1)]
+    events[0].record(stepper._stream)
+    done = warmup
+    for q, n in enumerate(sizes):
+        stepper.advance(done, n)
+        done += n
+        events[q + 1].record(stepper._stream)
+    events[-1].synchronize()
+    per_step = sorted(cp.cuda.get_elapsed_time(events[q], events[q + 1]) * 1e-3 / n
+                      for q, n in enumerate(sizes))
+    return per_step[len(per_step) // 2] * steps
 
 
 def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,

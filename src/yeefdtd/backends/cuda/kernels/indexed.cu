@@ -54,7 +54,8 @@ __device__ __forceinline__ T behind(const Pack<T, V>& p, int e, T prev) {
 // applying the y and z faces in a second pass that read the fields back from L2, with the
 // x layers one cell per thread in blocks of their own (12-cell row pieces, partly used
 // sectors), ran at 43.6 Gcells/s; this single pass at 44.3 (V = 2: with V = 4 the staged
-// values and the profiles push the kernel to 80-100 registers).
+// values and the profiles push the kernel to 80-100 registers). Capping V = 2 at 48
+// registers (five blocks of 256 per SM) spilled and fell to 39.5.
 //
 // The x faces are laid out for packs: their auxiliary rows and profiles run from ``base``
 // (start rounded down to a multiple of 4) over W entries, zero outside the face, so a

@@ -66,7 +66,10 @@ def parser() -> argparse.ArgumentParser:
                    help="cells per side (repeatable)")
     b.add_argument("--variant", action="append", help="kernel variant (repeatable)")
     b.add_argument("--dtype", action="append", choices=["float32", "float64"])
-    b.add_argument("--steps", type=_positive_int, default=200, help="timed steps per case")
+    b.add_argument("--steps", type=_positive_int, default=1000,
+                   help="timed steps per case (default: the scenes' own 1000; a GPU at its "
+                        "power cap slows down after the first second or so, so shorter runs "
+                        "overstate the speed of a long one)")
     b.add_argument("--quick", action="store_true", help="smaller sizes for a fast look")
     b.add_argument("--json", help="write the results (with device and versions) here")
     b.add_argument("--plots", help="directory for the studies' PNG plots")

@@ -157,3 +157,14 @@ def test_many_materials_use_the_global_table():
     got = yf.run(scene, backend="cuda", keep_fields=True, progress=False)
     assert got.stats["coefficient_table"] == "global"
     assert rel_l2(got.fields, ref.fields) < 1e-10
+
+
+def test_a_tuning_sweep_leaves_no_trace(tmp_path, monkeypatch):
+    """The sweep runs the update kernels on random fields; fields and CPML auxiliary values
+    must be back at rest before the run starts (an empty cache forces the sweep)."""
+    monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
+    scene, r64, _ = reference("3d", 0)
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": "indexed", "tune": True})
+    assert (tmp_path / "tuning.json").exists()
+    assert rel_l2(got.fields, r64.fields) < 1e-10

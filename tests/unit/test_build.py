@@ -162,21 +162,3 @@ def test_probe_snaps_each_component_to_its_nearest_point():
     assert ch["ex"].position == pytest.approx((0.0105, 0.005, 0.010))
     assert ch["ez"].position == pytest.approx((0.010, 0.005, 0.0105))
     assert ch["hz"].position == pytest.approx((0.0105, 0.0045, 0.010))
-
-
-def test_indexed_3d_needs_four_cells_between_the_x_layers():
-    # the 3D indexed kernels give a pack of 4 cells along x to one x face at most
-    from yeefdtd.backends.cuda.stepper import check_x_faces
-    from yeefdtd.exceptions import SetupError
-
-    faces = [f"{a}_{s}" for a in "xyz" for s in ("min", "max")]
-
-    def slabs(nx, cells):
-        return yf.build_model(scene(grid=yf.Grid(cells=(nx, 32, 32), spacing=1e-3),
-                                    boundaries={f: {"cells": cells} for f in faces})).slabs
-
-    check_x_faces(slabs(40, 10), "3d")   # 20 cells between the layers
-    check_x_faces(slabs(6, 2), "3d")     # 2 cells between: the widened ranges do not meet
-    with pytest.raises(SetupError, match="x_min and x_max"):
-        check_x_faces(slabs(4, 1), "3d")   # 2 cells between, but both in one pack of 4
-    check_x_faces(slabs(4, 1), "tmz")    # the 2D kernels test each cell

@@ -53,13 +53,13 @@ def update_launches(st, role: str, cfg: tuple) -> list:
                 (("ex", "ey", "ez"), ("hx", "hy", "hz"))
             # one launch over the grid, every CPML face applied in it
             mask = st.layer_mask()
-            grid, block = v.launch(cfg, st.shape)
+            xa, xb = st.x_band()
+            grid, block, n_a = v.launch3d(cfg, st.shape, xa, xb, mask)
             fn = st._fn(v.kernel(role, cfg, *st._tparams, mask))
             args = (*[f[c] for c in upd], *[f[c] for c in cur], *[ids[c] for c in upd], tab, R,
-                    _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
-            # shared memory: two auxiliary values per thread and face axis (see indexed.cu)
-            smem = 2 * bin(mask).count("1") * block[0] * cfg[2] * size
-            return [(fn, grid, block, args, smem)]
+                    _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py), _i32(xa), _i32(xb),
+                    _i32(n_a))
+            return [(fn, grid, block, args, 0)]
         else:
             upd, cur = {
                 ("tmz", "h"): (("hx", "hy"), ("ez",)), ("tmz", "e"): (("ez",), ("hx", "hy")),

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
-from ...exceptions import OutOfMemory, SetupError
+from ...exceptions import OutOfMemory
 from ..base import Records, Stepper
 from . import tuning
 from .compile import id_name, kernel_version, load_module, type_name
@@ -31,25 +31,6 @@ TUNE_MIN_CELLS = 4_000_000
 
 def _i32(v) -> np.int32:
     return np.int32(v)
-
-
-def check_x_faces(slabs, mode: str) -> None:
-    """The 3D indexed kernels give a pack of 4 cells along x to one x face at most (see
-    indexed.cu): the two faces' ranges, widened to multiples of 4, must not meet."""
-    if mode != "3d":
-        return
-    x = {s.side: s for s in slabs if s.axis == 0}
-    if len(x) < 2:
-        return
-    lo, hi = x["min"], x["max"]
-    for kind in ("e", "h"):
-        low_end = _x_width(getattr(lo, kind).start, lo.cells)
-        high_start = getattr(hi, kind).start // 4 * 4
-        if low_end > high_start:
-            raise SetupError(
-                "boundaries: the x_min and x_max CPML layers leave fewer than 4 cells between "
-                "them, which the 'indexed' variant cannot update; use more cells along x, "
-                "thinner layers, or variant 'seed-xyz'")
 
 
 def _x_width(start: int, cells: int) -> int:
@@ -148,8 +129,6 @@ class CudaStepper(Stepper):
         self._slabs = []
         comps = model.grid.components
         fused = self.variant.fused_cpml
-        if fused:
-            check_x_faces(model.slabs, model.grid.mode)
         _, ny, nz = self.shape
         px = self.pitch[0]
         for slab in model.slabs:
@@ -161,16 +140,11 @@ class CudaStepper(Stepper):
                 if fused:
                     size = slab.cells * (px * (nz if s == 1 else ny)) if s else \
                         _x_width(prof.start, slab.cells) * ny * nz
-                profiles = (prof.b, prof.c, prof.kinv_m1)
-                if fused and s == 0:   # from base over W entries, zero outside the slab
-                    lead = prof.start - prof.start // 4 * 4
-                    width = _x_width(prof.start, slab.cells)
-                    profiles = tuple(np.pad(p, (lead, width - lead - slab.cells))
-                                     for p in profiles)
                 a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
                 entry[kind] = {
                     "start": prof.start,
-                    "prof": [self._dev(p.astype(self.dtype)) for p in profiles],
+                    "prof": [self._dev(p.astype(self.dtype)) for p in (prof.b, prof.c,
+                                                                      prof.kinv_m1)],
                     "psi": [self._zeros(size) if a in comps else None for a in (a1, a2)],
                     "comps": (a1, a2),
                 }
@@ -303,6 +277,19 @@ class CudaStepper(Stepper):
         """The axes (1 x, 2 y, 4 z) that have CPML layers."""
         return sum({1 << e["slab"].axis for e in self._slabs})
 
+    def x_band(self) -> tuple[int, int]:
+        """[xa, xb): the x range clear of the x layers, bounds multiples of 4 (the widest
+        access); the whole row when there are none."""
+        nx = self.shape[0]
+        xa, xb = 0, nx
+        for entry in self._slabs:
+            slab = entry["slab"]
+            if slab.axis == 0 and slab.side == "min":
+                xa = -(-slab.cells // 4) * 4
+            elif slab.axis == 0:
+                xb = (self.model.grid.cells[0] - slab.cells) // 4 * 4
+        return xa, max(xa, xb)
+
     def _layer_mask(self, box) -> int:
         """The axes (1 x, 2 y, 4 z) whose CPML layers, E or H, hold a cell of ``box``."""
         mask = 0
@@ -338,6 +325,7 @@ class CudaStepper(Stepper):
                             self.variant.name,
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
                             role, str(self.dtype), str(self.id_dtype),
+                            f"pml={self._pml_key()}",
                             tuning.shape_class(self.shape), tuning.digest(candidates)])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
@@ -356,11 +344,25 @@ class CudaStepper(Stepper):
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]
             tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
-        if randomised:
+        if randomised:   # the sweep advanced fields and auxiliary values: start from rest
             for f in self._f.values():
                 f.fill(0)
+            for entry in self._slabs:
+                for kind in ("e", "h"):
+                    for psi in entry[kind]["psi"]:
+                        if psi is not None:
+                            psi.fill(0)
         for role in ("h", "e"):
             self._plans[role] = self._update_plan(role, self.configs[role])
+
+    def _pml_key(self) -> str:
+        """What the tuned kernels' CPML handling depends on: the CPML axes when the update
+        kernels apply the faces themselves (another kernel instance per mask)."""
+        if not self.variant.fused_cpml:
+            return "separate"
+        if self.model.grid.mode == "3d":
+            return str(self.layer_mask())
+        return ",".join(str(m) for m, _ in self.boxes())
 
     def _randomise(self) -> None:
         """Fill the fields with small random values: tuning never times zeros."""

@@ -126,7 +126,7 @@ class Indexed(Variant):
         return gy, _ceil(nz, gy)
 
     def launch(self, cfg, shape):
-        """(grid, block) of a launch with shape ``cfg`` over a box of ``shape`` cells."""
+        """(grid, block) of a launch with shape ``cfg`` over a box of ``shape`` cells (2D)."""
         bx, _, v = cfg[:3]
         nx, ny, nz = shape
         packs = _ceil(nx, v) * ny
@@ -134,6 +134,18 @@ class Indexed(Variant):
             raise SetupError(f"a plane of {nx} x {ny} cells has more than 2^31 cells; use "
                              "fewer cells per plane")
         return (_ceil(packs, bx), *self.planes(nz)), (bx, 1, 1)
+
+    def launch3d(self, cfg, shape, xa: int, xb: int, mask: int):
+        """(grid, block, blocks per plane for the packs over [xa, xb)) of the 3D launch:
+        after those, one thread per cell of the x layers, [0, xa) and [xb, nx)."""
+        bx, _, v = cfg[:3]
+        nx, ny, nz = shape
+        n_a = _ceil(_ceil(xb - xa, v) * ny, bx)
+        n_b = _ceil((xa + nx - xb) * ny, bx) if mask & 1 else 0
+        if (n_a + n_b) * bx >= 2**31:
+            raise SetupError(f"a plane of {nx} x {ny} cells has more than 2^31 cells; use "
+                             "fewer cells per plane")
+        return (n_a + n_b, *self.planes(nz)), (bx, 1, 1), n_a
 
 
 class SeedXyz(Variant):

@@ -67,11 +67,10 @@ __device__ __forceinline__ void store(T* __restrict__ p, idx_t c, const Pack<T, 
 // (0) or high (1) side; L = 0 where there is none. It holds the auxiliary arrays of its two
 // components (a1 = axis+1, a2 = axis+2; null when absent), the profile arrays b, c and
 // 1/kappa - 1 along the slab, and where the slab lies: indices start .. start + L - 1 along
-// the axis. On a y or z face the profiles have L entries, from start; an x face is laid
-// out for packs of 4 cells along x: from base (start rounded down to a multiple of 4) over
-// W entries (to start + L rounded up), zero outside the slab, and its auxiliary arrays as
-// (i - base) + W (j + ny k). psi is i + px (u + L k) on a y face, i + px (j + ny u) on a
-// z face.
+// the axis. psi is laid out x fastest: (i - base) + W (j + ny k) on an x face, where base
+// is start rounded down and base + W is start + L rounded up to a multiple of 4 (so that
+// 4 cells along x have 4 aligned, consecutive entries), i + px (u + L k) on a y face,
+// i + px (j + ny u) on a z face.
 struct Face {
     void* psi1;
     void* psi2;
@@ -82,9 +81,20 @@ struct Face {
 };
 __constant__ Face c_faces[2][3][2];
 
+// psi <- b psi + c d; returns the correction factor (1/kappa - 1) d + psi, which the caller
+// multiplies by its own coefficient for that difference.
+template <typename T>
+__device__ __forceinline__ T pml_term(void* psi_v, const Face* f, idx_t at, int u, T d) {
+    T* psi = static_cast<T*>(psi_v);
+    const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
+    const T ki = static_cast<const T*>(f->k)[u];
+    const T p = b * psi[at] + cc * d;
+    psi[at] = p;
+    return ki * d + p;
+}
+
 // The face normal to axis A (a compile-time constant) of half step h that holds (i, j, k),
-// with the index u of its profile entry (its depth; i - base on an x face) and that of its
-// psi entry; null when the cell is in neither.
+// with its depth u and the index of its psi entry; null when the cell is in neither.
 template <int A>
 __device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int ny, int px,
                                                int& u, idx_t& at) {
@@ -96,10 +106,7 @@ __device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int n
         u = s - f->start;
         if (u < 0 || u >= f->L) return nullptr;
     }
-    if (A == 0) {   // x faces: profiles and auxiliary rows run from base (see Face)
-        u = i - f->base;
-        at = (idx_t)u + (idx_t)f->W * ((idx_t)j + (idx_t)ny * k);
-    }
+    if (A == 0) at = (idx_t)(i - f->base) + (idx_t)f->W * ((idx_t)j + (idx_t)ny * k);
     else if (A == 1) at = (idx_t)i + (idx_t)px * ((idx_t)u + (idx_t)f->L * k);
     else at = (idx_t)i + (idx_t)px * ((idx_t)j + (idx_t)ny * u);
     return f;
@@ -123,60 +130,21 @@ __device__ __forceinline__ void nearness(int h, int i0, int j, int k, bool (&nea
 
 template <typename T> struct Two { T a, b; };
 
-// One cell's auxiliary values on the face normal to axis A, read ahead of the update: all
-// loads of a cell are then issued before its first store (a store to an auxiliary array
-// could alias any later load, so reading them one face at a time costs a round trip to
-// DRAM each). f is null where the cell is in no face of that axis.
-template <typename T> struct Psi {
-    const Face* f;
-    idx_t at;
-    int u;
-    T p1, p2;
-};
-
-template <typename T, int A>
-__device__ __forceinline__ Psi<T> psi_read(int h, int i, int j, int k, int ny, int px) {
-    Psi<T> s;
-    s.f = face_at<A>(h, i, j, k, ny, px, s.u, s.at);
-    s.p1 = T(0);
-    s.p2 = T(0);
-    if (s.f != nullptr) {
-        if (s.f->psi1) s.p1 = static_cast<const T*>(s.f->psi1)[s.at];
-        if (s.f->psi2) s.p2 = static_cast<const T*>(s.f->psi2)[s.at];
-    }
-    return s;
-}
-
-// The CPML step of one cell on one face: both auxiliary values advanced with their
-// differences d1 (component a1's c-difference) and d2 (a2's b-difference),
-//     psi <- b psi + c d,
-// and the two correction factors (1/kappa - 1) d + psi returned, which the caller
-// multiplies by its own coefficient for that difference; (0, 0) outside the face.
-template <typename T>
-__device__ __forceinline__ Two<T> psi_step(const Psi<T>& s, T d1, T d2) {
-    Two<T> r{T(0), T(0)};
-    if (s.f == nullptr) return r;
-    const T b = static_cast<const T*>(s.f->b)[s.u], cc = static_cast<const T*>(s.f->c)[s.u];
-    const T ki = static_cast<const T*>(s.f->k)[s.u];
-    if (s.f->psi1) {
-        const T p = b * s.p1 + cc * d1;
-        static_cast<T*>(s.f->psi1)[s.at] = p;
-        r.a = ki * d1 + p;
-    }
-    if (s.f->psi2) {
-        const T p = b * s.p2 + cc * d2;
-        static_cast<T*>(s.f->psi2)[s.at] = p;
-        r.b = ki * d2 + p;
-    }
-    return r;
-}
-
-// psi_read and psi_step at once, for the cell (i, j, k) of half step h.
+// The CPML step of one cell for the face normal to axis A (half step h): both auxiliary
+// values advanced with their differences d1 (component a1's c-difference) and d2 (a2's
+// b-difference), and the two correction factors returned; (0, 0) outside the face.
 // (Calling it out of line, so that the plain path keeps its registers, did not help: the
 // values live across the call need registers of their own.)
 template <typename T, int A>
 __device__ __forceinline__ Two<T> pml_pair(int h, int i, int j, int k, int ny, int px, T d1, T d2) {
-    return psi_step<T>(psi_read<T, A>(h, i, j, k, ny, px), d1, d2);
+    int u;
+    idx_t at;
+    Two<T> r{T(0), T(0)};
+    const Face* f = face_at<A>(h, i, j, k, ny, px, u, at);
+    if (f == nullptr) return r;
+    if (f->psi1) r.a = pml_term<T>(f->psi1, f, at, u, d1);
+    if (f->psi2) r.b = pml_term<T>(f->psi2, f, at, u, d2);
+    return r;
 }
 
 // Where this thread's pack of V cells lies in the box [ilo, ihi) x [jlo, jhi) x [klo, khi):

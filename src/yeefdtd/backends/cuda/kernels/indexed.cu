@@ -18,7 +18,7 @@
 // With PML, the CPML correction is applied in the same pass: the differences are already
 // in registers, so a cell in a layer only adds its auxiliary values' read and write (the
 // faces are described in constant memory, see common.cuh). PML is the mask of axes (1 x,
-// 2 y, 4 z) that have faces. In 3D one launch covers the grid (see the 3D section); in
+// 2 y, 4 z) that have faces. In 3D one launch covers the grid (see INDEXED3_DISPATCH); in
 // 2D the plain kernel (PML = 0) runs on the interior box and the PML kernel on the boxes
 // that hold the layers. Every cell is updated once.
 //
@@ -41,162 +41,74 @@ __device__ __forceinline__ T behind(const Pack<T, V>& p, int e, T prev) {
 }
 
 // ---------------------------------------------------------------------------- 3D
-// One launch per half step covers the grid in packs of V cells, [0, nx) x [0, ny) x [0, nz),
-// and applies every CPML face in the same pass, cell by cell, where the differences are
-// already in registers. A pack's auxiliary values (two per face it lies on) are copied into
-// shared memory with cp.async before its fields are read: they arrive in the same round
-// trip to DRAM, hold no registers while in flight, and are read, advanced and written
-// back there, then stored once. Each thread touches only its own slots, so no barrier is
-// needed.
+// Second pass: the CPML faces are applied after the plain update has stored its packs, one
+// component of one face at a time, reading back what each needs (L1 and L2 hits: the lines
+// were touched a moment ago, so DRAM sees no extra bytes). A compiler fence before each,
+// and pointers the compiler cannot see through, keep it from carrying values across in
+// registers: applied in the same pass, the faces raised the kernel from 52-56 to 79-90
+// registers. The x faces cut packs (each cell its own depth), so their cells are updated
+// one per thread with the faces applied in the same pass (see INDEXED3_DISPATCH); applied
+// a pack at a time in the second pass instead, they raised the kernel to 64-86 registers
+// and were slower (dipole-cpml 512: 40.8 against 43.6 Gcells/s).
 //
-// Measured on an H200 (dipole-cpml 512 float32), the kernel is bound by L2 throughput (92-93%
-// of its peak, against 75-79% of the DRAM bandwidth), so every byte read twice counts:
-// applying the y and z faces in a second pass that read the fields back from L2, with the
-// x layers one cell per thread in blocks of their own (12-cell row pieces, partly used
-// sectors), ran at 43.6 Gcells/s; this single pass at 44.3 (V = 2: with V = 4 the staged
-// values and the profiles push the kernel to 80-100 registers). Capping V = 2 at 48
-// registers (five blocks of 256 per SM) spilled and fell to 39.5.
-//
-// The x faces are laid out for packs: their auxiliary rows and profiles run from ``base``
-// (start rounded down to a multiple of 4) over W entries, zero outside the face, so a
-// pack that straddles the face's edge needs no per-cell test (b = c = 1/kappa - 1 = 0 keep
-// psi and the correction at zero there). The host makes sure the two x faces' padded
-// ranges do not meet (at least 4 cells between the layers).
-
+// Nsight Compute puts this kernel at 92-93% of the L2 throughput peak (75-79% of DRAM's),
+// and under sustained load the H200 holds it at its 700 W power cap with the SM clock
+// down to 1.4-1.7 GHz. A single pass with every face applied cell by cell (x layers in
+// packs, auxiliary values staged in shared memory by cp.async; commit e4ed9d0) ran faster
+// for 200 steps (85.3% of the bound against 82.3%) but slower over 1000 (78.8% against
+// 82.8%): it needed V = 2 (at V = 4, 80-100 registers), twice the memory instructions.
 __device__ __forceinline__ void compiler_fence() { asm volatile("" ::: "memory"); }
 
-extern __shared__ __align__(16) unsigned char psi_slots[];
-
-// Slot q (0: psi1, 1: psi2) of this thread for the faces normal to axis A; the axes in
-// PML are numbered in order (x, y, z) so only those get slots.
-template <typename T, int V, int PML, int A>
-__device__ __forceinline__ Pack<T, V>* slot(int q) {
-    constexpr int n = (A > 0 && (PML & 1)) + (A > 1 && (PML & 2));
-    return reinterpret_cast<Pack<T, V>*>(psi_slots) + (2 * n + q) * blockDim.x + threadIdx.x;
+// The same pointer, as far as the compiler can tell a different one: loads through it are
+// issued again rather than answered from registers (read-only data survives a fence).
+template <typename P>
+__device__ __forceinline__ P* opaque(P* p) {
+    asm volatile("mov.b64 %0, %0;" : "+l"(p));
+    return p;
 }
 
-// dst (shared) <- src (global), sizeof(Pack) bytes, without passing through registers.
-template <typename T, int V>
-__device__ __forceinline__ void copy_async(Pack<T, V>* dst, const T* src) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    constexpr int B = sizeof(Pack<T, V>);
-    if (B >= 16) {
+// The CPML step of one component F over a pack of V cells on a y or z face, where the
+// whole pack lies at one depth u and its auxiliary values are V consecutive, aligned entries
+// from ``at``: with d = A[ca] - B[cb] (F's difference across the face, column q of its row),
+//     psi <- b psi + c d,  F += C_q (kinv d + psi).
+template <typename T, typename ID, bool CT, int V>
+__device__ __forceinline__ void pml_pack(void* psi_v, const Face* f, idx_t at, int u,
+                                         const T* __restrict__ gtab, int R, T* F,
+                                         const ID* id, int comp, int q,
+                                         const T* A, const T* B, idx_t c, idx_t ca, idx_t cb) {
+    compiler_fence();
+    F = opaque(F);
+    id = opaque(id);
+    A = opaque(A);
+    B = opaque(B);
+    T* psi = static_cast<T*>(psi_v);
+    const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
+    const T ki = static_cast<const T*>(f->k)[u];
+    Pack<T, V> p = load<T, V>(psi, at), x = load<T, V>(F, c);
+    const Pack<T, V> a1 = load<T, V>(A, ca), b1 = load<T, V>(B, cb);
+    const Pack<ID, V> m = load<ID, V>(id, c);
 #pragma unroll
-        for (int o = 0; o < B; o += 16)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s + o),
-                         "l"(reinterpret_cast<const char*>(src) + o) : "memory");
-    } else if (B == 8) {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(s), "l"(src) : "memory");
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(s), "l"(src) : "memory");
+    for (int e = 0; e < V; ++e) {
+        const T d = a1.v[e] - b1.v[e];
+        p.v[e] = b * p.v[e] + cc * d;
+        x.v[e] += coef<T, CT>(gtab, R, comp, m.v[e], q) * (ki * d + p.v[e]);
     }
-#else
-    *dst = *reinterpret_cast<const Pack<T, V>*>(src);
-#endif
+    store<T, V>(psi, at, p);
+    store<T, V>(F, c, x);
 }
 
-__device__ __forceinline__ void copy_wait() {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
-// The face normal to axis A of half step h that holds the pack of V cells from (i0, j, k),
-// with the index of its profile entry (u: the depth on a y or z face, i0 - base on an x
-// face) and of its first auxiliary entry; null when none.
-template <int A>
-__device__ __forceinline__ const Face* pack_face(int h, int i0, int j, int k, int ny, int px,
-                                                 int& u, idx_t& at) {
-    if (A != 0) return face_at<A>(h, i0, j, k, ny, px, u, at);
-#pragma unroll
-    for (int side = 0; side < 2; ++side) {
-        const Face* f = &c_faces[h][0][side];
-        if (f->L > 0 && i0 >= f->base && i0 < f->base + f->W) {
-            u = i0 - f->base;
-            at = (idx_t)u + (idx_t)f->W * ((idx_t)j + (idx_t)ny * k);
-            return f;
-        }
-    }
-    return nullptr;
-}
-
-// Start copying the auxiliary values of the pack's face normal to axis A into its slots;
-// whether it lies on one.
-template <typename T, int V, int PML, int A>
-__device__ __forceinline__ bool stage(int h, int i0, int j, int k, int ny, int px) {
-    if (!(PML & (1 << A))) return false;
-    int u;
-    idx_t at;
-    const Face* f = pack_face<A>(h, i0, j, k, ny, px, u, at);
-    if (f == nullptr) return false;
-    copy_async<T, V>(slot<T, V, PML, A>(0), static_cast<const T*>(f->psi1) + at);
-    copy_async<T, V>(slot<T, V, PML, A>(1), static_cast<const T*>(f->psi2) + at);
-    return true;
-}
-
-// Store the advanced auxiliary values of the pack's face normal to axis A.
-template <typename T, int V, int PML, int A>
-__device__ __forceinline__ void unstage(int h, int i0, int j, int k, int ny, int px) {
-    int u;
-    idx_t at;
-    const Face* f = pack_face<A>(h, i0, j, k, ny, px, u, at);
-    store<T, V>(static_cast<T*>(f->psi1), at, *slot<T, V, PML, A>(0));
-    store<T, V>(static_cast<T*>(f->psi2), at, *slot<T, V, PML, A>(1));
-}
-
-// The profile values (b, c, 1/kappa - 1) of a face at entry u.
-template <typename T> struct Prof { T b, c, ki; };
-
-template <typename T>
-__device__ __forceinline__ Prof<T> prof_at(const Face* f, int u) {
-    return {static_cast<const T*>(f->b)[u], static_cast<const T*>(f->c)[u],
-            static_cast<const T*>(f->k)[u]};
-}
-
-// The profile of the pack's y or z face (one depth for the whole pack); zeros when none.
-template <typename T, int PML, int A>
-__device__ __forceinline__ Prof<T> pack_prof(int h, bool on, int j, int k) {
-    if (!(PML & (1 << A)) || !on) return {T(0), T(0), T(0)};
-    const int s = A == 1 ? j : k;
-    const Face* f = &c_faces[h][A][0];
-    if (s < f->start || s >= f->start + f->L) f = &c_faces[h][A][1];
-    return prof_at<T>(f, s - f->start);
-}
-
-// The profile of the x face for the cell i of a pack on it.
-template <typename T>
-__device__ __forceinline__ Prof<T> cell_prof_x(int h, int i) {
-    const Face* f = &c_faces[h][0][c_faces[h][0][1].L > 0 && i >= c_faces[h][0][1].base];
-    return prof_at<T>(f, i - f->base);
-}
-
-// The CPML step of element e of a pack on the face normal to axis A, for both of its
-// components: d1 (component a1's c-difference) and d2 (a2's b-difference) advance the
-// staged psi1 and psi2, psi <- b psi + c d, and t1, t2 receive the correction factors
-// (1/kappa - 1) d + psi, which the caller multiplies by its own coefficients.
-template <typename T, int V, int PML, int A>
-__device__ __forceinline__ void face_cell(const Prof<T>& p, int e, T d1, T d2, T& t1, T& t2) {
-    Pack<T, V>* s1 = slot<T, V, PML, A>(0);
-    Pack<T, V>* s2 = slot<T, V, PML, A>(1);
-    const T p1 = p.b * s1->v[e] + p.c * d1, p2 = p.b * s2->v[e] + p.c * d2;
-    s1->v[e] = p1;
-    s2->v[e] = p2;
-    t1 = p.ki * d1 + p1;
-    t2 = p.ki * d2 + p2;
-}
-
-// The H update of the V cells from (i0, j, k), with the CPML faces of the axes in PML.
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+// The H update of the V cells from (i0, j, k). CELLF: the axes whose CPML faces are
+// applied cell by cell, in the same pass (used with V = 1); PACKF: the axes (y, z) applied
+// a pack at a time, in the second pass.
+template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
 __device__ __forceinline__ void h3_cells(
         T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
         const T* __restrict__ ex, const T* __restrict__ ey, const T* __restrict__ ez,
         const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
         const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
         int i0, int j, int k) {
-    const bool on0 = stage<T, V, PML, 0>(1, i0, j, k, ny, px);
-    const bool on1 = stage<T, V, PML, 1>(1, i0, j, k, ny, px);
-    const bool on2 = stage<T, V, PML, 2>(1, i0, j, k, ny, px);
+    bool near[3];
+    nearness<CELLF, V>(1, i0, j, k, near);
     const idx_t plane = (idx_t)px * py;
     const idx_t row = (idx_t)j * px + (idx_t)k * plane;
     const idx_t c = row + i0;
@@ -215,62 +127,65 @@ __device__ __forceinline__ void h3_cells(
     const bool tail = i0 + V >= nx;   // this pack holds the row's last cell
     const T eyn = tail ? T(0) : ey[c + V], ezn = tail ? T(0) : ez[c + V];
     const T ey1 = tail ? ey[row] : T(0), ez1 = tail ? ez[row] : T(0);
-    const Prof<T> py1 = pack_prof<T, PML, 1>(1, on1, j, k);
-    const Prof<T> pz1 = pack_prof<T, PML, 2>(1, on2, j, k);
-    if (PML) copy_wait();
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-        if (PML) compiler_fence();   // one cell at a time: keeps the staged values in place
         const bool last = i0 + e + 1 == nx;
         const T dezy = ezy.v[e] - ez0.v[e], deyz = eyz.v[e] - ey0.v[e];
         const T dexz = exz.v[e] - ex0.v[e], dexy = exy.v[e] - ex0.v[e];
         const T dezx = ahead<T, V>(ez0, e, ezn, ez1, last) - ez0.v[e];
         const T deyx = ahead<T, V>(ey0, e, eyn, ey1, last) - ey0.v[e];
         const int mx_ = mx.v[e], my_ = my.v[e], mz_ = mz.v[e];
-        // the differences as the coefficients see them, CPML corrections added
-        T sx1 = dezy, sx2 = deyz, sy1 = dexz, sy2 = dezx, sz1 = deyx, sz2 = dexy;
-        T t1, t2;
-        if ((PML & 1) && on0) {   // Hy: c-difference along x; Hz: b-difference
-            face_cell<T, V, PML, 0>(cell_prof_x<T>(1, i0 + e), e, dezx, deyx, t1, t2);
-            sy2 += t1;
-            sz1 += t2;
-        }
-        if ((PML & 2) && on1) {   // Hz: c-difference along y; Hx: b-difference
-            face_cell<T, V, PML, 1>(py1, e, dexy, dezy, t1, t2);
-            sz2 += t1;
-            sx1 += t2;
-        }
-        if ((PML & 4) && on2) {   // Hx: c-difference along z; Hy: b-difference
-            face_cell<T, V, PML, 2>(pz1, e, deyz, dexz, t1, t2);
-            sx2 += t1;
-            sy1 += t2;
-        }
         hx0.v[e] = coef<T, CT>(gtab, R, 3, mx_, 0) * hx0.v[e]
-                 + coef<T, CT>(gtab, R, 3, mx_, 1) * sx1 + coef<T, CT>(gtab, R, 3, mx_, 2) * sx2;
+                 + coef<T, CT>(gtab, R, 3, mx_, 1) * dezy + coef<T, CT>(gtab, R, 3, mx_, 2) * deyz;
         hy0.v[e] = coef<T, CT>(gtab, R, 4, my_, 0) * hy0.v[e]
-                 + coef<T, CT>(gtab, R, 4, my_, 1) * sy1 + coef<T, CT>(gtab, R, 4, my_, 2) * sy2;
+                 + coef<T, CT>(gtab, R, 4, my_, 1) * dexz + coef<T, CT>(gtab, R, 4, my_, 2) * dezx;
         hz0.v[e] = coef<T, CT>(gtab, R, 5, mz_, 0) * hz0.v[e]
-                 + coef<T, CT>(gtab, R, 5, mz_, 1) * sz1 + coef<T, CT>(gtab, R, 5, mz_, 2) * sz2;
+                 + coef<T, CT>(gtab, R, 5, mz_, 1) * deyx + coef<T, CT>(gtab, R, 5, mz_, 2) * dexy;
+        if (near[0]) {   // Hy: c-difference along x; Hz: b-difference
+            const Two<T> t = pml_pair<T, 0>(1, i0 + e, j, k, ny, px, dezx, deyx);
+            hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 2) * t.a;
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 1) * t.b;
+        }
+        if (near[1]) {   // Hz: c-difference along y; Hx: b-difference
+            const Two<T> t = pml_pair<T, 1>(1, i0 + e, j, k, ny, px, dexy, dezy);
+            hz0.v[e] += coef<T, CT>(gtab, R, 5, mz_, 2) * t.a;
+            hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1) * t.b;
+        }
+        if (near[2]) {   // Hx: c-difference along z; Hy: b-difference
+            const Two<T> t = pml_pair<T, 2>(1, i0 + e, j, k, ny, px, deyz, dexz);
+            hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 2) * t.a;
+            hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 1) * t.b;
+        }
     }
     store<T, V>(hx, c, hx0);
     store<T, V>(hy, c, hy0);
     store<T, V>(hz, c, hz0);
-    if ((PML & 1) && on0) unstage<T, V, PML, 0>(1, i0, j, k, ny, px);
-    if ((PML & 2) && on1) unstage<T, V, PML, 1>(1, i0, j, k, ny, px);
-    if ((PML & 4) && on2) unstage<T, V, PML, 2>(1, i0, j, k, ny, px);
+    if (!PACKF) return;
+    compiler_fence();
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(1, i0, j, k, ny, px, u, at))) {  // Hz (c), Hx (b) along y
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hz, idz, 5, 2, ex, ex, c, c + dy, c);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hx, idx, 3, 1, ez, ez, c, c + dy, c);
+    }
+    compiler_fence();
+    if ((PACKF & 4) && (f = face_at<2>(1, i0, j, k, ny, px, u, at))) {  // Hx (c), Hy (b) along z
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hx, idx, 3, 2, ey, ey, c, c + dz, c);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hy, idy, 4, 1, ex, ex, c, c + dz, c);
+    }
 }
 
-// The E update of the V cells from (i0, j, k), with the CPML faces of the axes in PML.
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+// The E update of the V cells from (i0, j, k); CELLF and PACKF as for h3_cells.
+template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
 __device__ __forceinline__ void e3_cells(
         T* __restrict__ ex, T* __restrict__ ey, T* __restrict__ ez,
         const T* __restrict__ hx, const T* __restrict__ hy, const T* __restrict__ hz,
         const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
         const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
         int i0, int j, int k) {
-    const bool on0 = stage<T, V, PML, 0>(0, i0, j, k, ny, px);
-    const bool on1 = stage<T, V, PML, 1>(0, i0, j, k, ny, px);
-    const bool on2 = stage<T, V, PML, 2>(0, i0, j, k, ny, px);
+    bool near[3];
+    nearness<CELLF, V>(0, i0, j, k, near);
     const idx_t plane = (idx_t)px * py;
     const idx_t row = (idx_t)j * px + (idx_t)k * plane;
     const idx_t c = row + i0;
@@ -288,65 +203,102 @@ __device__ __forceinline__ void e3_cells(
     Pack<T, V> ex0 = load<T, V>(ex, c), ey0 = load<T, V>(ey, c), ez0 = load<T, V>(ez, c);
     const idx_t back = (i0 == 0) ? row + nx - 1 : c - 1;   // wraps to the row's last cell
     const T hyp = hy[back], hzp = hz[back];
-    const Prof<T> py1 = pack_prof<T, PML, 1>(0, on1, j, k);
-    const Prof<T> pz1 = pack_prof<T, PML, 2>(0, on2, j, k);
-    if (PML) copy_wait();
 #pragma unroll
     for (int e = 0; e < V; ++e) {
-        if (PML) compiler_fence();   // one cell at a time: keeps the staged values in place
         const T dhzy = hz0.v[e] - hzy.v[e], dhyz = hy0.v[e] - hyz.v[e];
         const T dhxz = hx0.v[e] - hxz.v[e], dhxy = hx0.v[e] - hxy.v[e];
         const T dhzx = hz0.v[e] - behind<T, V>(hz0, e, hzp);
         const T dhyx = hy0.v[e] - behind<T, V>(hy0, e, hyp);
         const int mx_ = mx.v[e], my_ = my.v[e], mz_ = mz.v[e];
-        T sx1 = dhzy, sx2 = dhyz, sy1 = dhxz, sy2 = dhzx, sz1 = dhyx, sz2 = dhxy;
-        T t1, t2;
-        if ((PML & 1) && on0) {   // Ey: c-difference along x; Ez: b-difference
-            face_cell<T, V, PML, 0>(cell_prof_x<T>(0, i0 + e), e, dhzx, dhyx, t1, t2);
-            sy2 += t1;
-            sz1 += t2;
-        }
-        if ((PML & 2) && on1) {   // Ez: c-difference along y; Ex: b-difference
-            face_cell<T, V, PML, 1>(py1, e, dhxy, dhzy, t1, t2);
-            sz2 += t1;
-            sx1 += t2;
-        }
-        if ((PML & 4) && on2) {   // Ex: c-difference along z; Ey: b-difference
-            face_cell<T, V, PML, 2>(pz1, e, dhyz, dhxz, t1, t2);
-            sx2 += t1;
-            sy1 += t2;
-        }
         ex0.v[e] = coef<T, CT>(gtab, R, 0, mx_, 0) * ex0.v[e]
-                 + coef<T, CT>(gtab, R, 0, mx_, 1) * sx1 + coef<T, CT>(gtab, R, 0, mx_, 2) * sx2;
+                 + coef<T, CT>(gtab, R, 0, mx_, 1) * dhzy + coef<T, CT>(gtab, R, 0, mx_, 2) * dhyz;
         ey0.v[e] = coef<T, CT>(gtab, R, 1, my_, 0) * ey0.v[e]
-                 + coef<T, CT>(gtab, R, 1, my_, 1) * sy1 + coef<T, CT>(gtab, R, 1, my_, 2) * sy2;
+                 + coef<T, CT>(gtab, R, 1, my_, 1) * dhxz + coef<T, CT>(gtab, R, 1, my_, 2) * dhzx;
         ez0.v[e] = coef<T, CT>(gtab, R, 2, mz_, 0) * ez0.v[e]
-                 + coef<T, CT>(gtab, R, 2, mz_, 1) * sz1 + coef<T, CT>(gtab, R, 2, mz_, 2) * sz2;
+                 + coef<T, CT>(gtab, R, 2, mz_, 1) * dhyx + coef<T, CT>(gtab, R, 2, mz_, 2) * dhxy;
+        if (near[0]) {   // Ey: c-difference along x; Ez: b-difference
+            const Two<T> t = pml_pair<T, 0>(0, i0 + e, j, k, ny, px, dhzx, dhyx);
+            ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 2) * t.a;
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 1) * t.b;
+        }
+        if (near[1]) {   // Ez: c-difference along y; Ex: b-difference
+            const Two<T> t = pml_pair<T, 1>(0, i0 + e, j, k, ny, px, dhxy, dhzy);
+            ez0.v[e] += coef<T, CT>(gtab, R, 2, mz_, 2) * t.a;
+            ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1) * t.b;
+        }
+        if (near[2]) {   // Ex: c-difference along z; Ey: b-difference
+            const Two<T> t = pml_pair<T, 2>(0, i0 + e, j, k, ny, px, dhyz, dhxz);
+            ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 2) * t.a;
+            ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 1) * t.b;
+        }
     }
     store<T, V>(ex, c, ex0);
     store<T, V>(ey, c, ey0);
     store<T, V>(ez, c, ez0);
-    if ((PML & 1) && on0) unstage<T, V, PML, 0>(0, i0, j, k, ny, px);
-    if ((PML & 2) && on1) unstage<T, V, PML, 1>(0, i0, j, k, ny, px);
-    if ((PML & 4) && on2) unstage<T, V, PML, 2>(0, i0, j, k, ny, px);
+    if (!PACKF) return;
+    compiler_fence();
+    int u;
+    idx_t at;
+    const Face* f;
+    if ((PACKF & 2) && (f = face_at<1>(0, i0, j, k, ny, px, u, at))) {  // Ez (c), Ex (b) along y
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ez, idz, 2, 2, hx, hx, c, c, c + dy);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ex, idx, 0, 1, hz, hz, c, c, c + dy);
+    }
+    compiler_fence();
+    if ((PACKF & 4) && (f = face_at<2>(0, i0, j, k, ny, px, u, at))) {  // Ex (c), Ey (b) along z
+        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ex, idx, 0, 2, hy, hy, c, c, c + dz);
+        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ey, idy, 1, 1, hx, hx, c, c, c + dz);
+    }
 }
 
-#define INDEXED3_KERNEL(NAME, CELLS)                                                          \
-    template <typename T, typename ID, bool CT, int V, int PML, int PF>                       \
-    __global__ void __launch_bounds__(256)                                                    \
-    NAME(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,                            \
-         const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,           \
-         const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,     \
-         const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py) {         \
-        int i0, j, k;                                                                         \
-        if (!place<V>(0, nx, 0, ny, 0, nz, i0, j, k)) return;                                 \
-        CELLS<T, ID, CT, V, PML, PF>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny, nz, px,  \
-                                     py, i0, j, k);                                           \
+// One launch per half step over the whole grid. Per plane (blockIdx.y + gridDim.y *
+// blockIdx.z), blocks 0 .. nA-1 update the packs of V cells over [xa, xb) x [0, ny), with
+// the y and z CPML faces applied a pack at a time; the blocks after them (PML with x faces)
+// update the cells of the x layers, [0, xa) and [xb, nx), one cell per thread with every
+// face applied cell by cell. Both kinds run in the same launch, plane by plane, so a cache
+// line shared by a layer row and the interior row beside it is fetched from DRAM once (as
+// separate launches the layer rows, a dozen cells wide, cost a whole line per array each
+// and ran at half the bandwidth).
+#define INDEXED3_DISPATCH(CELLS)                                                              \
+    const int k = blockIdx.y + gridDim.y * blockIdx.z;                                       \
+    if (k >= nz) return;                                                                     \
+    if (!(PML & 1) || (int)blockIdx.x < nA) {                                                \
+        const int ppr = (xb - xa + V - 1) / V;                                               \
+        const int p = blockIdx.x * blockDim.x + threadIdx.x;                                 \
+        const int r = p / ppr;                                                               \
+        if (r >= ny) return;                                                                 \
+        CELLS<T, ID, CT, V, 0, (PML & 6), PF>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny,  \
+                                               nz, px, py, xa + (p - r * ppr) * V, r, k);    \
+    } else {                                                                                 \
+        const int w = xa + nx - xb;                                                          \
+        const int p = (blockIdx.x - nA) * blockDim.x + threadIdx.x;                          \
+        const int r = p / w;                                                                 \
+        if (r >= ny) return;                                                                 \
+        const int q = p - r * w;                                                             \
+        CELLS<T, ID, CT, 1, PML, 0, 0>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny, nz,     \
+                                       px, py, q < xa ? q : xb + q - xa, r, k);              \
     }
 
-INDEXED3_KERNEL(indexed_h3, h3_cells)
-INDEXED3_KERNEL(indexed_e3, e3_cells)
-#undef INDEXED3_KERNEL
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256)
+indexed_h3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
+           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+           const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
+           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+           int xa, int xb, int nA) {
+    INDEXED3_DISPATCH(h3_cells)
+}
+
+template <typename T, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256)
+indexed_e3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
+           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+           const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
+           const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+           int xa, int xb, int nA) {
+    INDEXED3_DISPATCH(e3_cells)
+}
+#undef INDEXED3_DISPATCH
 
 // ---------------------------------------------------------------------------- 2D TMz
 // Ez, Hx, Hy. Hx: b = y (Ez along y); Hy: c = x (Ez along x); Ez: b = x (Hy), c = y (Hx).

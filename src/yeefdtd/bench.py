@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import platform
 import subprocess
 from dataclasses import asdict, dataclass
@@ -171,9 +172,11 @@ def environment() -> dict:
 
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    sha = os.environ.get("YEEFDTD_GIT_REV", "")   # set by callers whose copy has no history
     try:
-        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                             text=True, check=False).stdout.strip() or "unknown"
+        sha = sha or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True,
+                                    check=False).stdout.strip() or "unknown"
     except OSError:
         sha = "unknown"
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -28,11 +28,9 @@ def main() -> None:
     st = CudaStepper(model, a.dtype, variant=a.variant)
     cells = model.grid.num_cells
     for label in ("scene fields", "random fields", "scene fields", "random fields"):
+        st.rest()
         if label.startswith("random"):
             st._randomise()
-        else:
-            for f in st._f.values():
-                f.fill(0)
         sec = time_stepper(st, a.steps)
         print(f"{a.scene} N={a.n} {a.variant} {a.dtype} {label:14s}: "
               f"{cells * a.steps / sec / 1e6:9.0f} Mcells/s  launch {st.configs}", flush=True)

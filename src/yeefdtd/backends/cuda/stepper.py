@@ -345,13 +345,7 @@ class CudaStepper(Stepper):
             self.tuning[role] = [(list(c), ms) for c, ms in results]
             tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
         if randomised:   # the sweep advanced fields and auxiliary values: start from rest
-            for f in self._f.values():
-                f.fill(0)
-            for entry in self._slabs:
-                for kind in ("e", "h"):
-                    for psi in entry[kind]["psi"]:
-                        if psi is not None:
-                            psi.fill(0)
+            self.rest()
         for role in ("h", "e"):
             self._plans[role] = self._update_plan(role, self.configs[role])
 
@@ -363,6 +357,16 @@ class CudaStepper(Stepper):
         if self.model.grid.mode == "3d":
             return str(self.layer_mask())
         return ",".join(str(m) for m, _ in self.boxes())
+
+    def rest(self) -> None:
+        """Every field and CPML auxiliary value back to zero (the state before step 0)."""
+        for f in self._f.values():
+            f.fill(0)
+        for entry in self._slabs:
+            for kind in ("e", "h"):
+                for psi in entry[kind]["psi"]:
+                    if psi is not None:
+                        psi.fill(0)
 
     def _randomise(self) -> None:
         """Fill the fields with small random values: tuning never times zeros."""

@@ -134,6 +134,24 @@ def test_parity_2d(mode, variant, case):
     _check(mode, case, variant)
 
 
+def _indexed_3d_shapes():
+    from yeefdtd.backends.cuda.variants import make_variant
+
+    return make_variant("indexed").configs("h", (37, 29, 23))
+
+
+@pytest.mark.parametrize("cfg", _indexed_3d_shapes(), ids=str)
+@pytest.mark.parametrize("case", [0, 1])
+def test_every_indexed_3d_launch_shape(cfg, case):
+    """The tuner may pick any of these shapes (threads per block, cells per thread, L2
+    prefetch distance): each must give the same numbers."""
+    scene, r64, _ = reference("3d", case)
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": "indexed", "launch": {"h": cfg, "e": cfg}})
+    assert got.stats["launch"]["h"] == list(cfg)
+    assert rel_l2(got.fields, r64.fields) < 1e-10
+
+
 def test_variant_that_cannot_run_the_mode_says_so():
     scene = random_scene("tmz", 1, BOUNDARIES_2D[0])
     with pytest.raises(yf.SetupError, match="does not run tmz"):

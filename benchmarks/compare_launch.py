@@ -1,0 +1,45 @@
+"""Compare launch shapes of one variant on one scene, interleaved over rounds (so a clock or
+power drift during the run spreads over every shape rather than favouring one).
+
+    python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
+        --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2
+
+A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
+the H and the E update.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from yeefdtd.bench import HEADER, bench_scene, copy_bandwidth, format_row, measure
+from yeefdtd.build.model import build_model
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--scene", default="dipole-cpml")
+    p.add_argument("-n", type=int, default=512)
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--variant", default="indexed")
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--shapes", nargs="+", required=True,
+                   help="launch shapes, comma-separated integers each")
+    a = p.parse_args()
+    try:
+        shapes = [tuple(int(x) for x in s.split(",")) for s in a.shapes]
+    except ValueError:
+        p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
+    bw = copy_bandwidth()
+    model = build_model(bench_scene(a.scene, a.n, a.steps))
+    print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
+    print(HEADER)
+    for r in range(a.rounds):
+        for s in shapes:
+            row = measure(model, a.variant, a.dtype, a.steps, bw, launch={"h": s, "e": s})
+            print(format_row(row), f"  round {r} shape {','.join(map(str, s))}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -42,7 +42,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("scene", help="scene file (.toml or .json)")
     r.add_argument("-o", "--output", help="result file (default: SCENE's name with .h5)")
     r.add_argument("--backend", choices=["auto", "numpy", "cuda"], help="override run.backend")
-    r.add_argument("--dtype", choices=["float32", "float64"], help="override run.dtype")
+    r.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"],
+                   help="override run.dtype (float16, bfloat16: fields stored in 16 bits)")
     r.add_argument("--steps", type=_positive_int, help="override the number of steps")
     r.add_argument("--variant", help="CUDA kernel variant (see 'yeefdtd kernels --list')")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")

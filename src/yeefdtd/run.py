@@ -149,7 +149,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "bytes_per_cell": float(stepper.memory_bytes() / cells),
         "cells": [int(n) for n in model.grid.cells],
         "backend": stepper.name,
-        "dtype": str(stepper.dtype),
+        "dtype": stepper.storage.name,
         "version": __version__,
     }
     stats.update(getattr(stepper, "describe", lambda: {})())

@@ -85,7 +85,7 @@ def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
 @pytest.mark.parametrize("argv, needle", [
     (["run"], "scene"),
     (["run", "x.toml", "--steps", "-3"], "--steps"),
-    (["run", "x.toml", "--dtype", "float16"], "--dtype"),
+    (["run", "x.toml", "--dtype", "float8"], "--dtype"),
     (["frobnicate"], "frobnicate"),
     (["run", "missing.toml"], "no such file"),
     (["plot", "missing.h5"], "no such file"),

@@ -44,3 +44,12 @@ def hertzian_dipole(r_vec, t, tau: float, t0: float, amp: float):
     zxn = np.cross(z, n)
     H = zxn[:, None] * (pd / r**2 + pdd / (C0 * r)) / (4 * math.pi)
     return E, H
+
+
+def skip_16bit_on_cuda(dtype: str, backend: str) -> None:
+    """16-bit field storage runs on the NumPy backend only so far (the CUDA stepper says so
+    in one line); its physics tests skip there, saying why."""
+    import pytest
+
+    if dtype in ("float16", "bfloat16") and backend == "cuda":
+        pytest.skip("16-bit field storage is not on the cuda backend yet")

@@ -8,11 +8,14 @@ import pytest
 
 import yeefdtd as yf
 
+from .analytic import skip_16bit_on_cuda
+
 DX = 1e-3
 L = 10  # CPML cells
 
 
-def _scene(mode: str, cells: int, offset: int, boundaries, steps: int, src, plane, backend):
+def _scene(mode: str, cells: int, offset: int, boundaries, steps: int, src, plane, backend,
+           dtype="float32"):
     nd = 3 if mode == "3d" else 2
     comps = yf.Grid(mode=mode, cells=[cells] * nd, spacing=DX).components
     where = {} if nd == 2 else {"axis": "z", "index": plane + offset}
@@ -23,7 +26,7 @@ def _scene(mode: str, cells: int, offset: int, boundaries, steps: int, src, plan
                                 cell=tuple(s + offset for s in src),
                                 waveform=yf.DiffGaussian(tau=25e-12))],
         monitors=[yf.Snapshot(name=c, component=c, every=2, **where) for c in comps],
-        run=yf.RunSettings(steps=steps, dtype="float32", backend=backend),
+        run=yf.RunSettings(steps=steps, dtype=dtype, backend=backend),
     )
 
 
@@ -46,11 +49,19 @@ def test_cpml_reflection_below_minus_60_db(mode, n, margin, steps, backend):
     with sigma_max at 5% of its optimum -27 dB, so the bound separates a working layer
     from a broken one. float32 is enough: its rounding sits near -130 dB.
     """
+    db = cpml_reflection_db(mode, n, margin, steps, backend)
+    assert db < -60.0, f"CPML reflection {db:.1f} dB"
+
+
+def cpml_reflection_db(mode, n, margin, steps, backend, dtype="float32") -> float:
+    """The measure of the test above, in dB (the reference box runs in float64, so that a
+    16-bit run is measured against the exact reference)."""
     nd = 3 if mode == "3d" else 2
     src = [L + 5] + [n // 2] * (nd - 1)
-    small = yf.run(_scene(mode, n, 0, "cpml", steps, src, n // 2, backend), progress=False)
-    ref = yf.run(_scene(mode, n + 2 * margin, margin, "pec", steps, src, n // 2, backend),
-                 progress=False)
+    small = yf.run(_scene(mode, n, 0, "cpml", steps, src, n // 2, backend, dtype),
+                   progress=False)
+    ref = yf.run(_scene(mode, n + 2 * margin, margin, "pec", steps, src, n // 2, backend,
+                        "float32" if dtype == "float32" else "float64"), progress=False)
     ii, jj = np.meshgrid(np.arange(L, n - L), np.arange(L, n - L), indexing="ij")
     near_source = (ii - src[0]) ** 2 + (jj - src[1]) ** 2 <= 9
     worst_diff = worst_ref = 0.0
@@ -63,5 +74,20 @@ def test_cpml_reflection_below_minus_60_db(mode, n, margin, steps, backend):
         scale = 1.0 if c[0] == "e" else yf.constants.ETA0
         worst_diff = max(worst_diff, scale * np.abs(a - b).max())
         worst_ref = max(worst_ref, scale * np.abs(b).max())
-    db = 20 * np.log10(worst_diff / worst_ref)
-    assert db < -60.0, f"CPML reflection {db:.1f} dB"
+    return 20 * np.log10(worst_diff / worst_ref)
+
+
+@pytest.mark.parametrize("mode, n, margin, steps, bound", [
+    ("3d", 40, 34, 160, -35.0), ("tmz", 60, 150, 400, -45.0), ("tez", 60, 150, 400, -45.0)])
+def test_cpml_reflection_measure_with_float16_storage(mode, n, margin, steps, bound, backend):
+    """The measure above with the fields stored in float16, against the float64 reference.
+
+    Measured (NumPy): -39.1 dB (3D), -49.3 (TMz), -51.2 (TEz); bfloat16 -26.6, -32.3, -33.6;
+    float32 -92 to -94. What limits it is not the layer but the rounding at the source
+    cell: the differentiated Gaussian's small late increments are lost against the large
+    field they add to, which leaves the cell about one float16 step (~1e-3 of its peak)
+    away from zero, a static charge whose field reaches the compared region. The bounds
+    keep 4 dB of that, so a change that makes 16-bit storage worse shows here."""
+    skip_16bit_on_cuda("float16", backend)
+    db = cpml_reflection_db(mode, n, margin, steps, backend, "float16")
+    assert db < bound, f"CPML reflection measure {db:.1f} dB with float16 storage"

@@ -7,7 +7,7 @@ import numpy as np
 import yeefdtd as yf
 from yeefdtd.constants import C0
 
-from .analytic import hertzian_dipole
+from .analytic import hertzian_dipole, skip_16bit_on_cuda
 
 DX = 1e-3
 N = 120
@@ -50,6 +50,13 @@ def test_hertzian_dipole_near_and_far_field(backend):
     with room, while a wrong amplitude, sign, staggering or time offset of half a step
     gives errors of 5% or more.
     """
+    for name, comp, err in dipole_errors(backend, "float32"):
+        assert err < 0.03, f"{name}.{comp}: error {err:.3%} of the peak"
+
+
+def dipole_errors(backend: str, dtype: str) -> list:
+    """(probe, component, largest error over the window / the analytic peak) for each
+    probed component."""
     wf = yf.DiffGaussian(tau=TAU)
     scene = yf.Scene(
         grid=yf.Grid(cells=(N, N, N), spacing=DX),
@@ -57,11 +64,12 @@ def test_hertzian_dipole_near_and_far_field(backend):
         sources=[yf.PointSource(component="ez", cell=(C, C, C), waveform=wf)],
         monitors=[yf.Probe(name=k, cell=(C + o[0], C + o[1], C + o[2]))
                   for k, o in OFFSETS.items()],
-        run=yf.RunSettings(duration=345e-12, dtype="float32", backend=backend),
+        run=yf.RunSettings(duration=345e-12, dtype=dtype, backend=backend),
     )
     res = yf.run(scene, progress=False)
     src = np.array([C * DX, C * DX, (C + 0.5) * DX])  # the Ez node of the source cell
     t_lead = wf.delay - 4.6 * TAU
+    out = []
     for name in OFFSETS:
         probe = res.probes[name]
         for comp, values in probe.data.items():
@@ -73,5 +81,17 @@ def test_hertzian_dipole_near_and_far_field(backend):
             field = E if comp[0] == "e" else H
             scale = np.abs(field).max()
             exact = field["xyz".index(comp[1])]
-            err = np.abs(values[keep] - exact).max() / scale
-            assert err < 0.03, f"{name}.{comp}: error {err:.3%} of the peak"
+            out.append((name, comp, np.abs(values[keep] - exact).max() / scale))
+    return out
+
+
+def test_hertzian_dipole_with_float16_storage(backend):
+    """The dipole above with the fields stored in float16: largest error 13.9% of the peak
+    (NumPy; bfloat16 93%, float32 1.4%). After the pulse the source cell is left about one
+    float16 step (~1e-3 of its peak field) away from zero, a static dipole whose 1/r^3 field
+    at the probes (10 to 20 cells away, where the pulse's own field is ~1e-3 of the source
+    cell's) is a sizeable share of what they see. Bounded at 20%, to catch a regression:
+    this is the figure a user of 16-bit storage must weigh near strong soft sources."""
+    skip_16bit_on_cuda("float16", backend)
+    worst = max(err for *_, err in dipole_errors(backend, "float16"))
+    assert worst < 0.20, f"error {worst:.1%} of the peak with float16 storage"

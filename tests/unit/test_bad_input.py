@@ -118,7 +118,7 @@ CASES = [
     ("steps-zero", _set("run.steps", 0), "run.steps"),
     ("steps-and-duration", _set("run.duration", 1e-9), "run"),
     ("no-steps-no-duration", _set("run.steps", DELETE), "run"),
-    ("dtype-unknown", _set("run.dtype", "float16"), "run.dtype"),
+    ("dtype-unknown", _set("run.dtype", "float8"), "run.dtype"),
     ("backend-unknown", _set("run.backend", "opencl"), "run.backend"),
     ("cpml-too-thick", _set("boundaries", {"x_min": {"cells": 11}}), "boundaries.x_min.cells"),
     ("cpml-order-zero", _set("boundaries", {"y_max": {"order": 0}}), "boundaries.y_max.order"),

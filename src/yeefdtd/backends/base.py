@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..build.model import Model
+from ..build.storage import compute_dtype, storage_for
 
 
 @dataclass
@@ -44,7 +45,10 @@ class Stepper:
 
     def __init__(self, model: Model, dtype: str = "float32"):
         self.model = model
-        self.dtype = np.dtype(dtype)
+        #: the arithmetic dtype; ``storage`` says how the fields are kept (16-bit storage
+        #: computes in float32)
+        self.dtype = compute_dtype(dtype)
+        self.storage = storage_for(model, str(dtype))
 
     # ---- the half steps -----------------------------------------------------------
     def update_h(self) -> None:

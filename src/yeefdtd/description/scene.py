@@ -33,8 +33,9 @@ class RunSettings(StrictModel):
                                            "instead of steps")
     courant: float = Field(0.99, gt=0.0, le=1.0, description="time step as a fraction of "
                            "the stability limit for the cell sizes (<= 1)")
-    dtype: Literal["float32", "float64"] = Field("float32", description="precision of the "
-                                                 "fields")
+    dtype: Literal["float32", "float64", "float16", "bfloat16"] = Field(
+        "float32", description="precision of the fields; float16 and bfloat16 store them in "
+        "16 bits (half the memory traffic) and compute in float32")
     backend: Literal["auto", "numpy", "cuda"] = Field("auto", description="'auto' picks "
                                                       "cuda where a GPU is usable")
     check_every: PositiveInt = Field(200, description="steps between divergence checks")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
-from ...exceptions import OutOfMemory
+from ...exceptions import OutOfMemory, SetupError
 from ..base import Records, Stepper
 from . import tuning
 from .compile import id_name, kernel_version, load_module, type_name
@@ -50,6 +50,9 @@ class CudaStepper(Stepper):
                  tune: bool | None = None, graphs: bool = True,
                  launch: dict | None = None):
         super().__init__(model, dtype)
+        if self.storage.is16:
+            raise SetupError(f"dtype {self.storage.name} (16-bit field storage) runs on the "
+                             "numpy backend only so far; use float32 or float64 on cuda")
         import cupy as cp
 
         self._cp = cp

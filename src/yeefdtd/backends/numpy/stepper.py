@@ -4,6 +4,12 @@ Vectorised in-place updates over each component's valid region. Coefficients tha
 same at every point of a region become scalars (a vacuum background costs nothing);
 the others are per-point arrays in the run's dtype. All scratch space is allocated here,
 so the time loop allocates nothing but tiny views.
+
+16-bit storage (float16, bfloat16) is emulated: the arrays stay float32 and every value is
+rounded to what 16 bits would hold (in float16's scaled units, see build/storage.py) after
+each half step's update and CPML correction, and again where a source writes. The GPU
+kernels round where they store, which for some CPML cells is once more; the two agree to
+within the rounding itself.
 """
 
 from __future__ import annotations
@@ -95,8 +101,28 @@ class _CpmlTerm:
     psi: np.ndarray
 
 
+def _round16(a: np.ndarray, storage, scale: float, t16: np.ndarray, t32: np.ndarray) -> None:
+    """Round the float32 values of ``a`` (1D, contiguous) to ``storage``'s 16-bit format in
+    place: to nearest, ties to even, as the GPU's conversions do. ``t16`` (float16) and
+    ``t32`` (uint32) are scratch buffers of a's size."""
+    if storage.name == "float16":
+        if scale != 1.0:
+            a *= 1.0 / scale      # powers of two: exact
+        np.copyto(t16, a, casting="same_kind")
+        np.copyto(a, t16)
+        if scale != 1.0:
+            a *= scale
+        return
+    bits = a.view(np.uint32)      # bfloat16: keep the top 16 bits, rounded
+    np.right_shift(bits, 16, out=t32)
+    np.bitwise_and(t32, 1, out=t32)
+    t32 += 0x7FFF
+    bits += t32
+    bits &= np.uint32(0xFFFF0000)
+
+
 class NumpyStepper(Stepper):
-    """Reference stepper on the host, in float32 or float64."""
+    """Reference stepper on the host, in float32 or float64 (16-bit storage emulated)."""
 
     name = "numpy"
 
@@ -128,6 +154,9 @@ class NumpyStepper(Stepper):
             self._sources[grp.component[0]].append((grp, values, buf))
         self._probe_rec = [np.zeros((p.records(model.steps), len(p.channels)), dtype=dt)
                            for p in model.probes]
+        if self.storage.is16:
+            self._t16 = np.empty(g.num_nodes, dtype=np.float16)
+            self._t32 = np.empty(g.num_nodes, dtype=np.uint32)
         self._snap_rec = [np.zeros((s.records(model.steps), *s.shape), dtype=dt)
                           for s in model.snapshots]
 
@@ -220,9 +249,20 @@ class NumpyStepper(Stepper):
             if grp.kind == "soft":
                 np.take(flat, grp.flat, out=buf)
                 buf += values[n]
-                flat[grp.flat] = buf
             else:
-                flat[grp.flat] = values[n]
+                buf[...] = values[n]
+            if self.storage.is16:
+                k = len(buf)
+                _round16(buf, self.storage, self.storage.scale(grp.component),
+                         self._t16[:k], self._t32[:k])
+            flat[grp.flat] = buf
+
+    def _store(self, kind: str) -> None:
+        """16-bit storage: round the fields of this half step as the GPU stores them."""
+        if self.storage.is16:
+            for c, flat in self._flat.items():
+                if c[0] == kind:
+                    _round16(flat, self.storage, self.storage.scale(c), self._t16, self._t32)
 
     def update_h(self) -> None:
         self._run_updates("h")
@@ -232,9 +272,11 @@ class NumpyStepper(Stepper):
 
     def update_h_boundaries(self) -> None:
         self._run_cpml("h")
+        self._store("h")
 
     def update_e_boundaries(self) -> None:
         self._run_cpml("e")
+        self._store("e")
 
     def inject_h(self, n: int) -> None:
         self._inject("h", n)
@@ -268,6 +310,9 @@ class NumpyStepper(Stepper):
 
     def set_field(self, component: str, values: np.ndarray) -> None:
         self._f[component][...] = values
+        if self.storage.is16:
+            flat = self._flat[component]
+            _round16(flat, self.storage, self.storage.scale(component), self._t16, self._t32)
 
     def collect(self) -> Records:
         return Records(

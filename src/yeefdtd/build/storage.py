@@ -1,0 +1,88 @@
+"""Field storage: the dtype the field arrays are kept in, and the one arithmetic runs in.
+
+``float32`` and ``float64`` store and compute in that type. ``float16`` and ``bfloat16``
+store each field value in 16 bits and compute in float32: half the memory traffic of
+float32, at the price of one rounding to 16 bits each time a value is stored.
+
+* ``bfloat16`` keeps float32's exponent (no overflow or underflow concerns) with 8
+  significant bits (relative rounding error up to 2^-9).
+* ``float16`` has 11 significant bits (up to 2^-12) but a narrow range: normal numbers from
+  6.1e-5 to 65504. Fields are therefore stored scaled, E / s_E and H / s_H, with s_E the power
+  of two that puts a bound on what the sources can write (``field_bound``) at 2^12, and
+  s_H = s_E / 512 (close to the free-space impedance, 376.7 ohm, so that E and eta0 H share
+  one range). Both scales are powers of two, so scaling itself is exact: only the 16-bit
+  rounding remains.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..exceptions import ValidationError
+
+#: every dtype a run accepts, arithmetic type first
+DTYPES = {"float32": "float32", "float64": "float64", "float16": "float32",
+          "bfloat16": "float32"}
+#: the 16-bit storage formats
+STORAGE16 = ("float16", "bfloat16")
+#: s_E / s_H for float16 storage: 2^9, the power of two nearest the free-space impedance
+H_SHIFT = 9
+
+
+def compute_dtype(name: str) -> np.dtype:
+    """The arithmetic dtype of a run whose fields are stored as ``name``."""
+    try:
+        return np.dtype(DTYPES[str(name)])
+    except KeyError:
+        raise ValidationError(f"dtype: {name!r} is not one of {', '.join(DTYPES)}") from None
+
+
+@dataclass(frozen=True)
+class Storage:
+    """How a run stores its fields: ``name`` and, for float16, the scales (field = stored
+    value * scale) of the E and H components."""
+
+    name: str
+    scale_e: float = 1.0
+    scale_h: float = 1.0
+
+    @property
+    def is16(self) -> bool:
+        return self.name in STORAGE16
+
+    def scale(self, component: str) -> float:
+        return self.scale_e if component[0] == "e" else self.scale_h
+
+
+def storage_for(model, name: str) -> Storage:
+    """The storage of ``model``'s fields in ``name`` (see the module's docstring)."""
+    compute_dtype(name)
+    if name != "float16":
+        return Storage(str(name))
+    peak = field_bound(model)
+    shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
+    return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT))
+
+
+#: float16: the sources' field bound is stored at or below 2^12, 16 times below the largest
+#: float16 (65504); normal numbers then reach down to about 1e-8 of it
+HEADROOM = 12
+
+
+def field_bound(model) -> float:
+    """A bound on |E| (H counted as eta0 H) that the sources alone can produce at the points
+    they drive: the sum over steps of what a soft source adds, the largest value a hard one
+    sets. Resonances may go past it; float16's headroom above it is 16 times."""
+    peak = 0.0
+    for grp in model.sources:
+        if not grp.values.size:
+            continue
+        v = np.abs(grp.values)
+        v = v.sum(axis=0) if grp.kind == "soft" else v.max(axis=0)
+        v = float(v.max()) * (2.0**H_SHIFT if grp.component[0] == "h" else 1.0)
+        if math.isfinite(v):
+            peak = max(peak, v)
+    return peak

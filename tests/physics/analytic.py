@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from yeefdtd.constants import C0, EPS0
 
@@ -49,7 +50,5 @@ def hertzian_dipole(r_vec, t, tau: float, t0: float, amp: float):
 def skip_16bit_on_cuda(dtype: str, backend: str) -> None:
     """16-bit field storage runs on the NumPy backend only so far (the CUDA stepper says so
     in one line); its physics tests skip there, saying why."""
-    import pytest
-
     if dtype in ("float16", "bfloat16") and backend == "cuda":
         pytest.skip("16-bit field storage is not on the cuda backend yet")

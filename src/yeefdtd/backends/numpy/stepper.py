@@ -7,9 +7,9 @@ so the time loop allocates nothing but tiny views.
 
 16-bit storage (float16, bfloat16) is emulated: the arrays stay float32 and every value is
 rounded to what 16 bits would hold (in float16's scaled units, see build/storage.py) after
-each half step's update and CPML correction, and again where a source writes. The GPU
-kernels round where they store, which for some CPML cells is once more; the two agree to
-within the rounding itself.
+each half step's update and CPML correction, and again where a source writes. A kernel that
+stores 16 bits rounds wherever it stores, for some CPML cells once more than this; the two
+can differ by the rounding itself.
 """
 
 from __future__ import annotations
@@ -252,17 +252,20 @@ class NumpyStepper(Stepper):
             else:
                 buf[...] = values[n]
             if self.storage.is16:
-                k = len(buf)
-                _round16(buf, self.storage, self.storage.scale(grp.component),
-                         self._t16[:k], self._t32[:k])
+                self._round(buf, grp.component)
             flat[grp.flat] = buf
+
+    def _round(self, a: np.ndarray, component: str) -> None:
+        """Round ``a`` (values of ``component``, 1D) to what 16-bit storage holds."""
+        k = a.size
+        _round16(a, self.storage, self.storage.scale(component), self._t16[:k], self._t32[:k])
 
     def _store(self, kind: str) -> None:
         """16-bit storage: round the fields of this half step as the GPU stores them."""
         if self.storage.is16:
             for c, flat in self._flat.items():
                 if c[0] == kind:
-                    _round16(flat, self.storage, self.storage.scale(c), self._t16, self._t32)
+                    self._round(flat, c)
 
     def update_h(self) -> None:
         self._run_updates("h")
@@ -311,8 +314,7 @@ class NumpyStepper(Stepper):
     def set_field(self, component: str, values: np.ndarray) -> None:
         self._f[component][...] = values
         if self.storage.is16:
-            flat = self._flat[component]
-            _round16(flat, self.storage, self.storage.scale(component), self._t16, self._t32)
+            self._round(self._flat[component], component)
 
     def collect(self) -> Records:
         return Records(

@@ -2,7 +2,7 @@
 power drift during the run spreads over every shape rather than favouring one).
 
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
-        --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2
+        --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update.
@@ -21,7 +21,8 @@ def main() -> None:
     p.add_argument("--scene", default="dipole-cpml")
     p.add_argument("-n", type=int, default=512)
     p.add_argument("--dtype", default="float32")
-    p.add_argument("--variant", default="indexed")
+    p.add_argument("--variant", nargs="+", default=["indexed"],
+                   help="one or more variants, each run with every shape")
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--shapes", nargs="+", required=True,
@@ -36,9 +37,11 @@ def main() -> None:
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):
-        for s in shapes:
-            row = measure(model, a.variant, a.dtype, a.steps, bw, launch={"h": s, "e": s})
-            print(format_row(row), f"  round {r} shape {','.join(map(str, s))}", flush=True)
+        for v in a.variant:
+            for s in shapes:
+                row = measure(model, v, a.dtype, a.steps, bw, launch={"h": s, "e": s})
+                print(format_row(row), f"  round {r} {v} shape {','.join(map(str, s))}",
+                      flush=True)
 
 
 if __name__ == "__main__":

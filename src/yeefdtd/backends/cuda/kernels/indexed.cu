@@ -61,7 +61,11 @@ __device__ __forceinline__ T behind(const Pack<T, V>& p, int e, T prev) {
 // registers. The x faces cut packs (each cell its own depth), so their cells are updated
 // one per thread with the faces applied in the same pass (see INDEXED3_DISPATCH); applied
 // a pack at a time in the second pass instead, they raised the kernel to 64-86 registers
-// and were slower (dipole-cpml 512: 40.8 against 43.6 Gcells/s).
+// and were slower (dipole-cpml 512: 40.8 against 43.6 Gcells/s). Measured again with the
+// profiles as packs (zero beyond the slab, so no per-cell branch): 68.8% of the bound
+// against 83.4% (70-78 registers; 70.8% capped at 64): the 3 layer packs of a row sit in
+// warps whose other lanes wait through the x-face pass. Layer cells two per thread instead
+// of one: 82.4% against 83.0% (72 registers).
 //
 // Nsight Compute puts this kernel at 92-93% of the L2 throughput peak (75-79% of DRAM's),
 // and under sustained load the H200 holds it at its 700 W power cap with the SM clock

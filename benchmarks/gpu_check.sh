@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole GPU check in one call, for a machine with a GPU and no network:
 # GPU tests (parity of every variant with NumPy, large index, the physics tests on the
-# cuda backend), then the benchmark table.
+# cuda backend), the benchmark table, the physics tests' float16 figures and the parity
+# report.
 # Uses the machine's own python3; pydantic comes from wheels in .whl/ when it is missing.
 # Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
 set -uo pipefail
@@ -28,4 +29,7 @@ python3 -m pytest -q -p no:cacheprovider tests/physics -k cuda 2>&1 | tee -a "$o
   || status=1
 python3 -m yeefdtd bench --suite "${BENCH_SUITE:-table}" --json "$out/bench.json" \
   --plots "$out" "$@" 2>&1 | tee "$out/bench.log" || status=1
+python3 benchmarks/storage_errors.py --backend cuda --dtype float16 2>&1 \
+  | tee "$out/storage_errors.log" || status=1
+python3 benchmarks/parity_report.py 2>&1 | tee "$out/parity.log" || status=1
 exit $status

@@ -1,5 +1,6 @@
 """Print the measured parity errors of every CUDA variant against the NumPy reference
-(the scenes of tests/gpu/test_parity.py, 500 steps): relative L2 of the final fields."""
+(the scenes of tests/gpu/test_parity.py, 500 steps): relative L2 of the final fields; then
+float16 storage against float64 and against the NumPy backend's float16 emulation."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.gpu.test_parity import VARIANTS_2D, VARIANTS_3D, reference, rel_l2
+from tests.gpu.test_parity import VARIANTS_2D, VARIANTS_3D, metrics16, reference, rel_l2
 
 import yeefdtd as yf
 
@@ -28,7 +29,15 @@ def main() -> None:
                     out.append(rel_l2(res.fields, r64.fields))
                 print(f"{mode:<5}{case:>5} {v:<28}{out[0]:>13.2e}{out[1]:>13.2e}{base:>14.2e}",
                       flush=True)
-
+    print(f"\nfloat16 storage, 'indexed', and NumPy's float16 emulation: relative L2 against "
+          f"float64 NumPy\n{'mode':<5}{'case':>5}{'fields':>10}{'(np16)':>10}{'probes':>10}"
+          f"{'(np16)':>10}{'snapshot':>10}{'(np16)':>10}{'f16-np16':>10}")
+    for mode in ("3d", "tmz", "tez"):
+        for case in (0, 1):
+            m = metrics16(mode, case)
+            print(f"{mode:<5}{case:>5}" + "".join(f"{m[k]:>10.2e}" for k in (
+                "cuda16", "np16", "probes", "probes_np16", "snapshot", "snapshot_np16",
+                "cuda16_vs_np16")), flush=True)
 
 if __name__ == "__main__":
     main()

@@ -35,9 +35,11 @@ def table_cases(quick: bool) -> list[tuple]:
     return [
         ("dipole-cpml", big, "indexed", "float32"),
         ("dipole-cpml", big, "indexed", "float64"),
+        ("dipole-cpml", big, "indexed", "float16"),
         ("dipole-cpml-aniso", big, "indexed", "float32"),
         ("dipole-cpml", big, "seed-xy", "float32"),
         ("pec-box", big, "indexed", "float32"),
+        ("pec-box", big, "indexed", "float16"),
         ("pec-box", big, "seed-xyz", "float32"),
         ("pec-box", big, "seed-xyz", "float64"),
         ("pec-box", big, "seed-xy", "float32"),
@@ -45,6 +47,7 @@ def table_cases(quick: bool) -> list[tuple]:
         ("pec-box", big, "seed-multicell", "float32"),
         ("tmz-2d", two_d, "indexed", "float32"),
         ("tmz-2d", two_d, "indexed", "float64"),
+        ("tmz-2d", two_d, "indexed", "float16"),
         ("tmz-2d", two_d, "tiled-2d", "float32"),
         ("tmz-2d-cpml", two_d, "indexed", "float32"),
     ]

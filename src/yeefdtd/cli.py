@@ -66,7 +66,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("-n", "--size", type=_positive_int, action="append",
                    help="cells per side (repeatable)")
     b.add_argument("--variant", action="append", help="kernel variant (repeatable)")
-    b.add_argument("--dtype", action="append", choices=["float32", "float64"])
+    b.add_argument("--dtype", action="append", choices=["float32", "float64", "float16"])
     b.add_argument("--steps", type=_positive_int, default=1000,
                    help="timed steps per case (default: the scenes' own 1000; a GPU at its "
                         "power cap slows down after the first second or so, so shorter runs "
@@ -79,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("scene", help="scene file, or a benchmark scene name")
     t.add_argument("-n", "--size", type=_positive_int, help="size of a benchmark scene")
     t.add_argument("--variant", default="auto")
-    t.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    t.add_argument("--dtype", choices=["float32", "float64", "float16"], default="float32")
 
     k = sub.add_parser("kernels", help="print the CUDA source of a kernel variant")
     k.add_argument("--variant", default="indexed")

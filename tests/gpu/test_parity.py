@@ -152,6 +152,82 @@ def test_every_indexed_3d_launch_shape(cfg, case):
     assert rel_l2(got.fields, r64.fields) < 1e-10
 
 
+_REF16: dict = {}
+
+
+def reference16(mode: str, case: int):
+    """The NumPy backend's float16 emulation of a case and its error against float64."""
+    if (mode, case) not in _REF16:
+        scene, r64, _ = reference(mode, case)
+        n16 = yf.run(scene, backend="numpy", dtype="float16", keep_fields=True, progress=False)
+        _REF16[(mode, case)] = (n16, rel_l2(n16.fields, r64.fields))
+    return _REF16[(mode, case)]
+
+
+def _records_l2(res, ref) -> tuple[float, float]:
+    """Relative L2 of every probe record together, and of the snapshot frames, of ``res``
+    against ``ref``."""
+    num = den = 0.0
+    for name, p in ref.probes.items():
+        for comp, v in p.data.items():
+            num += float(np.sum((res.probes[name][comp] - v) ** 2))
+            den += float(np.sum(v**2))
+    frames = ref.snapshots["s"].frames
+    snap = float(np.linalg.norm(res.snapshots["s"].frames - frames) / np.linalg.norm(frames))
+    return float(np.sqrt(num / den)), snap
+
+
+def metrics16(mode: str, case: int, cfg=None) -> dict:
+    """float16 storage on the GPU and in the NumPy emulation, each against float64 NumPy:
+    relative L2 of the fields, of the probe records and of the snapshot frames."""
+    scene, r64, _ = reference(mode, case)
+    n16, e_np = reference16(mode, case)
+    opts = {"variant": "indexed"} | ({"launch": {"h": cfg, "e": cfg}} if cfg else {})
+    c16 = yf.run(scene, backend="cuda", dtype="float16", keep_fields=True, progress=False,
+                 stepper_options=opts)
+    (pc, sc), (pn, sn) = _records_l2(c16, r64), _records_l2(n16, r64)
+    return {"dtype": c16.stats["dtype"], "np16": e_np, "cuda16": rel_l2(c16.fields, r64.fields),
+            "cuda16_vs_np16": rel_l2(c16.fields, n16.fields), "probes": pc, "probes_np16": pn,
+            "snapshot": sc, "snapshot_np16": sn}
+
+
+def _check16(mode, case, cfg=None):
+    """float16 storage: the kernels round the same float32 values to float16 as the NumPy
+    emulation, but fused multiply-adds and the order of the additions may leave a value on
+    the other side of a rounding boundary (one float16 step, 2^-11 relative), and such
+    differences grow over the steps as float32's do. Bound: no worse than three times the
+    emulation's own error against float64, for the fields, the probes and the snapshots
+    (as float32 is held to float32 NumPy). A kernel that kept float32 would come out far
+    below the emulation's error (the second assertion), one that lost a scale far above.
+    Measured (H200): 0.87-1.15 times the emulation's error (3e-3 to 6e-2)."""
+    m = metrics16(mode, case, cfg)
+    assert m["dtype"] == "float16"
+    assert m["cuda16"] <= 3 * m["np16"], m
+    assert m["cuda16"] >= 0.3 * m["np16"], m
+    assert m["cuda16_vs_np16"] <= 3 * m["np16"], m
+    assert m["probes"] <= 3 * m["probes_np16"], m
+    assert m["snapshot"] <= 3 * m["snapshot_np16"], m
+
+
+@pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("mode", ["3d", "tmz", "tez"])
+def test_parity_float16(mode, case):
+    _check16(mode, case)
+
+
+def _indexed_3d_shapes16():
+    from yeefdtd.backends.cuda.variants import make_variant
+
+    v = make_variant("indexed")
+    v.half = True
+    return v.configs("h", (37, 29, 23))
+
+
+@pytest.mark.parametrize("cfg", _indexed_3d_shapes16(), ids=str)
+def test_every_indexed_3d_launch_shape_float16(cfg):
+    _check16("3d", 0, cfg)
+
+
 def test_variant_that_cannot_run_the_mode_says_so():
     scene = random_scene("tmz", 1, BOUNDARIES_2D[0])
     with pytest.raises(yf.SetupError, match="does not run tmz"):

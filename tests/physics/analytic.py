@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
 from yeefdtd.constants import C0, EPS0
 
@@ -47,8 +46,3 @@ def hertzian_dipole(r_vec, t, tau: float, t0: float, amp: float):
     return E, H
 
 
-def skip_16bit_on_cuda(dtype: str, backend: str) -> None:
-    """16-bit field storage runs on the NumPy backend only so far (the CUDA stepper says so
-    in one line); its physics tests skip there, saying why."""
-    if dtype in ("float16", "bfloat16") and backend == "cuda":
-        pytest.skip("16-bit field storage is not on the cuda backend yet")

@@ -10,8 +10,6 @@ import yeefdtd as yf
 from yeefdtd.constants import C0
 from yeefdtd.spectra import refine_peak
 
-from .analytic import skip_16bit_on_cuda
-
 CELLS = (12, 10, 14)
 SPACING = (1.0e-3, 1.3e-3, 0.7e-3)
 
@@ -42,7 +40,6 @@ def test_pec_cavity_resonances_match_discrete_dispersion(dtype, tol, backend):
     Measured (NumPy): float32 3.4e-8; float16 storage 8.3e-6 (bfloat16 1.2e-5): 16-bit
     rounding shifts no resonance by 1e-4.
     """
-    skip_16bit_on_cuda(dtype, backend)
     for mode, err, height in cavity_errors(dtype, backend):
         assert height > 1e-3, f"mode {mode} is not excited (height {height:.2e})"
         assert err < tol, f"mode {mode}: relative frequency error {err:.2e}"

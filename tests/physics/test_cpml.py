@@ -8,8 +8,6 @@ import pytest
 
 import yeefdtd as yf
 
-from .analytic import skip_16bit_on_cuda
-
 DX = 1e-3
 L = 10  # CPML cells
 
@@ -88,6 +86,5 @@ def test_cpml_reflection_measure_with_float16_storage(mode, n, margin, steps, bo
     field they add to, which leaves the cell about one float16 step (~1e-3 of its peak)
     away from zero, a static charge whose field reaches the compared region. The bounds
     keep 4 to 6 dB above those, so a change that makes 16-bit storage worse shows here."""
-    skip_16bit_on_cuda("float16", backend)
     db = cpml_reflection_db(mode, n, margin, steps, backend, "float16")
     assert db < bound, f"CPML reflection measure {db:.1f} dB with float16 storage"

@@ -7,7 +7,7 @@ import numpy as np
 import yeefdtd as yf
 from yeefdtd.constants import C0
 
-from .analytic import hertzian_dipole, skip_16bit_on_cuda
+from .analytic import hertzian_dipole
 
 DX = 1e-3
 N = 120
@@ -92,6 +92,5 @@ def test_hertzian_dipole_with_float16_storage(backend):
     at the probes (10 to 20 cells away, where the pulse's own field is ~1e-3 of the source
     cell's) is a sizeable share of what they see. Bounded at 20%, to catch a regression:
     this is the figure a user of 16-bit storage must weigh near strong soft sources."""
-    skip_16bit_on_cuda("float16", backend)
     worst = max(err for *_, err in dipole_errors(backend, "float16"))
     assert worst < 0.20, f"error {worst:.1%} of the peak with float16 storage"

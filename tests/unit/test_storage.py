@@ -98,8 +98,15 @@ def test_16_bit_storage_stays_close_to_float64():
     assert e16 < eb16 < 1e-1, eb16
 
 
-def test_the_cuda_backend_says_16_bit_storage_is_not_there_yet():
+def test_the_cuda_backend_says_in_one_line_what_it_does_not_store():
+    """bfloat16 storage is emulated on NumPy only, and only 'indexed' stores float16; both
+    refusals come before CuPy is needed."""
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
-    with pytest.raises(SetupError, match=r"float16 \(16-bit field storage\) runs on the numpy"):
-        CudaStepper(build_model(_scene()), "float16")
+    model = build_model(_scene())
+    with pytest.raises(SetupError, match=r"bfloat16 runs on the numpy backend only; on cuda "
+                                         r"use float16"):
+        CudaStepper(model, "bfloat16")
+    with pytest.raises(SetupError, match=r"variant 'seed-xyz' stores float32 or float64 fields "
+                                         r"only; use variant 'indexed' for dtype float16"):
+        CudaStepper(model, "float16", variant="seed-xyz")

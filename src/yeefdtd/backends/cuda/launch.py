@@ -53,7 +53,7 @@ def update_launches(st, role: str, cfg: tuple) -> list:
                 (("ex", "ey", "ez"), ("hx", "hy", "hz"))
             # one launch over the grid, every CPML face applied in it
             mask = st.layer_mask()
-            xa, xb = st.x_band()
+            xa, xb = st.x_band(cfg[2])
             grid, block, n_a = v.launch3d(cfg, st.shape, xa, xb, mask)
             fn = st._fn(v.kernel(role, cfg, *st._tparams, mask))
             args = (*[f[c] for c in upd], *[f[c] for c in cur], *[ids[c] for c in upd], tab, R,

@@ -50,16 +50,24 @@ class CudaStepper(Stepper):
                  tune: bool | None = None, graphs: bool = True,
                  launch: dict | None = None):
         super().__init__(model, dtype)
-        if self.storage.is16:
-            raise SetupError(f"dtype {self.storage.name} (16-bit field storage) runs on the "
-                             "numpy backend only so far; use float32 or float64 on cuda")
-        import cupy as cp
-
-        self._cp = cp
+        if self.storage.name == "bfloat16":
+            raise SetupError("dtype bfloat16 runs on the numpy backend only; on cuda use "
+                             "float16 (16-bit storage with the smaller measured errors)")
         g = model.grid
         spec = variant or getattr(model.scene.run, "variant", "auto")
         self.variant = make_variant(default_variant(g.mode) if spec == "auto" else spec)
         self.variant.check(g.mode)
+        if self.storage.is16 and not self.variant.storage16:
+            raise SetupError(f"variant {self.variant.name!r} stores float32 or float64 fields "
+                             f"only; use variant 'indexed' for dtype {self.storage.name}")
+        import cupy as cp
+
+        self._cp = cp
+        self.variant.half = self.storage.is16
+        #: the dtype the field arrays are stored in (float16: scaled, see build/storage.py)
+        self.field_dtype = np.dtype(np.float16) if self.storage.is16 else self.dtype
+        #: x bounds of launch boxes are multiples of this (the widest access, in cells)
+        self.align = self.variant.align
         self.shape = g.shape
         self.pitch = self.variant.pitches(g.shape)
         self._full = (*self.pitch, g.shape[2])
@@ -103,13 +111,17 @@ class CudaStepper(Stepper):
 
     def _allocate(self, model: Model) -> None:
         g = model.grid
-        self._f = {c: self._zeros(self._full) for c in g.components}
+        self._f = {c: self._zeros(self._full, self.field_dtype) for c in g.components}
         tables = model.tables
         self.R = max(len(t.table) for t in tables.values())
         self.id_dtype = np.dtype(np.uint8 if self.R <= 256 else np.uint16)
         table = np.zeros((6, self.R, 3))
         for c, t in tables.items():
             table[COMP_INDEX[c], : len(t.table)] = t.table[:, :3]
+        if self.storage.is16:   # scaled fields: curl columns carry s_curl / s_field
+            ratio = self.storage.scale_h / self.storage.scale_e
+            table[:3, :, 1:] *= ratio
+            table[3:, :, 1:] /= ratio
         self._table_host = table.astype(self.dtype)
         self.const_table = self._table_host.nbytes <= 64000  # c_tab in common.cuh
         self._gtab = self._dev(self._table_host.ravel())
@@ -159,7 +171,7 @@ class CudaStepper(Stepper):
             idx = np.unravel_index(grp.flat, model.grid.shape, order="F")
             where = np.array([self._flat(p) for p in zip(*idx, strict=True)], dtype=np.int64)
             with np.errstate(over="ignore"):
-                values = grp.values.astype(self.dtype)
+                values = (grp.values / self.storage.scale(grp.component)).astype(self.dtype)
             self._sources[grp.component[0]].append(
                 (grp, self._dev(where), self._dev(values)))
 
@@ -174,6 +186,8 @@ class CudaStepper(Stepper):
                 "group": grp, "comp": self._dev(comp), "where": self._dev(where),
                 "rows": rows, "ring": self._zeros((rows, len(comp)), order="C"),
                 "host": np.zeros((records, len(comp)), dtype=self.dtype), "flushed": 0,
+                "scale": np.array([self.storage.scale(ch.component) for ch in grp.channels],
+                                  dtype=self.dtype),
             })
         self._snaps = []
         for plan in model.snapshots:
@@ -192,8 +206,11 @@ class CudaStepper(Stepper):
     # ---- kernels ----------------------------------------------------------------------
     def _names(self) -> list[str]:
         T, ID = type_name(self.dtype), id_name(self.id_dtype)
+        S = "half_t" if self.storage.is16 else T
         CT = "true" if self.const_table else "false"
-        self._tparams = (self.model.grid.mode, T, ID, CT)
+        # kernels with a storage type take it after the arithmetic type
+        self._tparams = (self.model.grid.mode, f"{T}, {S}" if self.variant.storage16 else T,
+                         ID, CT)
         names = self.variant.instances(*self._tparams)
         percell = "false" if self.variant.form == "ids" else "true"
         cid = ID if self.variant.form == "ids" else "id8_t"
@@ -208,8 +225,8 @@ class CudaStepper(Stepper):
                         f"{'true' if kind == 'e' else 'false'}, {percell}>")
                 self._cpml_names[(entry["slab"].axis, kind)] = name
                 names.append(name)
-        self._inject_names = {False: f"inject<{T}, false>", True: f"inject<{T}, true>"}
-        self._record_name = f"record<{T}>"
+        self._inject_names = {h: f"inject<{T}, {S}, {str(h).lower()}>" for h in (False, True)}
+        self._record_name = f"record<{T}, {S}>"
         return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick"]
 
     def _fn(self, name: str):
@@ -246,7 +263,7 @@ class CudaStepper(Stepper):
         """(mask, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior (mask
         0) for the plain update kernel, the boxes holding CPML layers for the PML kernel, with
         the mask of axes (1 x, 2 y, 4 z) whose layers meet the box. x bounds are multiples
-        of 4 (the widest access)."""
+        of ``align`` (the widest access)."""
         nx, ny, nz = self.shape
         if not self._slabs:
             return [(0, (0, nx, 0, ny, 0, nz))]
@@ -258,9 +275,10 @@ class CudaStepper(Stepper):
                 lo[a] = max(lo[a], L)
             else:
                 hi[a] = min(hi[a], n - L)
-        lo[0] = -(-lo[0] // 4) * 4                  # box starts must be 4-aligned
+        al = self.align
+        lo[0] = -(-lo[0] // al) * al                # box starts must be aligned
         if hi[0] < nx:
-            hi[0] = max(lo[0], hi[0] // 4 * 4)
+            hi[0] = max(lo[0], hi[0] // al * al)
         out = []
         for a in range(3):  # peel x slabs off whole, then y within the x interior, then z
             box_lo = [0, 0, 0] if a == 0 else [lo[0], 0, 0] if a == 1 else [lo[0], lo[1], 0]
@@ -280,17 +298,17 @@ class CudaStepper(Stepper):
         """The axes (1 x, 2 y, 4 z) that have CPML layers."""
         return sum({1 << e["slab"].axis for e in self._slabs})
 
-    def x_band(self) -> tuple[int, int]:
-        """[xa, xb): the x range clear of the x layers, bounds multiples of 4 (the widest
-        access); the whole row when there are none."""
+    def x_band(self, width: int) -> tuple[int, int]:
+        """[xa, xb): the x range clear of the x layers, bounds multiples of ``width`` (the
+        cells per thread of the launch); the whole row when there are none."""
         nx = self.shape[0]
         xa, xb = 0, nx
         for entry in self._slabs:
             slab = entry["slab"]
             if slab.axis == 0 and slab.side == "min":
-                xa = -(-slab.cells // 4) * 4
+                xa = -(-slab.cells // width) * width
             elif slab.axis == 0:
-                xb = (self.model.grid.cells[0] - slab.cells) // 4 * 4
+                xb = (self.model.grid.cells[0] - slab.cells) // width * width
         return xa, max(xa, xb)
 
     def _layer_mask(self, box) -> int:
@@ -327,7 +345,7 @@ class CudaStepper(Stepper):
             key = "|".join([device, kernel_version(), " ".join(compile_options()),
                             self.variant.name,
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
-                            role, str(self.dtype), str(self.id_dtype),
+                            role, self.storage.name, str(self.id_dtype),
                             f"pml={self._pml_key()}",
                             tuning.shape_class(self.shape), tuning.digest(candidates)])
             if role in forced:
@@ -375,7 +393,7 @@ class CudaStepper(Stepper):
         """Fill the fields with small random values: tuning never times zeros."""
         rng = self._cp.random.default_rng(1)
         for f in self._f.values():
-            f[...] = (rng.standard_normal(f.shape, dtype=np.float32) * 1e-3).astype(self.dtype)
+            f[...] = (rng.standard_normal(f.shape, dtype=np.float32) * 1e-3).astype(f.dtype)
 
     def _build_step_plan(self) -> list:
         from .launch import cpml_launches, inject_launches, record_launches
@@ -443,12 +461,16 @@ class CudaStepper(Stepper):
         ring = pg["ring"].get()
         for r in range(first, upto):
             pg["host"][r] = ring[r % rows]
+        if self.storage.is16:
+            pg["host"][first:upto] *= pg["scale"]
         pg["flushed"] = upto
 
     def _flush_snapshot(self, snap, upto: int) -> None:
         first = snap["flushed"]
         if upto > first:
             snap["host"][first:upto] = snap["buf"][: upto - first].get()
+            if self.storage.is16:
+                snap["host"][first:upto] *= self.storage.scale(snap["plan"].component)
             snap["flushed"] = upto
 
     # ---- reading back -------------------------------------------------------------------
@@ -458,26 +480,32 @@ class CudaStepper(Stepper):
     def max_abs(self) -> float:
         with self._stream:
             m = 0.0
-            for f in self._f.values():
+            for c, f in self._f.items():
                 v = float(_maxabs(self._cp)(f))
                 if v >= _NAN_MARK:
                     return math.nan
                 if not math.isfinite(v):
                     return v
-                m = max(m, v)
+                m = max(m, v * self.storage.scale(c))
         return m
 
     def fields(self) -> dict[str, np.ndarray]:
         nx, ny, _ = self.shape
         with self._stream:
-            out = {c: np.asfortranarray(f[:nx, :ny, :].get())
-                   for c, f in self._f.items()}
+            out = {c: np.asfortranarray(f[:nx, :ny, :].get()) for c, f in self._f.items()}
+        if self.storage.is16:   # stored scaled: the values in SI units, in float32
+            out = {c: a.astype(self.dtype) * self.dtype.type(self.storage.scale(c))
+                   for c, a in out.items()}
         return out
 
     def set_field(self, component: str, values: np.ndarray) -> None:
         nx, ny, _ = self.shape
+        scale = self.storage.scale(component)
         with self._stream:
-            self._f[component][:nx, :ny, :] = self._cp.asarray(values, dtype=self.dtype)
+            v = self._cp.asarray(values, dtype=self.dtype)
+            if scale != 1.0:
+                v *= self.dtype.type(1.0 / scale)   # a power of two: exact
+            self._f[component][:nx, :ny, :] = v.astype(self.field_dtype)
 
     def collect(self) -> Records:
         with self._stream:
@@ -496,8 +524,8 @@ class CudaStepper(Stepper):
         """Bytes per cell per step in this variant's model, CPML included."""
         size, ids = self.dtype.itemsize, self.id_dtype.itemsize
         g = self.model.grid
-        inner = self.variant.interior_bytes(g.mode, size, ids)
-        return inner + cpml_bytes(self.model, size, ids, self.variant.form,
+        inner = self.variant.interior_bytes(g.mode, self.field_dtype.itemsize, ids)
+        return inner + cpml_bytes(self.model, size, ids, self.variant.form,   # psi: float32
                                   self.variant.fused_cpml) / g.num_cells
 
     def describe(self) -> dict:
@@ -519,7 +547,7 @@ def _maxabs(cp):
     """max |x| over an array, reduced in double; a NaN counts as 3e300 so max() keeps it."""
     if "k" not in _MAXABS:
         _MAXABS["k"] = cp.ReductionKernel(
-            "T x", "float64 y", "x != x ? 3.0e300 : (double)(x < 0 ? -x : x)",
+            "T x", "float64 y", "(double)x != (double)x ? 3.0e300 : fabs((double)x)",
             "max(a, b)", "y = a", "0", "yeefdtd_maxabs")
     return _MAXABS["k"]
 

@@ -31,6 +31,15 @@ class Variant:
     dims: tuple = ("3d", "tmz", "tez")
     files: tuple = ()
     spec: str = ""  #: the name as given, options included
+    #: whether its kernels take a storage type after the arithmetic type (16-bit storage)
+    storage16 = False
+    #: set by the stepper: fields stored in 16 bits
+    half = False
+
+    @property
+    def align(self) -> int:
+        """x bounds of launch boxes and row pitches are multiples of this many cells."""
+        return 4
 
     def check(self, mode: str) -> None:
         if mode not in self.dims:
@@ -72,12 +81,21 @@ class Indexed(Variant):
     def __init__(self, options=None):
         super().__init__("indexed", options or {}, "ids", ("3d", "tmz", "tez"), ("indexed.cu",))
 
-    #: cells per thread along x: 1, 2 or 4 (one 4V- or 8V-byte access per field)
-    WIDTHS = (1, 2, 4)
     fused_cpml = True
+    storage16 = True
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """Cells per thread along x, widest first: one access of up to 16 bytes per field
+        (4 floats, 2 doubles, 8 float16 values); 1 is the x layers' width (3D)."""
+        return (8, 4, 2, 1) if self.half else (4, 2, 1)
+
+    @property
+    def align(self) -> int:
+        return self.widths[0]
 
     def pitches(self, shape):
-        return _ceil(shape[0], 4) * 4, shape[1]   # rows aligned for 4-wide accesses
+        return _ceil(shape[0], self.align) * self.align, shape[1]   # rows start aligned
 
     #: L2 prefetch distances (planes ahead) tried for the 3D kernels
     PREFETCH = (0, 1, 2)
@@ -96,11 +114,11 @@ class Indexed(Variant):
         mask of a box holding layers."""
         if mode == "3d":
             mask = max(masks, default=0)
-            cfgs = [(0, 0, v, 0) for v in self.WIDTHS] + \
-                [(0, 0, v, p) for v in (2, 4) for p in self.PREFETCH[1:]]
+            cfgs = [(0, 0, v, 0) for v in self.widths[:3]] + \
+                [(0, 0, v, p) for v in self.widths[:2] for p in self.PREFETCH[1:]]
             return [self.kernel(r, c, mode, T, ID, CT, mask) for r in ("h", "e") for c in cfgs]
         out = [self.kernel(r, (0, 0, v, 0), mode, T, ID, CT) for r in ("h", "e")
-               for v in self.WIDTHS]
+               for v in self.widths[:3]]
         if masks:
             from .launch import slab_setting
 
@@ -112,8 +130,9 @@ class Indexed(Variant):
     def configs(self, role, shape):
         # (threads per block, 1, cells per thread along x, L2 prefetch distance in planes,
         # 3D only); 1D blocks of at most 256 threads (launch bounds)
-        base = [(256, 1, 4), (128, 1, 4), (64, 1, 4), (256, 1, 2), (128, 1, 2),
-                (256, 1, 1), (128, 1, 1)]
+        a, b, c = self.widths[:3]
+        base = [(256, 1, a), (128, 1, a), (64, 1, a), (256, 1, b), (128, 1, b),
+                (256, 1, c), (128, 1, c)]
         out = [(*c, 0) for c in base]
         if shape[2] > 1:
             out += [(*c, p) for c in base[:2] + base[3:5] for p in self.PREFETCH[1:]]

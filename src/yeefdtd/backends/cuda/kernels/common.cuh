@@ -62,6 +62,84 @@ __device__ __forceinline__ void store(T* __restrict__ p, idx_t c, const Pack<T, 
     *reinterpret_cast<Pack<T, V>*>(p + c) = x;
 }
 
+// Field storage. Kernels that take a storage type S besides the arithmetic type T load
+// fields as S and compute in T: S = T, or S = half_t (IEEE binary16, with T = float) for
+// 16-bit storage, converted by the hardware's cvt instructions (round to nearest even on
+// the way down, as NumPy's float16 cast). The host keeps half_t fields scaled by powers
+// of two (see build/storage.py); the kernels never see the scale, only coefficient columns
+// and source values that carry it.
+struct half_t { unsigned short bits; };
+
+template <typename T, typename S> struct Conv;
+template <typename T> struct Conv<T, T> {
+    static __device__ __forceinline__ T widen(T x) { return x; }
+    static __device__ __forceinline__ T narrow(T x) { return x; }
+};
+template <> struct Conv<float, half_t> {
+    static __device__ __forceinline__ float widen(half_t h) {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+        return f;
+    }
+    static __device__ __forceinline__ half_t narrow(float f) {
+        half_t h;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+        return h;
+    }
+};
+
+// V stored values at p[c], widened to T; V values of T narrowed and stored at p[c]; one
+// stored value widened.
+template <typename T, typename S, int V>
+__device__ __forceinline__ Pack<T, V> loadf(const S* __restrict__ p, idx_t c) {
+    const Pack<S, V> s = load<S, V>(p, c);
+    Pack<T, V> out;
+#pragma unroll
+    for (int e = 0; e < V; ++e) out.v[e] = Conv<T, S>::widen(s.v[e]);
+    return out;
+}
+
+template <typename T, typename S, int V> struct Narrow {
+    static __device__ __forceinline__ Pack<S, V> pack(const Pack<T, V>& x) {
+        Pack<S, V> s;
+#pragma unroll
+        for (int e = 0; e < V; ++e) s.v[e] = Conv<T, S>::narrow(x.v[e]);
+        return s;
+    }
+};
+// Two values per conversion instruction (cvt.rn.f16x2.f32, the same rounding): one
+// instruction per value was measured slower (conversions have a fraction of the
+// arithmetic throughput).
+#ifndef YEEFDTD_CVT_SINGLE
+template <int V> struct Narrow<float, half_t, V> {
+    static __device__ __forceinline__ Pack<half_t, V> pack(const Pack<float, V>& x) {
+        Pack<half_t, V> s;
+        if constexpr (V == 1) {
+            s.v[0] = Conv<float, half_t>::narrow(x.v[0]);
+        } else {
+#pragma unroll
+            for (int e = 0; e < V; e += 2) {
+                unsigned w;   // the lower half holds element e
+                asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(x.v[e + 1]), "f"(x.v[e]));
+                s.v[e].bits = (unsigned short)(w & 0xffffu);
+                s.v[e + 1].bits = (unsigned short)(w >> 16);
+            }
+        }
+        return s;
+    }
+};
+#endif
+
+template <typename T, typename S, int V>
+__device__ __forceinline__ void storef(S* __restrict__ p, idx_t c, const Pack<T, V>& x) {
+    store<S, V>(p, c, Narrow<T, S, V>::pack(x));
+}
+
+template <typename T, typename S>
+__device__ __forceinline__ T getf(const S* __restrict__ p, idx_t c) {
+    return Conv<T, S>::widen(p[c]);
+}
+
 // CPML faces for the kernels that apply the correction in the same pass as the update.
 // c_faces[h][a][side] is the face of half step h (0: E, 1: H) normal to axis a on the low
 // (0) or high (1) side; L = 0 where there is none. It holds the auxiliary arrays of its two

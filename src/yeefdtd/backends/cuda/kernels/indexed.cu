@@ -3,9 +3,13 @@
 // through DRAM once: the updated field read and written, the curl field read, one id byte
 // (or two) per component; neighbours come from L1 and L2.
 //
-// Mapping: one thread per V consecutive cells along x (V = 1, 2 or 4; rows are padded to a
-// multiple of 4 so that the V values are one aligned 4V- or 8V-byte access), 1D blocks over
-// the rows of packs flattened across y. Measured on an H200, pec-box 512 float32: 92% of
+// Fields are stored as S and computed in T (S = T, or float16 storage with float32
+// arithmetic: see Conv in common.cuh); the coefficient table and the CPML auxiliary values
+// are always T.
+//
+// Mapping: one thread per V consecutive cells along x (V = 1, 2 or 4, and 8 for float16;
+// rows are padded to a multiple of the widest V so that the V values are one aligned access
+// of up to 16 bytes), 1D blocks over the rows of packs flattened across y. Measured on an H200, pec-box 512 float32: 92% of
 // the copy bandwidth, where 2D (x, y) blocks reached 86% (a row of 513 cells is 129 packs,
 // so a 2D block along x left most lanes of its last block idle). One cell per thread
 // (4-byte loads) reached 2.5 TB/s with exactly the modelled traffic; 16-byte accesses keep
@@ -21,6 +25,13 @@
 // 2 y, 4 z) that have faces. In 3D one launch covers the grid (see INDEXED3_DISPATCH); in
 // 2D the plain kernel (PML = 0) runs on the interior box and the PML kernel on the boxes
 // that hold the layers. Every cell is updated once.
+//
+// float16 storage, measured on an H200 (1000 steps): pec-box 512 at 93.5% of its bound with
+// V = 8 (16-byte accesses), 1.90 times float32; dipole-cpml 512 at 75.0% with V = 4, 1.62
+// times float32. There V = 8 ran at 67.6% (its CPML instances need 74-101 registers, 64
+// with spills under launch bounds of 4 blocks per SM), and the x band aligned to 8 instead
+// of the launch's V (32 layer cells per row instead of 24) at 71%. Converting two values
+// per instruction on the way down (cvt.rn.f16x2.f32) gained 1.7% over one at a time.
 //
 // PF > 0 asks L2 for this thread's cells PF planes ahead before loading its own: requests in
 // flight that hold no registers, for the blocks of that plane to find in L2. Capping the
@@ -87,11 +98,11 @@ __device__ __forceinline__ P* opaque(P* p) {
 // whole pack lies at one depth u and its auxiliary values are V consecutive, aligned entries
 // from ``at``: with d = A[ca] - B[cb] (F's difference across the face, column q of its row),
 //     psi <- b psi + c d,  F += C_q (kinv d + psi).
-template <typename T, typename ID, bool CT, int V>
+template <typename T, typename S, typename ID, bool CT, int V>
 __device__ __forceinline__ void pml_pack(void* psi_v, const Face* f, idx_t at, int u,
-                                         const T* __restrict__ gtab, int R, T* F,
+                                         const T* __restrict__ gtab, int R, S* F,
                                          const ID* id, int comp, int q,
-                                         const T* A, const T* B, idx_t c, idx_t ca, idx_t cb) {
+                                         const S* A, const S* B, idx_t c, idx_t ca, idx_t cb) {
     compiler_fence();
     F = opaque(F);
     id = opaque(id);
@@ -100,8 +111,8 @@ __device__ __forceinline__ void pml_pack(void* psi_v, const Face* f, idx_t at, i
     T* psi = static_cast<T*>(psi_v);
     const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
     const T ki = static_cast<const T*>(f->k)[u];
-    Pack<T, V> p = load<T, V>(psi, at), x = load<T, V>(F, c);
-    const Pack<T, V> a1 = load<T, V>(A, ca), b1 = load<T, V>(B, cb);
+    Pack<T, V> p = load<T, V>(psi, at), x = loadf<T, S, V>(F, c);
+    const Pack<T, V> a1 = loadf<T, S, V>(A, ca), b1 = loadf<T, S, V>(B, cb);
     const Pack<ID, V> m = load<ID, V>(id, c);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
@@ -110,16 +121,16 @@ __device__ __forceinline__ void pml_pack(void* psi_v, const Face* f, idx_t at, i
         x.v[e] += coef<T, CT>(gtab, R, comp, m.v[e], q) * (ki * d + p.v[e]);
     }
     store<T, V>(psi, at, p);
-    store<T, V>(F, c, x);
+    storef<T, S, V>(F, c, x);
 }
 
 // The H update of the V cells from (i0, j, k). CELLF: the axes whose CPML faces are
 // applied cell by cell, in the same pass (used with V = 1); PACKF: the axes (y, z) applied
 // a pack at a time, in the second pass.
-template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
 __device__ __forceinline__ void h3_cells(
-        T* __restrict__ hx, T* __restrict__ hy, T* __restrict__ hz,
-        const T* __restrict__ ex, const T* __restrict__ ey, const T* __restrict__ ez,
+        S* __restrict__ hx, S* __restrict__ hy, S* __restrict__ hz,
+        const S* __restrict__ ex, const S* __restrict__ ey, const S* __restrict__ ez,
         const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
         const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
         int i0, int j, int k) {
@@ -135,14 +146,18 @@ __device__ __forceinline__ void h3_cells(
         prefetch_l2(ex, a); prefetch_l2(ey, a); prefetch_l2(ez, a);
         prefetch_l2(hx, a); prefetch_l2(hy, a); prefetch_l2(hz, a);
     }
-    const Pack<T, V> ex0 = load<T, V>(ex, c), ey0 = load<T, V>(ey, c), ez0 = load<T, V>(ez, c);
-    const Pack<T, V> ezy = load<T, V>(ez, c + dy), exy = load<T, V>(ex, c + dy);
-    const Pack<T, V> exz = load<T, V>(ex, c + dz), eyz = load<T, V>(ey, c + dz);
+    const Pack<T, V> ex0 = loadf<T, S, V>(ex, c),
+                     ey0 = loadf<T, S, V>(ey, c),
+                     ez0 = loadf<T, S, V>(ez, c);
+    const Pack<T, V> ezy = loadf<T, S, V>(ez, c + dy), exy = loadf<T, S, V>(ex, c + dy);
+    const Pack<T, V> exz = loadf<T, S, V>(ex, c + dz), eyz = loadf<T, S, V>(ey, c + dz);
     const Pack<ID, V> mx = load<ID, V>(idx, c), my = load<ID, V>(idy, c), mz = load<ID, V>(idz, c);
-    Pack<T, V> hx0 = load<T, V>(hx, c), hy0 = load<T, V>(hy, c), hz0 = load<T, V>(hz, c);
+    Pack<T, V> hx0 = loadf<T, S, V>(hx, c),
+               hy0 = loadf<T, S, V>(hy, c),
+               hz0 = loadf<T, S, V>(hz, c);
     const bool tail = i0 + V >= nx;   // this pack holds the row's last cell
-    const T eyn = tail ? T(0) : ey[c + V], ezn = tail ? T(0) : ez[c + V];
-    const T ey1 = tail ? ey[row] : T(0), ez1 = tail ? ez[row] : T(0);
+    const T eyn = tail ? T(0) : getf<T, S>(ey, c + V), ezn = tail ? T(0) : getf<T, S>(ez, c + V);
+    const T ey1 = tail ? getf<T, S>(ey, row) : T(0), ez1 = tail ? getf<T, S>(ez, row) : T(0);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const bool last = i0 + e + 1 == nx;
@@ -173,30 +188,30 @@ __device__ __forceinline__ void h3_cells(
             hy0.v[e] += coef<T, CT>(gtab, R, 4, my_, 1) * t.b;
         }
     }
-    store<T, V>(hx, c, hx0);
-    store<T, V>(hy, c, hy0);
-    store<T, V>(hz, c, hz0);
+    storef<T, S, V>(hx, c, hx0);
+    storef<T, S, V>(hy, c, hy0);
+    storef<T, S, V>(hz, c, hz0);
     if (!PACKF) return;
     compiler_fence();
     int u;
     idx_t at;
     const Face* f;
     if ((PACKF & 2) && (f = face_at<1>(1, i0, j, k, ny, px, u, at))) {  // Hz (c), Hx (b) along y
-        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hz, idz, 5, 2, ex, ex, c, c + dy, c);
-        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hx, idx, 3, 1, ez, ez, c, c + dy, c);
+        pml_pack<T, S, ID, CT, V>(f->psi1, f, at, u, gtab, R, hz, idz, 5, 2, ex, ex, c, c + dy, c);
+        pml_pack<T, S, ID, CT, V>(f->psi2, f, at, u, gtab, R, hx, idx, 3, 1, ez, ez, c, c + dy, c);
     }
     compiler_fence();
     if ((PACKF & 4) && (f = face_at<2>(1, i0, j, k, ny, px, u, at))) {  // Hx (c), Hy (b) along z
-        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, hx, idx, 3, 2, ey, ey, c, c + dz, c);
-        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, hy, idy, 4, 1, ex, ex, c, c + dz, c);
+        pml_pack<T, S, ID, CT, V>(f->psi1, f, at, u, gtab, R, hx, idx, 3, 2, ey, ey, c, c + dz, c);
+        pml_pack<T, S, ID, CT, V>(f->psi2, f, at, u, gtab, R, hy, idy, 4, 1, ex, ex, c, c + dz, c);
     }
 }
 
 // The E update of the V cells from (i0, j, k); CELLF and PACKF as for h3_cells.
-template <typename T, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int CELLF, int PACKF, int PF>
 __device__ __forceinline__ void e3_cells(
-        T* __restrict__ ex, T* __restrict__ ey, T* __restrict__ ez,
-        const T* __restrict__ hx, const T* __restrict__ hy, const T* __restrict__ hz,
+        S* __restrict__ ex, S* __restrict__ ey, S* __restrict__ ez,
+        const S* __restrict__ hx, const S* __restrict__ hy, const S* __restrict__ hz,
         const ID* __restrict__ idx, const ID* __restrict__ idy, const ID* __restrict__ idz,
         const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
         int i0, int j, int k) {
@@ -212,13 +227,17 @@ __device__ __forceinline__ void e3_cells(
         prefetch_l2(ex, a); prefetch_l2(ey, a); prefetch_l2(ez, a);
         prefetch_l2(hx, a); prefetch_l2(hy, a); prefetch_l2(hz, a);
     }
-    const Pack<T, V> hx0 = load<T, V>(hx, c), hy0 = load<T, V>(hy, c), hz0 = load<T, V>(hz, c);
-    const Pack<T, V> hzy = load<T, V>(hz, c + dy), hxy = load<T, V>(hx, c + dy);
-    const Pack<T, V> hyz = load<T, V>(hy, c + dz), hxz = load<T, V>(hx, c + dz);
+    const Pack<T, V> hx0 = loadf<T, S, V>(hx, c),
+                     hy0 = loadf<T, S, V>(hy, c),
+                     hz0 = loadf<T, S, V>(hz, c);
+    const Pack<T, V> hzy = loadf<T, S, V>(hz, c + dy), hxy = loadf<T, S, V>(hx, c + dy);
+    const Pack<T, V> hyz = loadf<T, S, V>(hy, c + dz), hxz = loadf<T, S, V>(hx, c + dz);
     const Pack<ID, V> mx = load<ID, V>(idx, c), my = load<ID, V>(idy, c), mz = load<ID, V>(idz, c);
-    Pack<T, V> ex0 = load<T, V>(ex, c), ey0 = load<T, V>(ey, c), ez0 = load<T, V>(ez, c);
+    Pack<T, V> ex0 = loadf<T, S, V>(ex, c),
+               ey0 = loadf<T, S, V>(ey, c),
+               ez0 = loadf<T, S, V>(ez, c);
     const idx_t back = (i0 == 0) ? row + nx - 1 : c - 1;   // wraps to the row's last cell
-    const T hyp = hy[back], hzp = hz[back];
+    const T hyp = getf<T, S>(hy, back), hzp = getf<T, S>(hz, back);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const T dhzy = hz0.v[e] - hzy.v[e], dhyz = hy0.v[e] - hyz.v[e];
@@ -248,22 +267,22 @@ __device__ __forceinline__ void e3_cells(
             ey0.v[e] += coef<T, CT>(gtab, R, 1, my_, 1) * t.b;
         }
     }
-    store<T, V>(ex, c, ex0);
-    store<T, V>(ey, c, ey0);
-    store<T, V>(ez, c, ez0);
+    storef<T, S, V>(ex, c, ex0);
+    storef<T, S, V>(ey, c, ey0);
+    storef<T, S, V>(ez, c, ez0);
     if (!PACKF) return;
     compiler_fence();
     int u;
     idx_t at;
     const Face* f;
     if ((PACKF & 2) && (f = face_at<1>(0, i0, j, k, ny, px, u, at))) {  // Ez (c), Ex (b) along y
-        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ez, idz, 2, 2, hx, hx, c, c, c + dy);
-        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ex, idx, 0, 1, hz, hz, c, c, c + dy);
+        pml_pack<T, S, ID, CT, V>(f->psi1, f, at, u, gtab, R, ez, idz, 2, 2, hx, hx, c, c, c + dy);
+        pml_pack<T, S, ID, CT, V>(f->psi2, f, at, u, gtab, R, ex, idx, 0, 1, hz, hz, c, c, c + dy);
     }
     compiler_fence();
     if ((PACKF & 4) && (f = face_at<2>(0, i0, j, k, ny, px, u, at))) {  // Ex (c), Ey (b) along z
-        pml_pack<T, ID, CT, V>(f->psi1, f, at, u, gtab, R, ex, idx, 0, 2, hy, hy, c, c, c + dz);
-        pml_pack<T, ID, CT, V>(f->psi2, f, at, u, gtab, R, ey, idy, 1, 1, hx, hx, c, c, c + dz);
+        pml_pack<T, S, ID, CT, V>(f->psi1, f, at, u, gtab, R, ex, idx, 0, 2, hy, hy, c, c, c + dz);
+        pml_pack<T, S, ID, CT, V>(f->psi2, f, at, u, gtab, R, ey, idy, 1, 1, hx, hx, c, c, c + dz);
     }
 }
 
@@ -283,7 +302,7 @@ __device__ __forceinline__ void e3_cells(
         const int p = blockIdx.x * blockDim.x + threadIdx.x;                                 \
         const int r = p / ppr;                                                               \
         if (r >= ny) return;                                                                 \
-        CELLS<T, ID, CT, V, 0, (PML & 6), PF>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny,  \
+        CELLS<T, S, ID, CT, V, 0, (PML & 6), PF>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny,  \
                                                nz, px, py, xa + (p - r * ppr) * V, r, k);    \
     } else {                                                                                 \
         const int w = xa + nx - xb;                                                          \
@@ -291,24 +310,30 @@ __device__ __forceinline__ void e3_cells(
         const int r = p / w;                                                                 \
         if (r >= ny) return;                                                                 \
         const int q = p - r * w;                                                             \
-        CELLS<T, ID, CT, 1, PML, 0, 0>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny, nz,     \
+        CELLS<T, S, ID, CT, 1, PML, 0, 0>(a, b, cc, d, e, f, ia, ib, ic, gtab, R, nx, ny, nz,     \
                                        px, py, q < xa ? q : xb + q - xa, r, k);              \
     }
 
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
-__global__ void __launch_bounds__(256)
-indexed_h3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
-           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+// Blocks per SM the 3D kernels ask the compiler to fit: only for 16-bit storage with 8
+// cells per thread (without it, 74-101 registers); declaring a minimum for the others, even
+// one block, made dipole-cpml 512 float32 15% slower.
+template <typename S, int V> struct MinBlocks { static constexpr int value = 0; };
+template <> struct MinBlocks<half_t, 8> { static constexpr int value = 4; };
+
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256, MinBlocks<S, V>::value)
+indexed_h3(S* __restrict__ a, S* __restrict__ b, S* __restrict__ cc,
+           const S* __restrict__ d, const S* __restrict__ e, const S* __restrict__ f,
            const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
            const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
            int xa, int xb, int nA) {
     INDEXED3_DISPATCH(h3_cells)
 }
 
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
-__global__ void __launch_bounds__(256)
-indexed_e3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
-           const T* __restrict__ d, const T* __restrict__ e, const T* __restrict__ f,
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
+__global__ void __launch_bounds__(256, MinBlocks<S, V>::value)
+indexed_e3(S* __restrict__ a, S* __restrict__ b, S* __restrict__ cc,
+           const S* __restrict__ d, const S* __restrict__ e, const S* __restrict__ f,
            const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
            const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
            int xa, int xb, int nA) {
@@ -318,9 +343,9 @@ indexed_e3(T* __restrict__ a, T* __restrict__ b, T* __restrict__ cc,
 
 // ---------------------------------------------------------------------------- 2D TMz
 // Ez, Hx, Hy. Hx: b = y (Ez along y); Hy: c = x (Ez along x); Ez: b = x (Hy), c = y (Hx).
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
-indexed_h_tmz(T* __restrict__ hx, T* __restrict__ hy, const T* __restrict__ ez,
+indexed_h_tmz(S* __restrict__ hx, S* __restrict__ hy, const S* __restrict__ ez,
               const ID* __restrict__ idx, const ID* __restrict__ idy,
               const T* __restrict__ gtab, int R, int nx, int ny, int px, int ilo, int ihi, int jlo,
               int jhi, int klo, int khi) {
@@ -331,11 +356,11 @@ indexed_h_tmz(T* __restrict__ hx, T* __restrict__ hy, const T* __restrict__ ez,
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j + 1 == ny) ? (idx_t)(1 - ny) * px : (idx_t)px;
-    const Pack<T, V> ez0 = load<T, V>(ez, c), ezy = load<T, V>(ez, c + dy);
+    const Pack<T, V> ez0 = loadf<T, S, V>(ez, c), ezy = loadf<T, S, V>(ez, c + dy);
     const Pack<ID, V> mx = load<ID, V>(idx, c), my = load<ID, V>(idy, c);
-    Pack<T, V> hx0 = load<T, V>(hx, c), hy0 = load<T, V>(hy, c);
+    Pack<T, V> hx0 = loadf<T, S, V>(hx, c), hy0 = loadf<T, S, V>(hy, c);
     const bool tail = i0 + V >= nx;
-    const T ezn = tail ? T(0) : ez[c + V], ez1 = tail ? ez[row] : T(0);
+    const T ezn = tail ? T(0) : getf<T, S>(ez, c + V), ez1 = tail ? getf<T, S>(ez, row) : T(0);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const bool last = i0 + e + 1 == nx;
@@ -351,13 +376,13 @@ indexed_h_tmz(T* __restrict__ hx, T* __restrict__ hy, const T* __restrict__ ez,
             hx0.v[e] += coef<T, CT>(gtab, R, 3, mx_, 1)
                       * pml_pair<T, 1>(1, i0 + e, j, 0, ny, px, T(0), dezy).b;
     }
-    store<T, V>(hx, c, hx0);
-    store<T, V>(hy, c, hy0);
+    storef<T, S, V>(hx, c, hx0);
+    storef<T, S, V>(hy, c, hy0);
 }
 
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
-indexed_e_tmz(T* __restrict__ ez, const T* __restrict__ hx, const T* __restrict__ hy,
+indexed_e_tmz(S* __restrict__ ez, const S* __restrict__ hx, const S* __restrict__ hy,
               const ID* __restrict__ idz, const T* __restrict__ gtab, int R, int nx, int ny,
               int px, int ilo, int ihi, int jlo,
               int jhi, int klo, int khi) {
@@ -368,10 +393,12 @@ indexed_e_tmz(T* __restrict__ ez, const T* __restrict__ hx, const T* __restrict_
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j == 0) ? (idx_t)(ny - 1) * px : -(idx_t)px;
-    const Pack<T, V> hx0 = load<T, V>(hx, c), hy0 = load<T, V>(hy, c), hxy = load<T, V>(hx, c + dy);
+    const Pack<T, V> hx0 = loadf<T, S, V>(hx, c),
+                     hy0 = loadf<T, S, V>(hy, c),
+                     hxy = loadf<T, S, V>(hx, c + dy);
     const Pack<ID, V> mz = load<ID, V>(idz, c);
-    Pack<T, V> ez0 = load<T, V>(ez, c);
-    const T hyp = hy[(i0 == 0) ? row + nx - 1 : c - 1];
+    Pack<T, V> ez0 = loadf<T, S, V>(ez, c);
+    const T hyp = getf<T, S>(hy, (i0 == 0) ? row + nx - 1 : c - 1);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const int m = mz.v[e];
@@ -385,14 +412,14 @@ indexed_e_tmz(T* __restrict__ ez, const T* __restrict__ hx, const T* __restrict_
             ez0.v[e] += coef<T, CT>(gtab, R, 2, m, 2)
                       * pml_pair<T, 1>(0, i0 + e, j, 0, ny, px, dhxy, T(0)).a;
     }
-    store<T, V>(ez, c, ez0);
+    storef<T, S, V>(ez, c, ez0);
 }
 
 // ---------------------------------------------------------------------------- 2D TEz
 // Hz, Ex, Ey. Hz: b = x (Ey), c = y (Ex); Ex: b = y (Hz); Ey: c = x (Hz).
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
-indexed_h_tez(T* __restrict__ hz, const T* __restrict__ ex, const T* __restrict__ ey,
+indexed_h_tez(S* __restrict__ hz, const S* __restrict__ ex, const S* __restrict__ ey,
               const ID* __restrict__ idz, const T* __restrict__ gtab, int R, int nx, int ny,
               int px, int ilo, int ihi, int jlo,
               int jhi, int klo, int khi) {
@@ -403,11 +430,13 @@ indexed_h_tez(T* __restrict__ hz, const T* __restrict__ ex, const T* __restrict_
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j + 1 == ny) ? (idx_t)(1 - ny) * px : (idx_t)px;
-    const Pack<T, V> ex0 = load<T, V>(ex, c), exy = load<T, V>(ex, c + dy), ey0 = load<T, V>(ey, c);
+    const Pack<T, V> ex0 = loadf<T, S, V>(ex, c),
+                     exy = loadf<T, S, V>(ex, c + dy),
+                     ey0 = loadf<T, S, V>(ey, c);
     const Pack<ID, V> mz = load<ID, V>(idz, c);
-    Pack<T, V> hz0 = load<T, V>(hz, c);
+    Pack<T, V> hz0 = loadf<T, S, V>(hz, c);
     const bool tail = i0 + V >= nx;
-    const T eyn = tail ? T(0) : ey[c + V], ey1 = tail ? ey[row] : T(0);
+    const T eyn = tail ? T(0) : getf<T, S>(ey, c + V), ey1 = tail ? getf<T, S>(ey, row) : T(0);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const bool last = i0 + e + 1 == nx;
@@ -422,12 +451,12 @@ indexed_h_tez(T* __restrict__ hz, const T* __restrict__ ex, const T* __restrict_
             hz0.v[e] += coef<T, CT>(gtab, R, 5, m, 2)
                       * pml_pair<T, 1>(1, i0 + e, j, 0, ny, px, dexy, T(0)).a;
     }
-    store<T, V>(hz, c, hz0);
+    storef<T, S, V>(hz, c, hz0);
 }
 
-template <typename T, typename ID, bool CT, int V, int PML, int PF>
+template <typename T, typename S, typename ID, bool CT, int V, int PML, int PF>
 __global__ void __launch_bounds__(256)
-indexed_e_tez(T* __restrict__ ex, T* __restrict__ ey, const T* __restrict__ hz,
+indexed_e_tez(S* __restrict__ ex, S* __restrict__ ey, const S* __restrict__ hz,
               const ID* __restrict__ idx, const ID* __restrict__ idy,
               const T* __restrict__ gtab, int R, int nx, int ny, int px, int ilo, int ihi, int jlo,
               int jhi, int klo, int khi) {
@@ -438,10 +467,10 @@ indexed_e_tez(T* __restrict__ ex, T* __restrict__ ey, const T* __restrict__ hz,
     const idx_t row = (idx_t)j * px;
     const idx_t c = row + i0;
     const idx_t dy = (j == 0) ? (idx_t)(ny - 1) * px : -(idx_t)px;
-    const Pack<T, V> hz0 = load<T, V>(hz, c), hzy = load<T, V>(hz, c + dy);
+    const Pack<T, V> hz0 = loadf<T, S, V>(hz, c), hzy = loadf<T, S, V>(hz, c + dy);
     const Pack<ID, V> mx = load<ID, V>(idx, c), my = load<ID, V>(idy, c);
-    Pack<T, V> ex0 = load<T, V>(ex, c), ey0 = load<T, V>(ey, c);
-    const T hzp = hz[(i0 == 0) ? row + nx - 1 : c - 1];
+    Pack<T, V> ex0 = loadf<T, S, V>(ex, c), ey0 = loadf<T, S, V>(ey, c);
+    const T hzp = getf<T, S>(hz, (i0 == 0) ? row + nx - 1 : c - 1);
 #pragma unroll
     for (int e = 0; e < V; ++e) {
         const T dhzy = hz0.v[e] - hzy.v[e], dhzx = hz0.v[e] - behind<T, V>(hz0, e, hzp);
@@ -455,6 +484,6 @@ indexed_e_tez(T* __restrict__ ex, T* __restrict__ ey, const T* __restrict__ hz,
             ex0.v[e] += coef<T, CT>(gtab, R, 0, mx_, 1)
                       * pml_pair<T, 1>(0, i0 + e, j, 0, ny, px, T(0), dhzy).b;
     }
-    store<T, V>(ex, c, ex0);
-    store<T, V>(ey, c, ey0);
+    storef<T, S, V>(ex, c, ex0);
+    storef<T, S, V>(ey, c, ey0);
 }

@@ -71,23 +71,25 @@ __global__ void cpml(T* __restrict__ f1, T* __restrict__ f2,
 // of every step), so that one step can be captured as a CUDA graph and replayed unchanged.
 
 // Sources: values hold one row per step (already scaled by the local source coefficient
-// for soft sources); soft sources add, hard sources set.
-template <typename T, bool HARD>
-__global__ void inject(T* __restrict__ f, const idx_t* __restrict__ where,
+// for soft sources, and by the storage scale); soft sources add, hard sources set. S is the
+// fields' storage type (see Conv in common.cuh).
+template <typename T, typename S, bool HARD>
+__global__ void inject(S* __restrict__ f, const idx_t* __restrict__ where,
                        const T* __restrict__ values, int count, const idx_t* __restrict__ step) {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     const T v = values[*step * count + t];
-    if (HARD) f[where[t]] = v;
-    else f[where[t]] += v;
+    const idx_t w = where[t];
+    f[w] = Conv<T, S>::narrow(HARD ? v : Conv<T, S>::widen(f[w]) + v);
 }
 
 // Probes: after step n, when (n + 1) is a multiple of every, gather count samples
-// (component comp[t] at where[t]) into row ((n + 1) / every - 1) mod rows of a ring buffer.
-template <typename T>
-__global__ void record(const T* __restrict__ f0, const T* __restrict__ f1,
-                       const T* __restrict__ f2, const T* __restrict__ f3,
-                       const T* __restrict__ f4, const T* __restrict__ f5,
+// (component comp[t] at where[t]) into row ((n + 1) / every - 1) mod rows of a ring buffer,
+// as stored (the host applies the storage scale).
+template <typename T, typename S>
+__global__ void record(const S* __restrict__ f0, const S* __restrict__ f1,
+                       const S* __restrict__ f2, const S* __restrict__ f3,
+                       const S* __restrict__ f4, const S* __restrict__ f5,
                        const int* __restrict__ comp, const idx_t* __restrict__ where,
                        T* __restrict__ out, int count, const idx_t* __restrict__ step,
                        int every, int rows) {
@@ -96,8 +98,8 @@ __global__ void record(const T* __restrict__ f0, const T* __restrict__ f1,
     if (t >= count || done % every != 0) return;
     const idx_t r = (done / every - 1) % rows;
     const int q = comp[t];
-    const T* f = q == 0 ? f0 : q == 1 ? f1 : q == 2 ? f2 : q == 3 ? f3 : q == 4 ? f4 : f5;
-    out[r * count + t] = f[where[t]];
+    const S* f = q == 0 ? f0 : q == 1 ? f1 : q == 2 ? f2 : q == 3 ? f3 : q == 4 ? f4 : f5;
+    out[r * count + t] = getf<T, S>(f, where[t]);
 }
 
 __global__ void tick(idx_t* step) { *step += 1; }

@@ -37,8 +37,8 @@ def test_pec_cavity_resonances_match_discrete_dispersion(dtype, tol, backend):
     window over 20000 steps (about 35 ns, 29 MHz resolution) and a refined DTFT maximum
     locate an isolated peak to better than 1e-7 relative in float64. 1e-4 (the issue's
     bound) leaves room; float32 rounding over 20000 steps moves peaks by ~1e-6, so 1e-3.
-    Measured (NumPy): float32 3.4e-8; float16 storage 8.3e-6 (bfloat16 1.2e-5): 16-bit
-    rounding shifts no resonance by 1e-4.
+    Measured (NumPy): float32 3.4e-8; float16 storage 8.3e-6 (cuda 7.1e-6; bfloat16
+    1.2e-5): 16-bit rounding shifts no resonance by 1e-4.
     """
     for mode, err, height in cavity_errors(dtype, backend):
         assert height > 1e-3, f"mode {mode} is not excited (height {height:.2e})"

@@ -80,11 +80,12 @@ def cpml_reflection_db(mode, n, margin, steps, backend, dtype="float32") -> floa
 def test_cpml_reflection_measure_with_float16_storage(mode, n, margin, steps, bound, backend):
     """The measure above with the fields stored in float16, against the float64 reference.
 
-    Measured (NumPy): -39.1 dB (3D), -49.3 (TMz), -51.2 (TEz); bfloat16 -26.6, -32.3, -33.6;
-    float32 -92 to -94. What limits it is not the layer but the rounding at the source
-    cell: the differentiated Gaussian's small late increments are lost against the large
-    field they add to, which leaves the cell about one float16 step (~1e-3 of its peak)
-    away from zero, a static charge whose field reaches the compared region. The bounds
-    keep 4 to 6 dB above those, so a change that makes 16-bit storage worse shows here."""
+    Measured (NumPy): -39.1 dB (3D), -49.3 (TMz), -51.2 (TEz) (cuda: -39.0, -51.1, -51.2);
+    bfloat16 -26.6, -32.3, -33.6; float32 -92 to -94. What limits it is not the layer but
+    the rounding at the source cell: the differentiated Gaussian's small late increments are
+    lost against the large field they add to, which leaves the cell about one float16 step
+    (~1e-3 of its peak) away from zero, a static charge whose field reaches the compared
+    region. The bounds keep 4 to 6 dB above those, so a change that makes 16-bit storage
+    worse shows here."""
     db = cpml_reflection_db(mode, n, margin, steps, backend, "float16")
     assert db < bound, f"CPML reflection measure {db:.1f} dB with float16 storage"

@@ -75,8 +75,12 @@ def cpml_reflection_db(mode, n, margin, steps, backend, dtype="float32") -> floa
     return 20 * np.log10(worst_diff / worst_ref)
 
 
-@pytest.mark.parametrize("mode, n, margin, steps, bound", [
-    ("3d", 40, 34, 160, -35.0), ("tmz", 60, 150, 400, -45.0), ("tez", 60, 150, 400, -45.0)])
+#: (mode, cells, margin, steps, bound in dB) of the float16 measure
+FLOAT16_CASES = [("3d", 40, 34, 160, -35.0), ("tmz", 60, 150, 400, -45.0),
+                 ("tez", 60, 150, 400, -45.0)]
+
+
+@pytest.mark.parametrize("mode, n, margin, steps, bound", FLOAT16_CASES)
 def test_cpml_reflection_measure_with_float16_storage(mode, n, margin, steps, bound, backend):
     """The measure above with the fields stored in float16, against the float64 reference.
 

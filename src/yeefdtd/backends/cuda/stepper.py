@@ -66,8 +66,6 @@ class CudaStepper(Stepper):
         self.variant.half = self.storage.is16
         #: the dtype the field arrays are stored in (float16: scaled, see build/storage.py)
         self.field_dtype = np.dtype(np.float16) if self.storage.is16 else self.dtype
-        #: x bounds of launch boxes are multiples of this (the widest access, in cells)
-        self.align = self.variant.align
         self.shape = g.shape
         self.pitch = self.variant.pitches(g.shape)
         self._full = (*self.pitch, g.shape[2])
@@ -263,7 +261,7 @@ class CudaStepper(Stepper):
         """(mask, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior (mask
         0) for the plain update kernel, the boxes holding CPML layers for the PML kernel, with
         the mask of axes (1 x, 2 y, 4 z) whose layers meet the box. x bounds are multiples
-        of ``align`` (the widest access)."""
+        of the variant's ``align`` (the widest access)."""
         nx, ny, nz = self.shape
         if not self._slabs:
             return [(0, (0, nx, 0, ny, 0, nz))]
@@ -275,7 +273,7 @@ class CudaStepper(Stepper):
                 lo[a] = max(lo[a], L)
             else:
                 hi[a] = min(hi[a], n - L)
-        al = self.align
+        al = self.variant.align
         lo[0] = -(-lo[0] // al) * al                # box starts must be aligned
         if hi[0] < nx:
             hi[0] = max(lo[0], hi[0] // al * al)

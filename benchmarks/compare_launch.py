@@ -5,7 +5,7 @@ power drift during the run spreads over every shape rather than favouring one).
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
-the H and the E update.
+the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def main() -> None:
     for r in range(a.rounds):
         for v in a.variant:
             for s in shapes:
-                row = measure(model, v, a.dtype, a.steps, bw, launch={"h": s, "e": s})
+                roles = ("pass",) if v.partition(":")[0] in ("fused", "temporal") else ("h", "e")
+                row = measure(model, v, a.dtype, a.steps, bw, launch=dict.fromkeys(roles, s))
                 print(format_row(row), f"  round {r} {v} shape {','.join(map(str, s))}",
                       flush=True)
 

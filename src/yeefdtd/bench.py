@@ -115,6 +115,11 @@ class Row:
     percent_of_copy: float
     memory_bytes_per_cell: float
     launch: dict
+    #: Mcells/s over the single-step bound: copy bandwidth / (each field read and written
+    #: once per step: 48 bytes per cell in 3D float32, 24 in 2D)
+    vs_step_bound: float = 0.0
+    #: steps per pass ('fused' 1, 'temporal' its tuned number; else 1)
+    steps_per_pass: int = 1
 
 
 def time_stepper(stepper, steps: int, warmup: int = 20, segments: int = 5) -> float:
@@ -141,6 +146,12 @@ def time_stepper(stepper, steps: int, warmup: int = 20, segments: int = 5) -> fl
     return per_step[len(per_step) // 2] * steps
 
 
+def step_bound_bytes(stepper) -> int:
+    """Bytes per cell of the single-step bound: every field component read and written once
+    (3D float32: 6 x 4 x 2 = 48)."""
+    return 2 * len(stepper.model.grid.components) * stepper.field_dtype.itemsize
+
+
 def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
             launch: dict | None = None, tune: bool | None = None) -> Row:
     """One benchmark row: build the stepper, warm up, time ``steps`` steps."""
@@ -156,7 +167,9 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
               ms_per_step=seconds / steps * 1e3, mcells_per_s=mcells, bytes_per_cell=bpc,
               gb_per_s=mcells * bpc / 1e3, percent_of_copy=100 * mcells * 1e6 * bpc / copy_bw,
               memory_bytes_per_cell=st.memory_bytes() / cells,
-              launch={r: list(c) for r, c in st.configs.items()})
+              launch={r: list(c) for r, c in st.configs.items()},
+              vs_step_bound=mcells * 1e6 / (copy_bw / step_bound_bytes(st)),
+              steps_per_pass=getattr(st, "steps_per_pass", 1))
     del st
     import cupy as cp
 
@@ -188,13 +201,14 @@ def environment() -> dict:
 
 
 HEADER = (f"{'scene':<18}{'N':>6} {'variant':<28}{'dtype':<8}{'ms/step':>9}{'Mcells/s':>11}"
-          f"{'B/cell':>8}{'GB/s':>8}{'%copy':>7}{'mem B/cell':>11}")
+          f"{'B/cell':>8}{'GB/s':>8}{'%copy':>7}{'mem B/cell':>11}{'x bound':>8}{'NT':>4}")
 
 
 def format_row(r: Row) -> str:
     return (f"{r.scene:<18}{r.n:>6} {r.variant:<28}{r.dtype:<8}{r.ms_per_step:>9.3f}"
             f"{r.mcells_per_s:>11.0f}{r.bytes_per_cell:>8.1f}{r.gb_per_s:>8.0f}"
-            f"{r.percent_of_copy:>7.1f}{r.memory_bytes_per_cell:>11.1f}")
+            f"{r.percent_of_copy:>7.1f}{r.memory_bytes_per_cell:>11.1f}"
+            f"{r.vs_step_bound:>8.2f}{r.steps_per_pass:>4d}")
 
 
 def write_json(path: Path, env: dict, copy_bw: float, rows: list[Row], studies: dict) -> None:

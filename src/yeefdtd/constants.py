@@ -23,7 +23,8 @@ MODE_COMPONENTS = {
 }
 AXES = ("x", "y", "z")
 #: kernel variants of the CUDA backend ('auto' picks the fastest for the grid)
-KERNEL_VARIANTS = ("indexed", "seed-xyz", "seed-xy", "seed-plane", "seed-multicell", "tiled-2d")
+KERNEL_VARIANTS = ("indexed", "seed-xyz", "seed-xy", "seed-plane", "seed-multicell", "tiled-2d",
+                   "fused", "temporal")
 
 #: most materials a scene may define (ids are uint16 per component; PMC walls add variants)
 MAX_MATERIALS = 16_000

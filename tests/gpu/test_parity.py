@@ -18,7 +18,8 @@ import pytest
 import yeefdtd as yf
 
 VARIANTS_3D = ["indexed", "seed-xyz", "seed-xyz:noshared", "seed-xyz:pad32", "seed-xy",
-               "seed-xy:noshared", "seed-plane", "seed-multicell", "seed-multicell:consecutive"]
+               "seed-xy:noshared", "seed-plane", "seed-multicell", "seed-multicell:consecutive",
+               "fused", "temporal"]
 VARIANTS_2D = ["indexed", "tiled-2d"]
 STEPS = 500
 
@@ -152,6 +153,35 @@ def test_every_indexed_3d_launch_shape(cfg, case):
     assert rel_l2(got.fields, r64.fields) < 1e-10
 
 
+def _march_shapes(name):
+    """Every launch shape the tuner may pick for the 37 x 29 x 23 grid, and z segments
+    shorter than the grid (large grids get them), among them one of a single plane and
+    one that does not divide 23."""
+    from yeefdtd.backends.cuda.variants import make_variant
+
+    v = make_variant(name)
+    out = v.configs("pass", (37, 29, 23))
+    return out + [(c[0], 32, 8, z) for c in out[:1] for z in (1, 5, 8)]
+
+
+@pytest.mark.parametrize("cfg", _march_shapes("fused") + _march_shapes("temporal"), ids=str)
+@pytest.mark.parametrize("case", [0, 1])
+def test_every_march_launch_shape(cfg, case):
+    """Steps per pass, tile and z segment: the same numbers as NumPy in float64, fields,
+    probes (recorded inside the passes) and snapshots (taken between them)."""
+    scene, r64, _ = reference("3d", case)
+    name = "fused" if cfg[0] == 1 else "temporal"
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": name, "launch": {"pass": cfg}})
+    assert got.stats["launch"]["pass"] == list(cfg)
+    assert rel_l2(got.fields, r64.fields) < 1e-10
+    for pname, p in r64.probes.items():
+        for comp, v in p.data.items():
+            assert np.max(np.abs(got.probes[pname][comp] - v)) <= 1e-9 * np.max(np.abs(v))
+    frames = r64.snapshots["s"].frames
+    assert np.max(np.abs(got.snapshots["s"].frames - frames)) <= 1e-9 * np.abs(frames).max()
+
+
 _REF16: dict = {}
 
 
@@ -177,12 +207,13 @@ def _records_l2(res, ref) -> tuple[float, float]:
     return float(np.sqrt(num / den)), snap
 
 
-def metrics16(mode: str, case: int, cfg=None) -> dict:
+def metrics16(mode: str, case: int, cfg=None, variant: str = "indexed") -> dict:
     """float16 storage on the GPU and in the NumPy emulation, each against float64 NumPy:
     relative L2 of the fields, of the probe records and of the snapshot frames."""
     scene, r64, _ = reference(mode, case)
     n16, e_np = reference16(mode, case)
-    opts = {"variant": "indexed"} | ({"launch": {"h": cfg, "e": cfg}} if cfg else {})
+    roles = ("pass",) if variant in ("fused", "temporal") else ("h", "e")
+    opts = {"variant": variant} | ({"launch": dict.fromkeys(roles, cfg)} if cfg else {})
     c16 = yf.run(scene, backend="cuda", dtype="float16", keep_fields=True, progress=False,
                  stepper_options=opts)
     (pc, sc), (pn, sn) = _records_l2(c16, r64), _records_l2(n16, r64)
@@ -191,7 +222,7 @@ def metrics16(mode: str, case: int, cfg=None) -> dict:
             "snapshot": sc, "snapshot_np16": sn}
 
 
-def _check16(mode, case, cfg=None):
+def _check16(mode, case, cfg=None, variant="indexed"):
     """float16 storage: the kernels round the same float32 values to float16 as the NumPy
     emulation, but fused multiply-adds and the order of the additions may leave a value on
     the other side of a rounding boundary (one float16 step, 2^-11 relative), and such
@@ -200,7 +231,7 @@ def _check16(mode, case, cfg=None):
     (as float32 is held to float32 NumPy). A kernel that kept float32 would come out far
     below the emulation's error (the second assertion), one that lost a scale far above.
     Measured (H200): 0.87-1.15 times the emulation's error (3e-3 to 6e-2)."""
-    m = metrics16(mode, case, cfg)
+    m = metrics16(mode, case, cfg, variant)
     assert m["dtype"] == "float16"
     assert m["cuda16"] <= 3 * m["np16"], m
     assert m["cuda16"] >= 0.3 * m["np16"], m
@@ -213,6 +244,12 @@ def _check16(mode, case, cfg=None):
 @pytest.mark.parametrize("mode", ["3d", "tmz", "tez"])
 def test_parity_float16(mode, case):
     _check16(mode, case)
+
+
+@pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("variant", ["fused", "temporal"])
+def test_parity_float16_march(variant, case):
+    _check16("3d", case, variant=variant)
 
 
 def _indexed_3d_shapes16():

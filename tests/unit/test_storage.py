@@ -99,7 +99,8 @@ def test_16_bit_storage_stays_close_to_float64():
 
 
 def test_the_cuda_backend_says_in_one_line_what_it_does_not_store():
-    """bfloat16 storage is emulated on NumPy only, and only 'indexed' stores float16; both
+    """bfloat16 storage is emulated on NumPy only, and only 'indexed', 'fused' and 'temporal'
+    store float16; both
     refusals come before CuPy is needed."""
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
@@ -108,5 +109,6 @@ def test_the_cuda_backend_says_in_one_line_what_it_does_not_store():
                                          r"use float16"):
         CudaStepper(model, "bfloat16")
     with pytest.raises(SetupError, match=r"variant 'seed-xyz' stores float32 or float64 fields "
-                                         r"only; use variant 'indexed' for dtype float16"):
+                                         r"only; use variant 'indexed', 'fused' or "
+                                         r"'temporal' for dtype float16"):
         CudaStepper(model, "float16", variant="seed-xyz")

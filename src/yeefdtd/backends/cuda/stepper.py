@@ -45,6 +45,17 @@ class CudaStepper(Stepper):
     """Time stepping on an NVIDIA GPU with a chosen kernel variant."""
 
     name = "cuda"
+    #: the launches a step is made of, each tuned on its own
+    roles = ("h", "e")
+
+    def __new__(cls, model: Model, dtype: str = "float32", variant: str | None = None,
+                *args, **kwargs):
+        spec = variant or getattr(model.scene.run, "variant", "auto")
+        if cls is CudaStepper and spec.partition(":")[0] in ("fused", "temporal"):
+            from .march import MarchStepper
+
+            return super().__new__(MarchStepper)
+        return super().__new__(cls)
 
     def __init__(self, model: Model, dtype: str = "float32", variant: str | None = None,
                  tune: bool | None = None, graphs: bool = True,
@@ -59,7 +70,8 @@ class CudaStepper(Stepper):
         self.variant.check(g.mode)
         if self.storage.is16 and not self.variant.storage16:
             raise SetupError(f"variant {self.variant.name!r} stores float32 or float64 fields "
-                             f"only; use variant 'indexed' for dtype {self.storage.name}")
+                             f"only; use variant 'indexed', 'fused' or 'temporal' for dtype "
+                             f"{self.storage.name}")
         import cupy as cp
 
         self._cp = cp
@@ -121,7 +133,7 @@ class CudaStepper(Stepper):
             table[:3, :, 1:] *= ratio
             table[3:, :, 1:] /= ratio
         self._table_host = table.astype(self.dtype)
-        self.const_table = self._table_host.nbytes <= 64000  # c_tab in common.cuh
+        self.const_table = self._table_host.nbytes <= 61440  # c_tab in common.cuh
         self._gtab = self._dev(self._table_host.ravel())
         self._ids, self._coef = {}, {}
         if self.variant.form == "ids":
@@ -240,14 +252,20 @@ class CudaStepper(Stepper):
 
     def _upload_faces(self) -> None:
         """The CPML faces, for the update kernels that apply the correction themselves."""
+        faces = self._face_table("psi")
+        self._module.get_global("c_faces").copy_from_host(faces.ctypes.data, faces.nbytes)
+
+    def _face_table(self, psi_key: str) -> np.ndarray:
+        """The faces as ``Face`` structs (common.cuh), [half step][axis][low, high], with the
+        auxiliary arrays held under ``psi_key`` in each slab entry; L = 0 where none."""
         face = np.dtype([("psi1", "u8"), ("psi2", "u8"), ("b", "u8"), ("c", "u8"), ("k", "u8"),
                          ("base", "i4"), ("start", "i4"), ("L", "i4"), ("W", "i4")])
-        faces = np.zeros((2, 3, 2), dtype=face)   # [half step][axis][low, high]; L = 0: none
+        faces = np.zeros((2, 3, 2), dtype=face)
         for kind, row in (("e", 0), ("h", 1)):
             for entry in self._slabs:
                 part, slab = entry[kind], entry["slab"]
                 at = (row, slab.axis, 0 if slab.side == "min" else 1)
-                for name, arr in zip(("psi1", "psi2"), part["psi"], strict=True):
+                for name, arr in zip(("psi1", "psi2"), part[psi_key], strict=True):
                     faces[name][at] = 0 if arr is None else arr.data.ptr
                 for name, arr in zip(("b", "c", "k"), part["prof"], strict=True):
                     faces[name][at] = arr.data.ptr
@@ -255,7 +273,7 @@ class CudaStepper(Stepper):
                 faces["start"][at] = part["start"]
                 faces["L"][at] = slab.cells
                 faces["W"][at] = _x_width(part["start"], slab.cells)
-        self._module.get_global("c_faces").copy_from_host(faces.ctypes.data, faces.nbytes)
+        return faces
 
     def boxes(self) -> list[tuple[int, tuple]]:
         """(mask, (ilo, ihi, jlo, jhi, klo, khi)) boxes that tile the grid: the interior (mask
@@ -338,7 +356,7 @@ class CudaStepper(Stepper):
         self.device_name = device
         cache = tuning.load_cache() if tune else {}
         randomised = False
-        for role in ("h", "e"):
+        for role in self.roles:
             candidates = self.variant.configs(role, self.shape)
             key = "|".join([device, kernel_version(), " ".join(compile_options()),
                             self.variant.name,
@@ -365,7 +383,7 @@ class CudaStepper(Stepper):
             tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
         if randomised:   # the sweep advanced fields and auxiliary values: start from rest
             self.rest()
-        for role in ("h", "e"):
+        for role in self.roles:
             self._plans[role] = self._update_plan(role, self.configs[role])
 
     def _pml_key(self) -> str:

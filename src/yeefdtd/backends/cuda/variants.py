@@ -248,11 +248,84 @@ class Tiled2d(Variant):
                 (64, 8), (128, 4), (256, 1), (32, 2)]
 
 
+class March(Variant):
+    """'fused' (one step per launch) and 'temporal' (several): H then E in one pass over
+    device memory, blocks of BX x BY threads marching along z (see march.cu). A launch
+    shape is (steps per pass, BX, BY, planes per z segment; 0: all)."""
+
+    fused_cpml = True
+    storage16 = True
+
+    def __init__(self, name, options=None):
+        super().__init__(name, options or {}, "ids", ("3d",), ("march.cu",))
+
+    @property
+    def steps(self) -> tuple[int, ...]:
+        """The steps per pass the tuner may choose from."""
+        if self.name == "fused":
+            return (1,)
+        if "steps" in self.options:
+            try:
+                n = int(self.options["steps"])
+            except ValueError:
+                n = 0
+            if not 2 <= n <= 6:
+                raise ValidationError(f"variant: temporal steps must be an integer from 2 to "
+                                      f"6, not {self.options['steps']!r}")
+            return (n,)
+        return (3, 2, 4)
+
+    #: thread blocks (BX, BY) tried; the overlap is 2 NT cells per axis
+    TILES = ((32, 16), (32, 8), (64, 8), (64, 4))
+
+    def kernels(self, mode, T, ID, CT):
+        return {"pass": self.kernel("pass", self.configs("pass", (0, 0, 0))[0], mode, T, ID,
+                                    CT)}
+
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
+        nt, bx, by = cfg[:3]
+        return f"march3<{T}, {ID}, {CT}, {nt}, {bx}, {by}, {int(pml)}>"
+
+    def instances(self, mode, T, ID, CT, masks=()):
+        mask = max(masks, default=0)
+        shapes = dict.fromkeys(c[:3] for c in self.configs("pass", (0, 0, 0)))
+        return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
+
+    def configs(self, role, shape):
+        out = []
+        for nt in self.steps:
+            for bx, by in self.TILES:
+                if by - 2 * nt < 2:
+                    continue
+                out.append((nt, bx, by, 0))
+        nz = shape[2]
+        if nz >= 256:   # shorter z segments: more blocks, a smaller last wave
+            out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
+        return out
+
+    @staticmethod
+    def shared_bytes(cfg, size: int) -> int:
+        """Static shared memory of a block: one plane of E and one of H, padded."""
+        return 6 * (cfg[1] + 2) * (cfg[2] + 2) * size
+
+    def launch(self, cfg, shape):
+        nt, bx, by, zlen = cfg
+        nx, ny, nz = shape
+        zlen = zlen or nz
+        return (_ceil(nx, bx - 2 * nt), _ceil(ny, by - 2 * nt), _ceil(nz, zlen)), \
+            (bx, by, 1), zlen
+
+    def interior_bytes(self, mode, size, id_size, steps: int = 1):
+        return (12 * size + 6 * id_size) / steps
+
+
 _CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,
-            "seed-plane": SeedPlane, "seed-multicell": SeedMulticell, "tiled-2d": Tiled2d}
+            "seed-plane": SeedPlane, "seed-multicell": SeedMulticell, "tiled-2d": Tiled2d,
+            "fused": lambda o: March("fused", o), "temporal": lambda o: March("temporal", o)}
 _OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"},
             "seed-xy": {"pad32", "noshared"},
-            "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set()}
+            "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set(),
+            "fused": set(), "temporal": {"steps"}}
 
 
 def make_variant(spec: str) -> Variant:

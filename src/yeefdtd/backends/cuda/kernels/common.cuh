@@ -23,9 +23,9 @@ __device__ __forceinline__ idx_t flat3(int i, int j, int k, int px, int py) {
 // Small tables live in constant memory (one copy per loaded module, written by the host
 // before the first step); large ones are read from global memory through the read-only
 // cache.
-// 64000 bytes of the 64 KB constant bank: 16000 floats or 8000 doubles (the rest holds the
-// CPML face descriptors below).
-__constant__ double c_tab[8000];
+// 61440 bytes of the 64 KB constant bank: 15360 floats or 7680 doubles (the rest holds the
+// CPML face descriptors below and those of the marching kernels, march.cu).
+__constant__ double c_tab[7680];
 
 template <typename T, bool CT> struct Table;
 template <typename T> struct Table<T, true> {
@@ -171,16 +171,17 @@ __device__ __forceinline__ T pml_term(void* psi_v, const Face* f, idx_t at, int 
     return ki * d + p;
 }
 
-// The face normal to axis A (a compile-time constant) of half step h that holds (i, j, k),
-// with its depth u and the index of its psi entry; null when the cell is in neither.
+// Of the two faces normal to axis A (a compile-time constant) at pair[0] (low side) and
+// pair[1] (high side), the one that holds (i, j, k), with its depth u and the index of its
+// psi entry; null when the cell is in neither.
 template <int A>
-__device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int ny, int px,
-                                               int& u, idx_t& at) {
+__device__ __forceinline__ const Face* face_in(const Face* pair, int i, int j, int k, int ny,
+                                               int px, int& u, idx_t& at) {
     const int s = A == 0 ? i : (A == 1 ? j : k);
-    const Face* f = &c_faces[h][A][0];
+    const Face* f = pair;
     u = s - f->start;
     if (u < 0 || u >= f->L) {
-        f = &c_faces[h][A][1];
+        f = pair + 1;
         u = s - f->start;
         if (u < 0 || u >= f->L) return nullptr;
     }
@@ -188,6 +189,13 @@ __device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int n
     else if (A == 1) at = (idx_t)i + (idx_t)px * ((idx_t)u + (idx_t)f->L * k);
     else at = (idx_t)i + (idx_t)px * ((idx_t)j + (idx_t)ny * u);
     return f;
+}
+
+// The face of half step h normal to axis A that holds (i, j, k) (see face_in).
+template <int A>
+__device__ __forceinline__ const Face* face_at(int h, int i, int j, int k, int ny, int px,
+                                               int& u, idx_t& at) {
+    return face_in<A>(&c_faces[h][A][0], i, j, k, ny, px, u, at);
 }
 
 // Whether the cells with coordinates lo .. hi along axis A meet a face of half step h.

@@ -1,0 +1,279 @@
+"""The stepper of the marching variants ('fused', 'temporal'): passes of NT steps.
+
+A pass is one launch of ``march3`` (march.cu) that reads the fields and CPML auxiliary
+values of step n from one set of device arrays and writes those of step n + NT to the
+other; the sets swap after each pass (``_f`` is always the current one, so snapshots,
+``fields()`` and ``set_field`` see the newest values). Sources and probes act inside the
+pass, from tables sorted by plane and cell (``MarchEvents`` in march.cu). Passes end at
+every snapshot step and before a probe ring buffer would wrap, so the host sees every
+record.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .stepper import COMP_INDEX, CudaStepper, _i32
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class MarchStepper(CudaStepper):
+    roles = ("pass",)
+    #: steps a tuning candidate is timed over: a multiple of every steps-per-pass choice
+    TUNE_STEPS = 12
+
+    # ---- allocation -----------------------------------------------------------------
+    def _allocate(self, model) -> None:
+        nx, ny, _ = model.grid.shape
+        if nx * ny >= 2**31:
+            from ...exceptions import SetupError
+
+            raise SetupError(f"variant {self.variant.name!r} needs planes of fewer than 2^31 "
+                             f"cells; {nx} x {ny} is too many: use 'indexed'")
+        super()._allocate(model)
+        self._g = {c: self._zeros(self._full, self.field_dtype) for c in model.grid.components}
+        for entry in self._slabs:
+            for kind in ("e", "h"):
+                entry[kind]["psi_b"] = [None if p is None else self._zeros(p.size)
+                                        for p in entry[kind]["psi"]]
+        self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
+        self._events = self._event_tables(model)
+
+    def _event_tables(self, model) -> dict:
+        """Device tables of the sources and probes, sorted by plane, then cell."""
+        nx, _, nz = self.shape
+        key = lambda i, j: j.astype(np.int64) * nx + i   # noqa: E731
+        out = {}
+        for kind, K in (("e", 0), ("h", 1)):
+            rows, vals, col = [], [], 0
+            for grp in model.sources:
+                if grp.component[0] != kind:
+                    continue
+                i, j, k = np.unravel_index(grp.flat, model.grid.shape, order="F")
+                comp = COMP_INDEX[grp.component] % 3
+                hard = 1 if grp.kind == "hard" else 0
+                n = len(grp.flat)
+                meta = comp | (hard << 2) | ((col + np.arange(n)) << 3)
+                rows.append(np.stack([k, key(i, j), meta]).T)
+                with np.errstate(over="ignore"):
+                    vals.append((grp.values / self.storage.scale(grp.component))
+                                .astype(self.dtype).reshape(grp.values.shape[0], n))
+                col += n
+            if not rows:
+                out[f"src{K}"] = None
+                continue
+            table = np.concatenate(rows)
+            order = np.lexsort((table[:, 1], table[:, 0]))   # stable: group order kept
+            table = table[order]
+            steps = min(v.shape[0] for v in vals)
+            values = np.concatenate([v[:steps] for v in vals], axis=1)
+            out[f"src{K}"] = {
+                "off": self._dev(np.searchsorted(table[:, 0], np.arange(nz + 1))
+                                 .astype(np.int32)),
+                "cell": self._dev(table[:, 1].astype(np.int32)),
+                "meta": self._dev(table[:, 2].astype(np.int32)),
+                "val": self._dev(np.ascontiguousarray(values)), "cols": col,
+            }
+        rows = []
+        for g, pg in enumerate(self._probe_groups):
+            for q, ch in enumerate(pg["group"].channels):
+                i, j, k = (int(v) for v in ch.index)
+                rows.append((k, j * nx + i, COMP_INDEX[ch.component] | (g << 3), q))
+        if rows:
+            table = np.array(rows, dtype=np.int64)
+            table = table[np.lexsort((table[:, 1], table[:, 0]))]
+            out["prb"] = {
+                "off": self._dev(np.searchsorted(table[:, 0], np.arange(nz + 1))
+                                 .astype(np.int32)),
+                "cell": self._dev(table[:, 1].astype(np.int32)),
+                "meta": self._dev(table[:, 2].astype(np.int32)),
+                "col": self._dev(table[:, 3].astype(np.int32)),
+                "ring": self._dev(np.array([pg["ring"].data.ptr for pg in self._probe_groups],
+                                           dtype=np.uint64)),
+                "every": self._dev(np.array([pg["group"].every for pg in self._probe_groups],
+                                            dtype=np.int32)),
+                "rows": self._dev(np.array([pg["rows"] for pg in self._probe_groups],
+                                           dtype=np.int32)),
+                "count": self._dev(np.array([len(pg["group"].channels)
+                                             for pg in self._probe_groups], dtype=np.int32)),
+            }
+        else:
+            out["prb"] = None
+        # per plane: E sources 1, H sources 2, probes 4, a z CPML face 8 (PLANE_* in march.cu)
+        flags = np.zeros(nz, dtype=np.uint8)
+        for bit, name in ((1, "src0"), (2, "src1"), (4, "prb")):
+            if out[name] is not None:
+                off = out[name]["off"].get()
+                flags[np.diff(off) > 0] |= bit
+        for entry in self._slabs:
+            if entry["slab"].axis == 2:
+                for kind in ("e", "h"):
+                    start = entry[kind]["start"]
+                    flags[start:start + entry["slab"].cells] |= 8
+        out["flags"] = self._dev(flags)
+        return out
+
+    # ---- kernels ----------------------------------------------------------------------
+    def _names(self) -> list[str]:
+        from .compile import id_name, type_name
+
+        T, ID = type_name(self.dtype), id_name(self.id_dtype)
+        S = "half_t" if self.storage.is16 else T
+        CT = "true" if self.const_table else "false"
+        self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
+        return self.variant.instances(*self._tparams, masks=[self.layer_mask()])
+
+    def _upload_table(self) -> None:
+        if self.const_table:
+            ptr = self._module.get_global("c_tab")
+            host = np.ascontiguousarray(self._table_host.ravel())
+            ptr.copy_from_host(host.ctypes.data, host.nbytes)
+        self._upload_mfaces()
+        self._upload_events()
+
+    def _upload_mfaces(self) -> None:
+        """c_mfaces[buffer]: the faces with the first and with the second auxiliary set."""
+        faces = np.stack([self._face_table("psi"), self._face_table("psi_b")])
+        self._module.get_global("c_mfaces").copy_from_host(faces.ctypes.data, faces.nbytes)
+
+    def _upload_events(self) -> None:
+        ev = np.dtype([("src_off", "u8", 2), ("src_cell", "u8", 2), ("src_meta", "u8", 2),
+                       ("src_val", "u8", 2), ("src_cols", "i4", 2), ("prb_off", "u8"),
+                       ("prb_cell", "u8"), ("prb_meta", "u8"), ("prb_col", "u8"),
+                       ("grp_ring", "u8"), ("grp_every", "u8"), ("grp_rows", "u8"),
+                       ("grp_count", "u8"), ("plane_flags", "u8")], align=True)
+        host = np.zeros(1, dtype=ev)
+        for K in (0, 1):
+            t = self._events[f"src{K}"]
+            if t is not None:
+                for name in ("off", "cell", "meta", "val"):
+                    host[f"src_{name}"][0, K] = t[name].data.ptr
+                host["src_cols"][0, K] = t["cols"]
+        p = self._events["prb"]
+        if p is not None:
+            for name in ("off", "cell", "meta", "col"):
+                host[f"prb_{name}"] = p[name].data.ptr
+            for name in ("ring", "every", "rows", "count"):
+                host[f"grp_{name}"] = p[name].data.ptr
+        host["plane_flags"] = self._events["flags"].data.ptr
+        self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
+
+    # ---- launch plans -------------------------------------------------------------------
+    def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict) -> tuple:
+        v = self.variant
+        nx, ny, nz = self.shape
+        px, py = self.pitch
+        grid, block, zlen = v.launch(cfg, self.shape)
+        fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.layer_mask()))
+        order = ("ex", "ey", "ez", "hx", "hy", "hz")
+        args = (*[f[c] for c in order], *[g[c] for c in order],
+                *[self._ids[c] for c in order], self._gtab, _i32(self.R), _i32(nx), _i32(ny),
+                _i32(nz), _i32(px), _i32(py), _i32(nt), _i32(zlen), _i32(src), np.int64(n0))
+        return (fn, grid, block, args, 0)
+
+    def _update_plan(self, role: str, cfg: tuple) -> list:
+        """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""
+        nt = cfg[0]
+        out, f, g, src = [], self._f, self._g, self._src
+        for _ in range(self.TUNE_STEPS // nt):
+            out.append(self._pass_launch(cfg, nt, 0, src, f, g))
+            f, g, src = g, f, 1 - src
+        return out
+
+    def _choose_configs(self, tune, forced: dict) -> None:
+        allowed = self.variant.configs("pass", self.shape)
+        if "pass" in forced and tuple(forced["pass"])[:3] not in {c[:3] for c in allowed}:
+            from ...exceptions import SetupError
+
+            shapes = sorted({",".join(map(str, c[:3])) for c in allowed})
+            raise SetupError(f"launch: {self.variant.name!r} has no shape "
+                             f"{','.join(map(str, forced['pass']))}; use steps,BX,BY,z-planes "
+                             f"with steps,BX,BY one of {' '.join(shapes)}")
+        super()._choose_configs(tune, forced)
+
+    def _build_step_plan(self) -> list:
+        return []
+
+    @property
+    def steps_per_pass(self) -> int:
+        return self.configs["pass"][0]
+
+    def rest(self) -> None:
+        super().rest()
+        for f in self._g.values():
+            f.fill(0)
+        for entry in self._slabs:
+            for kind in ("e", "h"):
+                for psi in entry[kind]["psi_b"]:
+                    if psi is not None:
+                        psi.fill(0)
+
+    # ---- time stepping ------------------------------------------------------------------
+    def _steps_to_event(self, n: int) -> int:
+        """Steps from n to the next snapshot or to a full probe ring (a pass ends there)."""
+        out = 1 << 62
+        for snap in self._snaps:
+            every = snap["plan"].every
+            out = min(out, every - n % every)
+        for pg in self._probe_groups:
+            out = min(out, (pg["flushed"] + pg["rows"]) * pg["group"].every - n)
+        return max(1, out)
+
+    def advance(self, start: int, count: int) -> None:
+        cfg = self.configs["pass"]
+        with self._stream:
+            n, end = start, start + count
+            while n < end:
+                nt = min(cfg[0], end - n, self._steps_to_event(n))
+                fn, grid, block, args, _ = self._pass_launch(cfg, nt, n, self._src, self._f,
+                                                              self._g)
+                fn(grid, block, args)
+                self._f, self._g = self._g, self._f
+                self._src = 1 - self._src
+                n += nt
+                self._n = n
+                self._after_step(n)
+
+    # ---- description ---------------------------------------------------------------------
+    def traffic_bytes_per_cell(self) -> float:
+        from .variants import cpml_bytes
+
+        size, ids = self.field_dtype.itemsize, self.id_dtype.itemsize
+        steps = self.steps_per_pass
+        g = self.model.grid
+        return self.variant.interior_bytes(g.mode, size, ids, steps) + \
+            cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
+
+    def occupancy(self) -> dict:
+        """Registers, shared memory and resident blocks per SM of the chosen instance."""
+        cp = self._cp
+        cfg = self.configs["pass"]
+        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.layer_mask()))
+        props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        threads = cfg[1] * cfg[2]
+        regs = fn.num_regs
+        per_warp = _ceil(max(regs, 1) * 32, 256) * 256
+        warps = _ceil(threads, 32)
+        by_regs = props["regsPerMultiprocessor"] // (per_warp * warps)
+        smem = fn.shared_size_bytes
+        by_smem = props["sharedMemPerMultiprocessor"] // max(smem + 1024, 1)
+        by_threads = props["maxThreadsPerMultiProcessor"] // threads
+        blocks = max(0, min(by_regs, by_smem, by_threads, 32))
+        return {"registers": regs, "shared_bytes": smem, "local_bytes": fn.local_size_bytes,
+                "blocks_per_sm": blocks,
+                "occupancy": blocks * warps / (props["maxThreadsPerMultiProcessor"] // 32)}
+
+    def describe(self) -> dict:
+        out = super().describe()
+        nt, bx, by, zlen = self.configs["pass"]
+        out["steps_per_pass"] = nt
+        out["tile"] = {"threads": [bx, by], "owned_cells": [bx - 2 * nt, by - 2 * nt],
+                       "z_segment": zlen or self.shape[2]}
+        try:
+            out["occupancy"] = self.occupancy()
+        except Exception:   # attributes this CuPy does not expose: leave them out
+            pass
+        return out

@@ -22,6 +22,7 @@ def _ceil(a: int, b: int) -> int:
 
 class MarchStepper(CudaStepper):
     roles = ("pass",)
+    psi_sets = ("psi", "psi_b")
     #: steps a tuning candidate is timed over: a multiple of every steps-per-pass choice
     TUNE_STEPS = 12
 
@@ -47,6 +48,8 @@ class MarchStepper(CudaStepper):
         nx, _, nz = self.shape
         key = lambda i, j: j.astype(np.int64) * nx + i   # noqa: E731
         out = {}
+        # per plane: E sources 1, H sources 2, probes 4, a z CPML face 8 (PLANE_* in march.cu)
+        flags = np.zeros(nz, dtype=np.uint8)
         for kind, K in (("e", 0), ("h", 1)):
             rows, vals, col = [], [], 0
             for grp in model.sources:
@@ -70,9 +73,10 @@ class MarchStepper(CudaStepper):
             table = table[order]
             steps = min(v.shape[0] for v in vals)
             values = np.concatenate([v[:steps] for v in vals], axis=1)
+            off = np.searchsorted(table[:, 0], np.arange(nz + 1)).astype(np.int32)
+            flags[np.diff(off) > 0] |= 1 << K
             out[f"src{K}"] = {
-                "off": self._dev(np.searchsorted(table[:, 0], np.arange(nz + 1))
-                                 .astype(np.int32)),
+                "off": self._dev(off),
                 "cell": self._dev(table[:, 1].astype(np.int32)),
                 "meta": self._dev(table[:, 2].astype(np.int32)),
                 "val": self._dev(np.ascontiguousarray(values)), "cols": col,
@@ -85,9 +89,10 @@ class MarchStepper(CudaStepper):
         if rows:
             table = np.array(rows, dtype=np.int64)
             table = table[np.lexsort((table[:, 1], table[:, 0]))]
+            off = np.searchsorted(table[:, 0], np.arange(nz + 1)).astype(np.int32)
+            flags[np.diff(off) > 0] |= 4
             out["prb"] = {
-                "off": self._dev(np.searchsorted(table[:, 0], np.arange(nz + 1))
-                                 .astype(np.int32)),
+                "off": self._dev(off),
                 "cell": self._dev(table[:, 1].astype(np.int32)),
                 "meta": self._dev(table[:, 2].astype(np.int32)),
                 "col": self._dev(table[:, 3].astype(np.int32)),
@@ -102,12 +107,6 @@ class MarchStepper(CudaStepper):
             }
         else:
             out["prb"] = None
-        # per plane: E sources 1, H sources 2, probes 4, a z CPML face 8 (PLANE_* in march.cu)
-        flags = np.zeros(nz, dtype=np.uint8)
-        for bit, name in ((1, "src0"), (2, "src1"), (4, "prb")):
-            if out[name] is not None:
-                off = out[name]["off"].get()
-                flags[np.diff(off) > 0] |= bit
         for entry in self._slabs:
             if entry["slab"].axis == 2:
                 for kind in ("e", "h"):
@@ -136,7 +135,7 @@ class MarchStepper(CudaStepper):
 
     def _upload_mfaces(self) -> None:
         """c_mfaces[buffer]: the faces with the first and with the second auxiliary set."""
-        faces = np.stack([self._face_table("psi"), self._face_table("psi_b")])
+        faces = np.stack([self._face_table(key) for key in self.psi_sets])
         self._module.get_global("c_mfaces").copy_from_host(faces.ctypes.data, faces.nbytes)
 
     def _upload_events(self) -> None:
@@ -200,16 +199,6 @@ class MarchStepper(CudaStepper):
     @property
     def steps_per_pass(self) -> int:
         return self.configs["pass"][0]
-
-    def rest(self) -> None:
-        super().rest()
-        for f in self._g.values():
-            f.fill(0)
-        for entry in self._slabs:
-            for kind in ("e", "h"):
-                for psi in entry[kind]["psi_b"]:
-                    if psi is not None:
-                        psi.fill(0)
 
     # ---- time stepping ------------------------------------------------------------------
     def _steps_to_event(self, n: int) -> int:

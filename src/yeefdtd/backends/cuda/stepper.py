@@ -47,6 +47,8 @@ class CudaStepper(Stepper):
     name = "cuda"
     #: the launches a step is made of, each tuned on its own
     roles = ("h", "e")
+    #: the keys of a slab entry's auxiliary arrays (the marching variants keep two sets)
+    psi_sets = ("psi",)
 
     def __new__(cls, model: Model, dtype: str = "float32", variant: str | None = None,
                 *args, **kwargs):
@@ -397,11 +399,11 @@ class CudaStepper(Stepper):
 
     def rest(self) -> None:
         """Every field and CPML auxiliary value back to zero (the state before step 0)."""
-        for f in self._f.values():
+        for f in (*self._f.values(), *getattr(self, "_g", {}).values()):
             f.fill(0)
         for entry in self._slabs:
             for kind in ("e", "h"):
-                for psi in entry[kind]["psi"]:
+                for psi in (p for key in self.psi_sets for p in entry[kind][key]):
                     if psi is not None:
                         psi.fill(0)
 

@@ -338,7 +338,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             hn[0][a] = Conv<T, S>::widen(next.f[a + 3]);
         }
         m[0].set(next.m, next.flags);
-        if (s + 1 < kend + 1) {
+        if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
             load_plane<S, ID>(next, fld, ids, column + plane * kw2, kw2);
         }

@@ -20,7 +20,7 @@ import yeefdtd as yf
 VARIANTS_3D = ["indexed", "seed-xyz", "seed-xyz:noshared", "seed-xyz:pad32", "seed-xy",
                "seed-xy:noshared", "seed-plane", "seed-multicell", "seed-multicell:consecutive",
                "fused", "temporal"]
-VARIANTS_2D = ["indexed", "tiled-2d"]
+VARIANTS_2D = ["indexed", "tiled-2d", "fused", "temporal"]
 STEPS = 500
 
 
@@ -153,15 +153,19 @@ def test_every_indexed_3d_launch_shape(cfg, case):
     assert rel_l2(got.fields, r64.fields) < 1e-10
 
 
-def _march_shapes(name):
-    """Every launch shape the tuner may pick for the 37 x 29 x 23 grid, and z segments
-    shorter than the grid (large grids get them), among them one of a single plane and
-    one that does not divide 23."""
+def _march_shapes(name, mode="3d"):
+    """Every launch shape the tuner may pick for the 37 x 29 x 23 grid (2D: 61 x 47), and
+    z (2D: y) segments shorter than the grid (large grids get them), among them one of a
+    single plane and one that does not divide the grid. 2D adds every steps per pass."""
     from yeefdtd.backends.cuda.variants import make_variant
 
     v = make_variant(name)
-    out = v.configs("pass", (37, 29, 23))
-    return out + [(c[0], 32, 8, z) for c in out[:1] for z in (1, 5, 8)]
+    v.mode = mode
+    if mode == "3d":
+        out = v.configs("pass", (37, 29, 23))
+        return out + [(c[0], 32, 8, z) for c in out[:1] for z in (1, 5, 8)]
+    out = v.configs("pass", (61, 47, 1))
+    return out + [(c[0], c[1], c[2], y) for c in out[:1] for y in (1, 5, 8)]
 
 
 @pytest.mark.parametrize("cfg", _march_shapes("fused") + _march_shapes("temporal"), ids=str)
@@ -174,6 +178,38 @@ def test_every_march_launch_shape(cfg, case):
     got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
                  stepper_options={"variant": name, "launch": {"pass": cfg}})
     assert got.stats["launch"]["pass"] == list(cfg)
+    assert rel_l2(got.fields, r64.fields) < 1e-10
+    for pname, p in r64.probes.items():
+        for comp, v in p.data.items():
+            assert np.max(np.abs(got.probes[pname][comp] - v)) <= 1e-9 * np.max(np.abs(v))
+    frames = r64.snapshots["s"].frames
+    assert np.max(np.abs(got.snapshots["s"].frames - frames)) <= 1e-9 * np.abs(frames).max()
+
+
+@pytest.mark.parametrize("cfg", _march_shapes("fused", "tmz") + _march_shapes("temporal", "tmz"),
+                         ids=str)
+@pytest.mark.parametrize("mode", ["tmz", "tez"])
+@pytest.mark.parametrize("case", [0, 1])
+def test_every_march_launch_shape_2d(cfg, mode, case):
+    """The 2D marching kernels (warps along x, marching along y): the same numbers as NumPy
+    in float64 for every shape, fields, probes and snapshots."""
+    _check_march_2d(mode, case, "fused" if cfg[0] == 1 else "temporal", cfg)
+
+
+@pytest.mark.parametrize("steps", [2, 3, 5, 7])
+@pytest.mark.parametrize("mode", ["tmz", "tez"])
+def test_every_steps_per_pass_2d(steps, mode):
+    """Steps per pass the tuner does not try by default, chosen by the variant's option."""
+    _check_march_2d(mode, steps % 2, f"temporal:steps={steps}")
+
+
+def _check_march_2d(mode, case, spec, cfg=None):
+    scene, r64, _ = reference(mode, case)
+    opts = {"variant": spec} | ({"launch": {"pass": cfg}} if cfg else {})
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options=opts)
+    if cfg:
+        assert got.stats["launch"]["pass"] == list(cfg)
     assert rel_l2(got.fields, r64.fields) < 1e-10
     for pname, p in r64.probes.items():
         for comp, v in p.data.items():
@@ -247,9 +283,10 @@ def test_parity_float16(mode, case):
 
 
 @pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("mode", ["3d", "tmz", "tez"])
 @pytest.mark.parametrize("variant", ["fused", "temporal"])
-def test_parity_float16_march(variant, case):
-    _check16("3d", case, variant=variant)
+def test_parity_float16_march(variant, mode, case):
+    _check16(mode, case, variant=variant)
 
 
 def _indexed_3d_shapes16():

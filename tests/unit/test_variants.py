@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from yeefdtd.backends.cuda.variants import make_variant
-from yeefdtd.exceptions import SetupError, ValidationError
+from yeefdtd.exceptions import ValidationError
 
 
 def test_fused_is_one_step_per_pass_and_temporal_several():
@@ -34,10 +34,40 @@ def test_temporal_steps_out_of_range_say_so(bad):
         make_variant(f"temporal:steps={bad}").configs("pass", (64, 64, 64))
 
 
+def _in(mode, spec):
+    v = make_variant(spec)
+    v.mode = mode
+    return v
+
+
 @pytest.mark.parametrize("mode", ["tmz", "tez"])
-def test_marching_variants_are_3d(mode):
-    with pytest.raises(SetupError, match=f"does not run {mode} grids"):
-        make_variant("temporal").check(mode)
+@pytest.mark.parametrize("name", ["fused", "temporal"])
+def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
+    """2D shapes are (steps, cells per lane, warps per block, rows per segment): a warp's
+    tile of 32 V cells owns 32 V - 2 NT of them, never none."""
+    v = _in(mode, name)
+    v.check(mode)
+    shapes = v.configs("pass", (8192, 8192, 1))
+    assert shapes and all(32 * c[1] - 2 * c[0] >= 8 for c in shapes)
+    assert any(c[3] for c in shapes) and not any(c[3] for c in v.configs("pass", (61, 47, 1)))
+    te = "true" if mode == "tez" else "false"
+    assert all(n.startswith("march2<") and n.endswith(f", {te}>")
+               for n in v.instances(mode, "float", "id8_t", "true", masks=[3]))
+
+
+def test_temporal_steps_reach_8_in_2d_only():
+    assert _in("tmz", "temporal:steps=8").steps == (8,)
+    with pytest.raises(ValidationError, match="from 2 to 6"):
+        _in("3d", "temporal:steps=8").configs("pass", (64, 64, 64))
+
+
+def test_2d_launch_grid_covers_the_row_with_owned_cells():
+    v = _in("tmz", "temporal")
+    grid, block, seg = v.launch((4, 4, 4, 256), (1000, 600, 1))
+    assert block == (128, 1, 1) and seg == 256
+    tiles = -(-1000 // 120)
+    assert grid == (-(-tiles // 4), 3, 1)
+    assert v.owned((4, 4, 4, 256)) == [120] and v.threads((4, 4, 4, 256)) == 128
 
 
 def test_launch_grid_covers_the_grid_with_owned_cells():

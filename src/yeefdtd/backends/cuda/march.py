@@ -1,10 +1,11 @@
 """The stepper of the marching variants ('fused', 'temporal'): passes of NT steps.
 
-A pass is one launch of ``march3`` (march.cu) that reads the fields and CPML auxiliary
+A pass is one launch of ``march3`` (3D) or ``march2`` (2D; march.cu) that reads the fields and CPML auxiliary
 values of step n from one set of device arrays and writes those of step n + NT to the
 other; the sets swap after each pass (``_f`` is always the current one, so snapshots,
 ``fields()`` and ``set_field`` see the newest values). Sources and probes act inside the
-pass, from tables sorted by plane and cell (``MarchEvents`` in march.cu). Passes end at
+pass, from tables sorted by plane (3D: z; 2D: the row) and cell (``MarchEvents`` in
+march.cu). Passes end at
 every snapshot step and before a probe ring buffer would wrap, so the host sees every
 record.
 """
@@ -43,12 +44,26 @@ class MarchStepper(CudaStepper):
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._events = self._event_tables(model)
 
+    @property
+    def march_axis(self) -> int:
+        """The axis the passes march along: z in 3D, y in 2D."""
+        return 2 if self.model.grid.mode == "3d" else 1
+
     def _event_tables(self, model) -> dict:
-        """Device tables of the sources and probes, sorted by plane, then cell."""
-        nx, _, nz = self.shape
-        key = lambda i, j: j.astype(np.int64) * nx + i   # noqa: E731
+        """Device tables of the sources and probes, sorted by plane (the marching axis's
+        coordinate), then cell (its index within the plane)."""
+        nx = self.shape[0]
+        ax = self.march_axis
+        nz = self.shape[ax]
+        if ax == 2:
+            def where(i, j, k):
+                return k, np.asarray(j, dtype=np.int64) * nx + i
+        else:
+            def where(i, j, k):
+                return j, np.asarray(i, dtype=np.int64)
         out = {}
-        # per plane: E sources 1, H sources 2, probes 4, a z CPML face 8 (PLANE_* in march.cu)
+        # per plane: E sources 1, H sources 2, probes 4, a CPML face normal to the marching
+        # axis 8 (PLANE_* in march.cu)
         flags = np.zeros(nz, dtype=np.uint8)
         for kind, K in (("e", 0), ("h", 1)):
             rows, vals, col = [], [], 0
@@ -60,7 +75,7 @@ class MarchStepper(CudaStepper):
                 hard = 1 if grp.kind == "hard" else 0
                 n = len(grp.flat)
                 meta = comp | (hard << 2) | ((col + np.arange(n)) << 3)
-                rows.append(np.stack([k, key(i, j), meta]).T)
+                rows.append(np.stack([*where(i, j, k), meta]).T)
                 with np.errstate(over="ignore"):
                     vals.append((grp.values / self.storage.scale(grp.component))
                                 .astype(self.dtype).reshape(grp.values.shape[0], n))
@@ -84,8 +99,8 @@ class MarchStepper(CudaStepper):
         rows = []
         for g, pg in enumerate(self._probe_groups):
             for q, ch in enumerate(pg["group"].channels):
-                i, j, k = (int(v) for v in ch.index)
-                rows.append((k, j * nx + i, COMP_INDEX[ch.component] | (g << 3), q))
+                plane, cell = where(*(int(v) for v in ch.index))
+                rows.append((int(plane), int(cell), COMP_INDEX[ch.component] | (g << 3), q))
         if rows:
             table = np.array(rows, dtype=np.int64)
             table = table[np.lexsort((table[:, 1], table[:, 0]))]
@@ -108,7 +123,7 @@ class MarchStepper(CudaStepper):
         else:
             out["prb"] = None
         for entry in self._slabs:
-            if entry["slab"].axis == 2:
+            if entry["slab"].axis == ax:
                 for kind in ("e", "h"):
                     start = entry[kind]["start"]
                     flags[start:start + entry["slab"].cells] |= 8
@@ -165,12 +180,18 @@ class MarchStepper(CudaStepper):
         v = self.variant
         nx, ny, nz = self.shape
         px, py = self.pitch
-        grid, block, zlen = v.launch(cfg, self.shape)
+        grid, block, seg = v.launch(cfg, self.shape)
         fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.layer_mask()))
-        order = ("ex", "ey", "ez", "hx", "hy", "hz")
+        mode = self.model.grid.mode
+        if mode == "3d":
+            order = ("ex", "ey", "ez", "hx", "hy", "hz")
+            sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
+        else:   # the three fields in the order march2 takes them
+            order = ("ez", "hx", "hy") if mode == "tmz" else ("hz", "ex", "ey")
+            sizes = (_i32(nx), _i32(ny), _i32(px))
         args = (*[f[c] for c in order], *[g[c] for c in order],
-                *[self._ids[c] for c in order], self._gtab, _i32(self.R), _i32(nx), _i32(ny),
-                _i32(nz), _i32(px), _i32(py), _i32(nt), _i32(zlen), _i32(src), np.int64(n0))
+                *[self._ids[c] for c in order], self._gtab, _i32(self.R), *sizes,
+                _i32(nt), _i32(seg), _i32(src), np.int64(n0))
         return (fn, grid, block, args, 0)
 
     def _update_plan(self, role: str, cfg: tuple) -> list:
@@ -188,9 +209,11 @@ class MarchStepper(CudaStepper):
             from ...exceptions import SetupError
 
             shapes = sorted({",".join(map(str, c[:3])) for c in allowed})
+            *head, seg = self.variant.shape_help().split(",")
             raise SetupError(f"launch: {self.variant.name!r} has no shape "
-                             f"{','.join(map(str, forced['pass']))}; use steps,BX,BY,z-planes "
-                             f"with steps,BX,BY one of {' '.join(shapes)}")
+                             f"{','.join(map(str, forced['pass']))}; use "
+                             f"{','.join(head)},{seg} with {','.join(head)} one of "
+                             f"{' '.join(shapes)}")
         super()._choose_configs(tune, forced)
 
     def _build_step_plan(self) -> list:
@@ -242,7 +265,7 @@ class MarchStepper(CudaStepper):
         cfg = self.configs["pass"]
         fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.layer_mask()))
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        threads = cfg[1] * cfg[2]
+        threads = self.variant.threads(cfg)
         regs = fn.num_regs
         per_warp = _ceil(max(regs, 1) * 32, 256) * 256
         warps = _ceil(threads, 32)
@@ -257,10 +280,17 @@ class MarchStepper(CudaStepper):
 
     def describe(self) -> dict:
         out = super().describe()
-        nt, bx, by, zlen = self.configs["pass"]
-        out["steps_per_pass"] = nt
-        out["tile"] = {"threads": [bx, by], "owned_cells": [bx - 2 * nt, by - 2 * nt],
-                       "z_segment": zlen or self.shape[2]}
+        cfg = self.configs["pass"]
+        v = self.variant
+        out["steps_per_pass"] = cfg[0]
+        seg = cfg[3] or self.shape[self.march_axis]
+        if self.model.grid.mode == "3d":
+            out["tile"] = {"threads": [cfg[1], cfg[2]], "owned_cells": v.owned(cfg),
+                           "z_segment": seg}
+        else:
+            out["tile"] = {"cells_per_lane": cfg[1], "warps_per_block": cfg[2],
+                           "cells": [32 * cfg[1]], "owned_cells": v.owned(cfg),
+                           "y_segment": seg}
         try:
             out["occupancy"] = self.occupancy()
         except Exception:   # attributes this CuPy does not expose: leave them out

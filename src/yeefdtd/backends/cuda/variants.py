@@ -35,6 +35,8 @@ class Variant:
     storage16 = False
     #: set by the stepper: fields stored in 16 bits
     half = False
+    #: set by the stepper: the grid's mode ('3d', 'tmz', 'tez')
+    mode = "3d"
 
     @property
     def align(self) -> int:
@@ -250,14 +252,21 @@ class Tiled2d(Variant):
 
 class March(Variant):
     """'fused' (one step per launch) and 'temporal' (several): H then E in one pass over
-    device memory, blocks of BX x BY threads marching along z (see march.cu). A launch
-    shape is (steps per pass, BX, BY, planes per z segment; 0: all)."""
+    device memory (see march.cu). 3D: blocks of BX x BY threads marching along z, launch
+    shape (steps per pass, BX, BY, planes per z segment; 0: all). 2D: warps owning 32 V
+    cells along x marching along y, launch shape (steps per pass, V, warps per block, rows
+    per y segment; 0: all)."""
 
     fused_cpml = True
     storage16 = True
 
     def __init__(self, name, options=None):
-        super().__init__(name, options or {}, "ids", ("3d",), ("march.cu",))
+        super().__init__(name, options or {}, "ids", ("3d", "tmz", "tez"), ("march.cu",))
+
+    @property
+    def max_steps(self) -> int:
+        """The most steps per pass: 3D keeps two planes per step in registers, 2D one row."""
+        return 6 if self.mode == "3d" else 8
 
     @property
     def steps(self) -> tuple[int, ...]:
@@ -269,22 +278,29 @@ class March(Variant):
                 n = int(self.options["steps"])
             except ValueError:
                 n = 0
-            if not 2 <= n <= 6:
+            if not 2 <= n <= self.max_steps:
                 raise ValidationError(f"variant: temporal steps must be an integer from 2 to "
-                                      f"6, not {self.options['steps']!r}")
+                                      f"{self.max_steps}, not {self.options['steps']!r}")
             return (n,)
-        return (3, 2, 4)
+        return (3, 2, 4) if self.mode == "3d" else self.STEPS_2D
 
-    #: thread blocks (BX, BY) tried; the overlap is 2 NT cells per axis
+    #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis
     TILES = ((32, 16), (32, 8), (64, 8), (64, 4))
+    #: 2D: steps per pass, cells per lane along x and warps per block tried
+    STEPS_2D = (6, 4, 8)
+    WIDTHS_2D = (4, 2)
+    WARPS_2D = (4,)
 
     def kernels(self, mode, T, ID, CT):
         return {"pass": self.kernel("pass", self.configs("pass", (0, 0, 0))[0], mode, T, ID,
                                     CT)}
 
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
-        nt, bx, by = cfg[:3]
-        return f"march3<{T}, {ID}, {CT}, {nt}, {bx}, {by}, {int(pml)}>"
+        nt, a, b = cfg[:3]
+        if mode == "3d":
+            return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
+        te = "true" if mode == "tez" else "false"
+        return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"
 
     def instances(self, mode, T, ID, CT, masks=()):
         mask = max(masks, default=0)
@@ -293,6 +309,14 @@ class March(Variant):
 
     def configs(self, role, shape):
         out = []
+        if self.mode != "3d":
+            for nt in self.steps:
+                for v in self.WIDTHS_2D:
+                    for w in self.WARPS_2D:
+                        out.append((nt, v, w, 0))
+            if shape[1] >= 512:   # y segments: more warps, a smaller last wave
+                out += [(nt, v, w, y) for nt, v, w, _ in out[:4] for y in (1024, 256)]
+            return out
         for nt in self.steps:
             for bx, by in self.TILES:
                 if by - 2 * nt < 2:
@@ -303,20 +327,34 @@ class March(Variant):
             out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
         return out
 
-    @staticmethod
-    def shared_bytes(cfg, size: int) -> int:
-        """Static shared memory of a block: one plane of E and one of H, padded."""
-        return 6 * (cfg[1] + 2) * (cfg[2] + 2) * size
+    def shape_help(self) -> str:
+        """What a launch shape holds, for messages."""
+        return "steps,BX,BY,z-planes" if self.mode == "3d" else "steps,V,warps,y-rows"
 
     def launch(self, cfg, shape):
-        nt, bx, by, zlen = cfg
+        """(grid, block, planes or rows per segment) of a pass with launch shape ``cfg``."""
+        nt, a, b, seg = cfg
         nx, ny, nz = shape
-        zlen = zlen or nz
-        return (_ceil(nx, bx - 2 * nt), _ceil(ny, by - 2 * nt), _ceil(nz, zlen)), \
-            (bx, by, 1), zlen
+        if self.mode != "3d":
+            seg = seg or ny
+            tiles = _ceil(nx, 32 * a - 2 * nt)
+            return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
+        seg = seg or nz
+        return (_ceil(nx, a - 2 * nt), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), \
+            (a, b, 1), seg
+
+    def threads(self, cfg) -> int:
+        return cfg[1] * cfg[2] if self.mode == "3d" else 32 * cfg[2]
+
+    def owned(self, cfg) -> list[int]:
+        """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x)."""
+        nt, a, b = cfg[:3]
+        return [a - 2 * nt, b - 2 * nt] if self.mode == "3d" else [32 * a - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):
-        return (12 * size + 6 * id_size) / steps
+        if mode == "3d":
+            return (12 * size + 6 * id_size) / steps
+        return (6 * size + 3 * id_size) / steps
 
 
 _CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,

@@ -67,8 +67,8 @@ __device__ __forceinline__ int wrap_any(int g, int n) {
     return r < 0 ? r + n : r;
 }
 
-// Sources and probes of the marching kernels, sorted by plane and, within a plane, by cell
-// (j nx + i). Offsets have nz + 1 entries. Sources: kind 0 E, 1 H; meta = component
+// Sources and probes of the marching kernels, sorted by plane (3D: z; 2D: the row, y) and,
+// within a plane, by cell (3D: j nx + i; 2D: i). Offsets have one entry more than planes. Sources: kind 0 E, 1 H; meta = component
 // (0..2 within the kind) | hard << 2 | column << 3, values[step * cols + column]. Probes:
 // meta = component (0..5) | group << 3, column in col; a group's samples go to ring row
 // ((n + 1) / every - 1) mod rows after step n when every divides n + 1.
@@ -92,8 +92,9 @@ __constant__ MarchEvents c_events;
 // The CPML faces of the marching kernels: [buffer][half step][axis][side], laid out as Face
 // in common.cuh; the two buffers differ only in their auxiliary arrays.
 __constant__ Face c_mfaces[2][2][3][2];
-// what a plane holds (c_events.plane_flags): E sources, H sources, probes, a z CPML face
-constexpr int PLANE_SRC_E = 1, PLANE_SRC_H = 2, PLANE_PROBE = 4, PLANE_ZFACE = 8;
+// what a plane (3D) or row (2D) holds (c_events.plane_flags): E sources, H sources,
+// probes, a CPML face normal to the marching axis (z in 3D, y in 2D)
+constexpr int PLANE_SRC_E = 1, PLANE_SRC_H = 2, PLANE_PROBE = 4, PLANE_FACE = 8;
 
 // The six ids of a cell (ex ey ez hx hy hz) and its plane's flags, packed into words so
 // that NT steps can carry them along the pipeline: 8-bit ids four to a word, the flags in
@@ -146,7 +147,7 @@ __device__ __forceinline__ int lower(const int* __restrict__ cell, int lo, int h
 
 // Adds (soft) or sets (hard) the sources of kind K at plane kw on this cell, at step n.
 template <typename T, typename S, int K>
-__device__ __forceinline__ void march_sources(int kw, int key, long long n, T (&f)[3]) {
+__device__ __noinline__ void march_sources(int kw, int key, long long n, T (&f)[3]) {
     const int* off = c_events.src_off[K];
     if (off == nullptr) return;
     const int lo = __ldg(off + kw), hi = __ldg(off + kw + 1);
@@ -166,7 +167,7 @@ __device__ __forceinline__ void march_sources(int kw, int key, long long n, T (&
 
 // Records the probes at plane kw on this cell after step n.
 template <typename T>
-__device__ __forceinline__ void march_probes(int kw, int key, long long n, const T (&e)[3],
+__device__ __noinline__ void march_probes(int kw, int key, long long n, const T (&e)[3],
                                              const T (&h)[3]) {
     const int* off = c_events.prb_off;
     if (off == nullptr) return;
@@ -222,7 +223,7 @@ __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d
 // The pair of auxiliary values of the face normal to A (half step h) at this cell:
 // differences d1 (component a1) and d2 (a2); corrections returned in r1, r2 (0 outside).
 template <typename T, int A>
-__device__ __forceinline__ void mpml_pair(int src, int h, int i, int j, int k, int ny, int px,
+__device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int ny, int px,
                                           T d1, T d2, bool first, bool last, bool own,
                                           T* slots, T& r1, T& r2) {
     int u;
@@ -353,7 +354,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             const bool first = t == 1, last = t == nt;
             const bool own = own_xy && k >= z0 && k < z1;
             const int flags = m[t].flags();
-            const bool in_z = (PML & 4) && (flags & PLANE_ZFACE);
+            const bool in_z = (PML & 4) && (flags & PLANE_FACE);
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
             sex[me] = eo[t - 1][0]; sey[me] = eo[t - 1][1]; sez[me] = eo[t - 1][2];
@@ -446,6 +447,342 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                     storef<T, S, 1>(hx1, c, Pack<T, 1>{{h[0]}});
                     storef<T, S, 1>(hy1, c, Pack<T, 1>{{h[1]}});
                     storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------- 2D
+// TMz (Ez, Hx, Hy) and TEz (Hz, Ex, Ey), marching along y. A warp owns a tile of 32 V cells
+// along x, lane l holding cells l, l + 32, .., l + 32 (V - 1) of it (so each load or store
+// of a row is one run of 32 consecutive values per warp, at any alignment), and marches
+// along y through a segment of rows. x neighbours pass between lanes by shuffles: warps
+// never wait for one another (no shared memory, no barrier), so a block is WARPS
+// independent warps.
+//
+// The NT steps form a pipeline along y as in 3D: in iteration s, step t updates row
+// s - t + 1, one row behind step t - 1. Each step keeps one row of its three fields in
+// registers, D[t] = (F, P, Q): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey); D[0] is the row as read.
+// Step t at row k needs D[t - 1] at rows k (read last iteration) and k + 1 (F in TMz, P in
+// TEz: the y-difference looking forward), and its own P (TMz) or F (TEz) at row k - 1 (the
+// y-difference looking back).
+//
+// Neighbouring warps: halo recomputation and double buffering, as in 3D (tiles overlap by
+// NT cells on each side along x, segments by NT rows along y).
+
+// The value one cell ahead along x (lane + 1; lane 31: lane 0's next element). The last
+// element of lane 31 has none in the tile (the overlap absorbs it).
+template <typename T, int V>
+__device__ __forceinline__ void shfl_ahead(const T (&x)[V], T (&out)[V], int lane) {
+    T r[V];
+#pragma unroll
+    for (int m = 0; m < V; ++m) r[m] = __shfl_sync(0xffffffffu, x[m], (lane + 1) & 31);
+#pragma unroll
+    for (int m = 0; m < V; ++m) out[m] = (lane == 31) ? r[m + 1 < V ? m + 1 : m] : r[m];
+}
+
+// The value one cell behind along x (lane - 1; lane 0: lane 31's previous element).
+template <typename T, int V>
+__device__ __forceinline__ void shfl_behind(const T (&x)[V], T (&out)[V], int lane) {
+    T r[V];
+#pragma unroll
+    for (int m = 0; m < V; ++m) r[m] = __shfl_sync(0xffffffffu, x[m], (lane + 31) & 31);
+#pragma unroll
+    for (int m = 0; m < V; ++m) out[m] = (lane == 0) ? r[m > 0 ? m - 1 : 0] : r[m];
+}
+
+// The ids of N cells packed into words (4 8-bit or 2 16-bit ids to a word), so that the
+// pipeline can carry them along.
+template <typename ID, int N>
+struct IdPack {
+    static constexpr int PER = 4 / (int)sizeof(ID), BITS = 8 * (int)sizeof(ID);
+    static constexpr int WORDS = (N + PER - 1) / PER;
+    unsigned w[WORDS];
+    __device__ __forceinline__ void set(const ID (&m)[N]) {
+#pragma unroll
+        for (int q = 0; q < WORDS; ++q) w[q] = 0u;
+#pragma unroll
+        for (int q = 0; q < N; ++q) w[q / PER] |= (unsigned)m[q] << ((q % PER) * BITS);
+    }
+    __device__ __forceinline__ int get(int q) const {
+        return (w[q / PER] >> ((q % PER) * BITS)) & ((1u << BITS) - 1u);
+    }
+};
+
+// One row of a tile as stored: the three fields and their ids at each of V cells, and the
+// row's flags (loaded an iteration before they are needed).
+template <typename S, typename ID, int V>
+struct Row {
+    S f[3][V];
+    ID m[3 * V];
+    unsigned char flags;
+};
+
+// The cells of this lane in a row: at x0 + 32 m when the tile does not wrap around the grid
+// (x0: the lane's first cell; every address then an immediate offset from one register),
+// else at i[m] each.
+template <int V>
+struct Cols {
+    int x0;
+    bool wraps;   // the same in every lane of the warp
+    int i[V];
+    __device__ __forceinline__ idx_t at(idx_t row, int m) const {
+        return row + (wraps ? i[m] : x0 + 32 * m);
+    }
+};
+
+template <typename S, typename ID, int V>
+__device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)[3],
+                                         const ID* const (&ids)[3], const Cols<V>& col,
+                                         idx_t row, int kw) {
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+        for (int m = 0; m < V; ++m) {
+            r.f[a][m] = fld[a][col.at(row, m)];
+            r.m[a * V + m] = ids[a][col.at(row, m)];
+        }
+    r.flags = c_events.plane_flags[kw];
+}
+
+// Fields (a, b, c) and their ids: TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey); coefficient rows of
+// components 2, 3, 4 (TMz) or 5, 0, 1 (TEz).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE>
+__global__ void __launch_bounds__(32 * WARPS)
+march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__ c0,
+       S* __restrict__ a1, S* __restrict__ b1, S* __restrict__ c1,
+       const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
+       const T* __restrict__ gtab, int R, int nx, int ny, int px, int nt, int ylen, int src,
+       long long n0) {
+    constexpr int W = 32 * V, OW = W - 2 * NT;   // tile width, owned width
+    constexpr int CF = TE ? 5 : 2, CP = TE ? 0 : 3, CQ = TE ? 1 : 4;   // table components
+    const int lane = threadIdx.x & 31;
+    const int tile = (int)blockIdx.x * WARPS + (int)(threadIdx.x >> 5);
+    if (tile * OW >= nx) return;   // the whole warp
+    Cols<V> col;
+    col.x0 = tile * OW - NT + lane;
+    col.wraps = tile * OW - NT < 0 || tile * OW - NT + W > nx;
+    int (&i)[V] = col.i;
+    bool own_x[V], in_x[V];
+#pragma unroll
+    for (int m = 0; m < V; ++m) {
+        const int o = lane + 32 * m, gi = tile * OW - NT + o;
+        i[m] = wrap_any(gi, nx);
+        own_x[m] = o >= NT && o < W - NT && gi < nx;
+        in_x[m] = (PML & 1) && mnear<0>(i[m]);
+    }
+    const int y0 = (int)blockIdx.y * ylen, y1 = min(ny, y0 + ylen);
+    const int kstart = y0 - nt, kend = y1 + nt - 2;   // iterations s = kstart .. kend
+    const S* const fld[3] = {a0, b0, c0};
+    const ID* const ids[3] = {ia, ib, ic};
+
+    T d[NT + 1][3][V];   // D[t]: the row step t did last
+    IdPack<ID, 3 * V> m[NT + 1];
+#pragma unroll
+    for (int t = 0; t <= NT; ++t) {
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int e = 0; e < V; ++e) d[t][a][e] = T(0);
+#pragma unroll
+        for (int q = 0; q < IdPack<ID, 3 * V>::WORDS; ++q) m[t].w[q] = 0u;
+    }
+    int flags[NT + 1];
+#pragma unroll
+    for (int t = 0; t <= NT; ++t) flags[t] = 0;
+    // CPML auxiliary values between steps: [row mod NT][cell][axis][half step][which]
+    T ring[NT][V][2][2][2];
+    Row<S, ID, V> next;   // row s + 1, read during iteration s - 1
+    {
+        const int kw = wrap_any(kstart, ny);
+        Row<S, ID, V> r;
+        load_row<S, ID, V>(r, fld, ids, col, (idx_t)px * kw, kw);
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
+        m[0].set(r.m);
+        flags[0] = r.flags;
+        const int kw1 = wrap_any(kstart + 1, ny);
+        load_row<S, ID, V>(next, fld, ids, col, (idx_t)px * kw1, kw1);
+    }
+    for (int s = kstart; s <= kend; ++s) {
+        // step 0 moves on to row s + 1; the ids move down the pipeline; row s + 2 is requested
+        T old[3][V];   // D[t - 1] at the row before its newest, for step t
+#pragma unroll
+        for (int t = NT; t > 0; --t) {
+            m[t] = m[t - 1];
+            flags[t] = flags[t - 1];
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                old[a][e] = d[0][a][e];
+                d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
+            }
+        m[0].set(next.m);
+        flags[0] = next.flags;
+        if (s < kend) {
+            const int kw2 = wrap_any(s + 2, ny);
+            load_row<S, ID, V>(next, fld, ids, col, (idx_t)px * kw2, kw2);
+        }
+#pragma unroll
+        for (int t = 1; t <= NT; ++t) {
+            if (t > nt) break;
+            const int k = s - t + 1;
+            if (k < kstart) break;   // and so for every later step
+            const int kw = wrap_any(k, ny);
+            const idx_t row = (idx_t)px * kw;
+            const long long n = n0 + t - 1;
+            const bool first = t == 1, last = t == nt;
+            const bool own_y = k >= y0 && k < y1;
+            const int fl = flags[t];
+            const bool in_y = (PML & 2) && (fl & PLANE_FACE);
+            T (&slot)[V][2][2][2] = ring[(k - kstart) % NT];
+            T nf[V], np[V], nq[V];   // the new row of step t
+            if (!TE) {
+                // ---- TMz. H: Hx from Ez along y, Hy from Ez along x
+                T ezx[V];
+                shfl_ahead<T, V>(old[0], ezx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const int mp = m[t].get(V + e), mq = m[t].get(2 * V + e);
+                    const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
+                    np[e] = coef<T, CT>(gtab, R, CP, mp, 0) * old[1][e]
+                          + coef<T, CT>(gtab, R, CP, mp, 1) * dezy;
+                    nq[e] = coef<T, CT>(gtab, R, CQ, mq, 0) * old[2][e]
+                          + coef<T, CT>(gtab, R, CQ, mq, 2) * dezx;
+                    T r1, r2;
+                    if (in_x[e]) {   // Hy: c-difference along x
+                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
+                        nq[e] += coef<T, CT>(gtab, R, CQ, mq, 2) * r1;
+                    }
+                    if (in_y) {   // Hx: b-difference along y
+                        mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, T(0), dezy, first, last,
+                                        own_x[e] && own_y, slot[e][1][1], r1, r2);
+                        np[e] += coef<T, CT>(gtab, R, CP, mp, 1) * r2;
+                    }
+                    np[e] = rnd<T, S>(np[e]);
+                    nq[e] = rnd<T, S>(nq[e]);
+                    if (fl & PLANE_SRC_H) {
+                        T h[3] = {np[e], nq[e], T(0)};
+                        march_sources<T, S, 1>(kw, i[e], n, h);
+                        np[e] = h[0];
+                        nq[e] = h[1];
+                    }
+                }
+                // ---- E: Ez from Hy along x and Hx along y
+                T hyx[V];
+                shfl_behind<T, V>(nq, hyx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const int mf = m[t].get(e);
+                    const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
+                    nf[e] = coef<T, CT>(gtab, R, CF, mf, 0) * old[0][e]
+                          + coef<T, CT>(gtab, R, CF, mf, 1) * dhyx
+                          + coef<T, CT>(gtab, R, CF, mf, 2) * dhxy;
+                    T r1, r2;
+                    if (in_x[e]) {   // Ez: b-difference along x
+                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first, last,
+                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
+                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 1) * r2;
+                    }
+                    if (in_y) {   // Ez: c-difference along y
+                        mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, dhxy, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][1][0], r1, r2);
+                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 2) * r1;
+                    }
+                    nf[e] = rnd<T, S>(nf[e]);
+                    if (fl & PLANE_SRC_E) {
+                        T f3[3] = {T(0), T(0), nf[e]};
+                        march_sources<T, S, 0>(kw, i[e], n, f3);
+                        nf[e] = f3[2];
+                    }
+                }
+            } else {
+                // ---- TEz. H: Hz from Ey along x and Ex along y
+                T eyx[V];
+                shfl_ahead<T, V>(old[2], eyx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const int mf = m[t].get(e);
+                    const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
+                    nf[e] = coef<T, CT>(gtab, R, CF, mf, 0) * old[0][e]
+                          + coef<T, CT>(gtab, R, CF, mf, 1) * deyx
+                          + coef<T, CT>(gtab, R, CF, mf, 2) * dexy;
+                    T r1, r2;
+                    if (in_x[e]) {   // Hz: b-difference along x
+                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first, last,
+                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
+                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 1) * r2;
+                    }
+                    if (in_y) {   // Hz: c-difference along y
+                        mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, dexy, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][1][1], r1, r2);
+                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 2) * r1;
+                    }
+                    nf[e] = rnd<T, S>(nf[e]);
+                    if (fl & PLANE_SRC_H) {
+                        T h[3] = {T(0), T(0), nf[e]};
+                        march_sources<T, S, 1>(kw, i[e], n, h);
+                        nf[e] = h[2];
+                    }
+                }
+                // ---- E: Ex from Hz along y, Ey from Hz along x
+                T hzx[V];
+                shfl_behind<T, V>(nf, hzx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const int mp = m[t].get(V + e), mq = m[t].get(2 * V + e);
+                    const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
+                    np[e] = coef<T, CT>(gtab, R, CP, mp, 0) * old[1][e]
+                          + coef<T, CT>(gtab, R, CP, mp, 1) * dhzy;
+                    nq[e] = coef<T, CT>(gtab, R, CQ, mq, 0) * old[2][e]
+                          + coef<T, CT>(gtab, R, CQ, mq, 2) * dhzx;
+                    T r1, r2;
+                    if (in_x[e]) {   // Ey: c-difference along x
+                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
+                        nq[e] += coef<T, CT>(gtab, R, CQ, mq, 2) * r1;
+                    }
+                    if (in_y) {   // Ex: b-difference along y
+                        mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, T(0), dhzy, first, last,
+                                        own_x[e] && own_y, slot[e][1][0], r1, r2);
+                        np[e] += coef<T, CT>(gtab, R, CP, mp, 1) * r2;
+                    }
+                    np[e] = rnd<T, S>(np[e]);
+                    nq[e] = rnd<T, S>(nq[e]);
+                    if (fl & PLANE_SRC_E) {
+                        T f3[3] = {np[e], nq[e], T(0)};
+                        march_sources<T, S, 0>(kw, i[e], n, f3);
+                        np[e] = f3[0];
+                        nq[e] = f3[1];
+                    }
+                }
+            }
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                old[0][e] = d[t][0][e]; old[1][e] = d[t][1][e]; old[2][e] = d[t][2][e];
+                d[t][0][e] = nf[e]; d[t][1][e] = np[e]; d[t][2][e] = nq[e];
+            }
+            if (own_y) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    if (!own_x[e]) continue;
+                    if (fl & PLANE_PROBE) {
+                        const T ev[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
+                        const T hv[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
+                        march_probes<T>(kw, i[e], n, ev, hv);
+                    }
+                    if (last) {
+                        const idx_t c = col.at(row, e);
+                        a1[c] = Conv<T, S>::narrow(nf[e]);
+                        b1[c] = Conv<T, S>::narrow(np[e]);
+                        c1[c] = Conv<T, S>::narrow(nq[e]);
+                    }
                 }
             }
         }

@@ -75,3 +75,21 @@ def test_launch_grid_covers_the_grid_with_owned_cells():
     grid, block, zlen = v.launch((3, 32, 16, 64), (100, 50, 130))
     assert block == (32, 16, 1) and zlen == 64
     assert grid == (-(-100 // 26), -(-50 // 10), 3)
+
+
+@pytest.mark.parametrize("rows, n, shape", [(5, 6, (30, 20, 10)), (300, 6, (30, 20, 10)),
+                                            (70000, 3, (40, 30, 1)), (2, 3, (8, 8, 1))])
+def test_cell_ids_rebuild_every_component_id(rows, n, shape):
+    """The marching kernels' one id per cell: the combination of its components' ids, for
+    ids of 8 and 16 bits (six 16-bit ids do not fit one 64-bit key: packed in stages)."""
+    import numpy as np
+
+    from yeefdtd.backends.cuda.march import _combinations
+
+    rng = np.random.default_rng(rows)
+    ids = [rng.integers(0, rows, shape) for _ in range(n)]
+    cell, combos = _combinations(ids, rows)
+    assert cell.shape == shape
+    for j in range(n):
+        assert (combos[cell, j] == ids[j]).all()
+    assert len(np.unique(combos, axis=0)) == len(combos)

@@ -36,6 +36,7 @@ class MarchStepper(CudaStepper):
             raise SetupError(f"variant {self.variant.name!r} needs planes of fewer than 2^31 "
                              f"cells; {nx} x {ny} is too many: use 'indexed'")
         super()._allocate(model)
+        self._cell_table(model)
         self._g = {c: self._zeros(self._full, self.field_dtype) for c in model.grid.components}
         for entry in self._slabs:
             for kind in ("e", "h"):
@@ -43,6 +44,34 @@ class MarchStepper(CudaStepper):
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._events = self._event_tables(model)
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The components in the order the kernels take them (and the table's columns)."""
+        return {"3d": ("ex", "ey", "ez", "hx", "hy", "hz"), "tmz": ("ez", "hx", "hy"),
+                "tez": ("hz", "ex", "ey")}[self.model.grid.mode]
+
+    def _cell_table(self, model) -> None:
+        """One id per cell for the combination of every component's material id there, and
+        the coefficients of each combination: row r holds component j's three columns at
+        [r, j, :] (j in ``order``). A cell then carries one id through the pass instead of
+        one per component, and a coefficient is one load at a fixed offset from its row."""
+        from ...exceptions import SetupError
+
+        ids = [model.tables[c].ids for c in self.order]
+        cell, combos = _combinations(ids, self.R)
+        if len(combos) > 65536:
+            raise SetupError(f"variant {self.variant.name!r}: the grid holds {len(combos)} "
+                             "distinct combinations of component materials, more than 65536; "
+                             "use 'indexed'")
+        full = self._table_host   # [component (ex .. hz), material row, column]
+        rows = [full[COMP_INDEX[c]][combos[:, j]] for j, c in enumerate(self.order)]
+        self._table_host = np.ascontiguousarray(np.stack(rows, axis=1))
+        self.const_table = self._table_host.nbytes <= 61440   # c_tab in common.cuh
+        self._gtab = self._dev(self._table_host.ravel())
+        self.R = len(combos)
+        self.id_dtype = np.dtype(np.uint8 if self.R <= 256 else np.uint16)
+        self._cells = self._padded(cell.astype(self.id_dtype), self.id_dtype)
 
     @property
     def march_axis(self) -> int:
@@ -141,7 +170,7 @@ class MarchStepper(CudaStepper):
         return self.variant.instances(*self._tparams, masks=[self.layer_mask()])
 
     def _upload_table(self) -> None:
-        if self.const_table:
+        if self.const_table:   # the combinations' table (see _cell_table)
             ptr = self._module.get_global("c_tab")
             host = np.ascontiguousarray(self._table_host.ravel())
             ptr.copy_from_host(host.ctypes.data, host.nbytes)
@@ -184,14 +213,11 @@ class MarchStepper(CudaStepper):
         fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.layer_mask()))
         mode = self.model.grid.mode
         if mode == "3d":
-            order = ("ex", "ey", "ez", "hx", "hy", "hz")
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
-        else:   # the three fields in the order march2 takes them
-            order = ("ez", "hx", "hy") if mode == "tmz" else ("hz", "ex", "ey")
+        else:
             sizes = (_i32(nx), _i32(ny), _i32(px))
-        args = (*[f[c] for c in order], *[g[c] for c in order],
-                *[self._ids[c] for c in order], self._gtab, _i32(self.R), *sizes,
-                _i32(nt), _i32(seg), _i32(src), np.int64(n0))
+        args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
+                self._gtab, *sizes, _i32(nt), _i32(seg), _i32(src), np.int64(n0))
         return (fn, grid, block, args, 0)
 
     def _update_plan(self, role: str, cfg: tuple) -> list:
@@ -296,3 +322,54 @@ class MarchStepper(CudaStepper):
         except Exception:   # attributes this CuPy does not expose: leave them out
             pass
         return out
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of each key in the sorted distinct keys, those keys). Grids are mostly one
+    combination (the background), so the distinct keys come from a sample and the cells
+    that differ from its most common key, not from sorting every cell."""
+    sample = keys.ravel(order="K")[:: max(1, keys.size // 65536)]
+    vals, counts = np.unique(sample, return_counts=True)
+    common = vals[counts.argmax()]
+    other = keys != common
+    rest = keys[other]
+    distinct = np.union1d(np.unique(rest), [common])
+    index = np.full(keys.shape, np.searchsorted(distinct, common), dtype=np.int32)
+    index[other] = np.searchsorted(distinct, rest)
+    return index, distinct
+
+
+def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(per cell, the index of its combination of ``ids`` values; per combination, the ids
+    as a row). Every id is below ``rows``. Ids are packed into 64-bit keys while they fit;
+    when the next would not, the key is replaced by its index among the distinct keys so
+    far, and packing goes on above it."""
+    bits = max(1, int(rows - 1).bit_length())
+    mask = np.uint64((1 << bits) - 1)
+    key = np.zeros(ids[0].shape, dtype=np.uint64)
+    used, count = 0, 0
+    stages = []   # (ids packed in the stage, the distinct keys of the stage before it)
+    before = None
+    for a in ids:
+        if used + bits > 63:
+            idx, distinct = _factorize(key)
+            stages.append((count, before))
+            before = distinct
+            key = idx.astype(np.uint64)
+            used, count = max(1, int(len(distinct) - 1).bit_length()), 0
+        key <<= np.uint64(bits)
+        key |= a.astype(np.uint64)
+        used += bits
+        count += 1
+    stages.append((count, before))
+    cell, keys = _factorize(key)
+    out = np.zeros((len(keys), len(ids)), dtype=np.int64)
+    j = len(ids)
+    for count, prev in reversed(stages):   # each stage's ids, last id in the lowest bits
+        for _ in range(count):
+            j -= 1
+            out[:, j] = (keys & mask).astype(np.int64)
+            keys = keys >> np.uint64(bits)
+        if prev is not None:
+            keys = prev[keys.astype(np.int64)]
+    return cell, out

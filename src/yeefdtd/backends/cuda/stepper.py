@@ -142,7 +142,7 @@ class CudaStepper(Stepper):
         if self.variant.form == "ids":
             for c, t in tables.items():
                 self._ids[c] = self._padded(t.ids.astype(self.id_dtype), self.id_dtype)
-        else:
+        elif self.variant.form == "arrays":   # ('cell-ids': the marching stepper's own)
             for c, t in tables.items():
                 self._coef[c] = [self._padded(t.per_cell(col).astype(self.dtype), self.dtype)
                                  for col in (SELF, CB, CC)]

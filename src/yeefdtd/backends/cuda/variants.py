@@ -26,7 +26,9 @@ def _ceil(a: int, b: int) -> int:
 class Variant:
     name: str
     options: dict = field(default_factory=dict)
-    #: 'ids' (material ids + table) or 'arrays' (per-cell coefficient arrays)
+    #: 'ids' (material ids per component + table), 'cell-ids' (one id per cell for the
+    #: combination of its components' materials + table) or 'arrays' (per-cell
+    #: coefficient arrays)
     form: str = "ids"
     dims: tuple = ("3d", "tmz", "tez")
     files: tuple = ()
@@ -261,7 +263,7 @@ class March(Variant):
     storage16 = True
 
     def __init__(self, name, options=None):
-        super().__init__(name, options or {}, "ids", ("3d", "tmz", "tez"), ("march.cu",))
+        super().__init__(name, options or {}, "cell-ids", ("3d", "tmz", "tez"), ("march.cu",))
 
     @property
     def max_steps(self) -> int:
@@ -352,9 +354,10 @@ class March(Variant):
         return [a - 2 * nt, b - 2 * nt] if self.mode == "3d" else [32 * a - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):
+        """Each field read and written once per pass, and one id per cell."""
         if mode == "3d":
-            return (12 * size + 6 * id_size) / steps
-        return (6 * size + 3 * id_size) / steps
+            return (12 * size + id_size) / steps
+        return (6 * size + id_size) / steps
 
 
 _CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,

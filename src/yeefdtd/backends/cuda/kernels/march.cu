@@ -96,30 +96,21 @@ __constant__ Face c_mfaces[2][2][3][2];
 // probes, a CPML face normal to the marching axis (z in 3D, y in 2D)
 constexpr int PLANE_SRC_E = 1, PLANE_SRC_H = 2, PLANE_PROBE = 4, PLANE_FACE = 8;
 
-// The six ids of a cell (ex ey ez hx hy hz) and its plane's flags, packed into words so
-// that NT steps can carry them along the pipeline: 8-bit ids four to a word, the flags in
-// the second word's upper half; 16-bit ids two to a word, the flags in a fourth.
-template <typename ID> struct Ids;
-template <> struct Ids<id8_t> {
-    unsigned w[2];
-    __device__ __forceinline__ void set(const id8_t (&m)[6], int flags) {
-        w[0] = m[0] | (m[1] << 8) | (m[2] << 16) | ((unsigned)m[3] << 24);
-        w[1] = m[4] | (m[5] << 8) | ((unsigned)flags << 16);
-    }
-    __device__ __forceinline__ int get(int q) const { return (w[q >> 2] >> ((q & 3) * 8)) & 0xff; }
-    __device__ __forceinline__ int flags() const { return w[1] >> 16; }
-};
-template <> struct Ids<id16_t> {
-    unsigned w[4];
-    __device__ __forceinline__ void set(const id16_t (&m)[6], int flags) {
-        w[0] = m[0] | ((unsigned)m[1] << 16);
-        w[1] = m[2] | ((unsigned)m[3] << 16);
-        w[2] = m[4] | ((unsigned)m[5] << 16);
-        w[3] = (unsigned)flags;
-    }
-    __device__ __forceinline__ int get(int q) const { return (w[q >> 1] >> ((q & 1) * 16)) & 0xffff; }
-    __device__ __forceinline__ int flags() const { return (int)w[3]; }
-};
+// Coefficients of the marching kernels: one table row per material combination (the ids of
+// every component at a cell; march.py builds them), NC components x 3 columns, so that a
+// cell carries one id and each coefficient is one load at a constant offset from its row.
+// rb: the row's byte offset.
+template <typename T, int NC>
+__device__ __forceinline__ unsigned crow(unsigned id) {
+    return id * (unsigned)(NC * 3 * sizeof(T));
+}
+
+template <typename T, bool CT>
+__device__ __forceinline__ T cf(const T* __restrict__ g, unsigned rb, int comp, int q) {
+    const unsigned off = rb + (unsigned)((comp * 3 + q) * sizeof(T));
+    if (CT) return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(c_tab) + off);
+    return __ldg(reinterpret_cast<const T*>(reinterpret_cast<const char*>(g) + off));
+}
 
 // Whether coordinate s along axis A lies in a CPML face of either half step.
 template <int A>
@@ -237,23 +228,21 @@ __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int 
 }
 
 // ---------------------------------------------------------------------------- 3D
-// One plane of a cell column as stored: the six fields, the six ids and the plane's flags
+// One plane of a cell column as stored: the six fields, the cell's id and the plane's flags
 // (loaded an iteration before they are needed, so the loads are in flight meanwhile).
 template <typename S, typename ID>
 struct Plane {
     S f[6];
-    ID m[6];
+    ID m;
     unsigned char flags;
 };
 
 template <typename S, typename ID>
 __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld)[6],
-                                           const ID* const (&ids)[6], idx_t c, int kw) {
+                                           const ID* __restrict__ cid, idx_t c, int kw) {
 #pragma unroll
-    for (int a = 0; a < 6; ++a) {
-        p.f[a] = fld[a][c];
-        p.m[a] = ids[a][c];
-    }
+    for (int a = 0; a < 6; ++a) p.f[a] = fld[a][c];
+    p.m = cid[c];
     p.flags = c_events.plane_flags[kw];
 }
 
@@ -268,9 +257,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-       const ID* __restrict__ iex, const ID* __restrict__ iey, const ID* __restrict__ iez,
-       const ID* __restrict__ ihx, const ID* __restrict__ ihy, const ID* __restrict__ ihz,
-       const T* __restrict__ gtab, int R, int nx, int ny, int nz, int px, int py,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px, int py,
        int nt, int zlen, int src, long long n0) {
     constexpr int SW = BX + 2, SP = SW * (BY + 2);   // shared rows padded by one each side
     __shared__ T sh[6 * SP];
@@ -295,18 +282,17 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const int key = j * nx + i;
     const int kstart = z0 - nt, kend = z1 + nt - 2;   // iterations s = kstart .. kend
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
-    const ID* const ids[6] = {iex, iey, iez, ihx, ihy, ihz};
 
     // per step: E at its last plane (en) and the one before (eo), H likewise (hn, ho), and
-    // the ids of its plane (m); index 0 holds the planes as read
+    // the cell's id at its plane with the plane's flags above (m: id | flags << 16); index 0
+    // holds the planes as read
     T en[NT + 1][3], eo[NT + 1][3], hn[NT + 1][3], ho[NT + 1][3];
-    Ids<ID> m[NT + 1];
+    unsigned m[NT + 1];
 #pragma unroll
     for (int t = 0; t <= NT; ++t) {
 #pragma unroll
         for (int a = 0; a < 3; ++a) en[t][a] = eo[t][a] = hn[t][a] = ho[t][a] = T(0);
-#pragma unroll
-        for (int w = 0; w < (int)(sizeof(Ids<ID>) / 4); ++w) m[t].w[w] = 0u;
+        m[t] = 0u;
     }
     // CPML auxiliary values between steps: [plane mod NT][axis][half step][which]
     T ring[NT][3][2][2];
@@ -315,15 +301,15 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         const int kw = wrap_any(kstart, nz);
         const idx_t c = column + plane * kw;
         Plane<S, ID> p;
-        load_plane<S, ID>(p, fld, ids, c, kw);
+        load_plane<S, ID>(p, fld, cid, c, kw);
 #pragma unroll
         for (int a = 0; a < 3; ++a) {
             en[0][a] = Conv<T, S>::widen(p.f[a]);
             hn[0][a] = Conv<T, S>::widen(p.f[a + 3]);
         }
-        m[0].set(p.m, p.flags);
+        m[0] = (unsigned)p.m | ((unsigned)p.flags << 16);
         const int kw1 = wrap_any(kstart + 1, nz);
-        load_plane<S, ID>(next, fld, ids, column + plane * kw1, kw1);
+        load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
     }
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
@@ -338,10 +324,10 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             en[0][a] = Conv<T, S>::widen(next.f[a]);
             hn[0][a] = Conv<T, S>::widen(next.f[a + 3]);
         }
-        m[0].set(next.m, next.flags);
+        m[0] = (unsigned)next.m | ((unsigned)next.flags << 16);
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
-            load_plane<S, ID>(next, fld, ids, column + plane * kw2, kw2);
+            load_plane<S, ID>(next, fld, cid, column + plane * kw2, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
@@ -353,7 +339,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             const long long n = n0 + t - 1;
             const bool first = t == 1, last = t == nt;
             const bool own = own_xy && k >= z0 && k < z1;
-            const int flags = m[t].flags();
+            const int flags = (int)(m[t] >> 16);
             const bool in_z = (PML & 4) && (flags & PLANE_FACE);
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
@@ -365,31 +351,31 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T dezy = sez[me + SW] - ez, deyz = en[t - 1][1] - ey;
                 const T dexz = en[t - 1][0] - ex, dezx = sez[me + 1] - ez;
                 const T deyx = sey[me + 1] - ey, dexy = sex[me + SW] - ex;
-                const int mx = m[t].get(3), my = m[t].get(4), mz = m[t].get(5);
-                h[0] = coef<T, CT>(gtab, R, 3, mx, 0) * ho[t - 1][0]
-                     + coef<T, CT>(gtab, R, 3, mx, 1) * dezy + coef<T, CT>(gtab, R, 3, mx, 2) * deyz;
-                h[1] = coef<T, CT>(gtab, R, 4, my, 0) * ho[t - 1][1]
-                     + coef<T, CT>(gtab, R, 4, my, 1) * dexz + coef<T, CT>(gtab, R, 4, my, 2) * dezx;
-                h[2] = coef<T, CT>(gtab, R, 5, mz, 0) * ho[t - 1][2]
-                     + coef<T, CT>(gtab, R, 5, mz, 1) * deyx + coef<T, CT>(gtab, R, 5, mz, 2) * dexy;
+                const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
+                h[0] = cf<T, CT>(gtab, rb, 3, 0) * ho[t - 1][0]
+                     + cf<T, CT>(gtab, rb, 3, 1) * dezy + cf<T, CT>(gtab, rb, 3, 2) * deyz;
+                h[1] = cf<T, CT>(gtab, rb, 4, 0) * ho[t - 1][1]
+                     + cf<T, CT>(gtab, rb, 4, 1) * dexz + cf<T, CT>(gtab, rb, 4, 2) * dezx;
+                h[2] = cf<T, CT>(gtab, rb, 5, 0) * ho[t - 1][2]
+                     + cf<T, CT>(gtab, rb, 5, 1) * deyx + cf<T, CT>(gtab, rb, 5, 2) * dexy;
                 T r1, r2;
                 if (in_x) {   // Hy: c-difference along x; Hz: b-difference
                     mpml_pair<T, 0>(src, 1, i, j, kw, ny, px, dezx, deyx, first, last, own,
                                     slot[0][1], r1, r2);
-                    h[1] += coef<T, CT>(gtab, R, 4, my, 2) * r1;
-                    h[2] += coef<T, CT>(gtab, R, 5, mz, 1) * r2;
+                    h[1] += cf<T, CT>(gtab, rb, 4, 2) * r1;
+                    h[2] += cf<T, CT>(gtab, rb, 5, 1) * r2;
                 }
                 if (in_y) {   // Hz: c-difference along y; Hx: b-difference
                     mpml_pair<T, 1>(src, 1, i, j, kw, ny, px, dexy, dezy, first, last, own,
                                     slot[1][1], r1, r2);
-                    h[2] += coef<T, CT>(gtab, R, 5, mz, 2) * r1;
-                    h[0] += coef<T, CT>(gtab, R, 3, mx, 1) * r2;
+                    h[2] += cf<T, CT>(gtab, rb, 5, 2) * r1;
+                    h[0] += cf<T, CT>(gtab, rb, 3, 1) * r2;
                 }
                 if (in_z) {   // Hx: c-difference along z; Hy: b-difference
                     mpml_pair<T, 2>(src, 1, i, j, kw, ny, px, deyz, dexz, first, last, own,
                                     slot[2][1], r1, r2);
-                    h[0] += coef<T, CT>(gtab, R, 3, mx, 2) * r1;
-                    h[1] += coef<T, CT>(gtab, R, 4, my, 1) * r2;
+                    h[0] += cf<T, CT>(gtab, rb, 3, 2) * r1;
+                    h[1] += cf<T, CT>(gtab, rb, 4, 1) * r2;
                 }
 #pragma unroll
                 for (int a = 0; a < 3; ++a) h[a] = rnd<T, S>(h[a]);
@@ -403,31 +389,31 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T dhzy = h[2] - shz[me - SW], dhyz = h[1] - hn[t][1];
                 const T dhxz = h[0] - hn[t][0], dhxy = h[0] - shx[me - SW];
                 const T dhzx = h[2] - shz[me - 1], dhyx = h[1] - shy[me - 1];
-                const int mx = m[t].get(0), my = m[t].get(1), mz = m[t].get(2);
-                e[0] = coef<T, CT>(gtab, R, 0, mx, 0) * eo[t - 1][0]
-                     + coef<T, CT>(gtab, R, 0, mx, 1) * dhzy + coef<T, CT>(gtab, R, 0, mx, 2) * dhyz;
-                e[1] = coef<T, CT>(gtab, R, 1, my, 0) * eo[t - 1][1]
-                     + coef<T, CT>(gtab, R, 1, my, 1) * dhxz + coef<T, CT>(gtab, R, 1, my, 2) * dhzx;
-                e[2] = coef<T, CT>(gtab, R, 2, mz, 0) * eo[t - 1][2]
-                     + coef<T, CT>(gtab, R, 2, mz, 1) * dhyx + coef<T, CT>(gtab, R, 2, mz, 2) * dhxy;
+                const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
+                e[0] = cf<T, CT>(gtab, rb, 0, 0) * eo[t - 1][0]
+                     + cf<T, CT>(gtab, rb, 0, 1) * dhzy + cf<T, CT>(gtab, rb, 0, 2) * dhyz;
+                e[1] = cf<T, CT>(gtab, rb, 1, 0) * eo[t - 1][1]
+                     + cf<T, CT>(gtab, rb, 1, 1) * dhxz + cf<T, CT>(gtab, rb, 1, 2) * dhzx;
+                e[2] = cf<T, CT>(gtab, rb, 2, 0) * eo[t - 1][2]
+                     + cf<T, CT>(gtab, rb, 2, 1) * dhyx + cf<T, CT>(gtab, rb, 2, 2) * dhxy;
                 T r1, r2;
                 if (in_x) {   // Ey: c-difference along x; Ez: b-difference
                     mpml_pair<T, 0>(src, 0, i, j, kw, ny, px, dhzx, dhyx, first, last, own,
                                     slot[0][0], r1, r2);
-                    e[1] += coef<T, CT>(gtab, R, 1, my, 2) * r1;
-                    e[2] += coef<T, CT>(gtab, R, 2, mz, 1) * r2;
+                    e[1] += cf<T, CT>(gtab, rb, 1, 2) * r1;
+                    e[2] += cf<T, CT>(gtab, rb, 2, 1) * r2;
                 }
                 if (in_y) {   // Ez: c-difference along y; Ex: b-difference
                     mpml_pair<T, 1>(src, 0, i, j, kw, ny, px, dhxy, dhzy, first, last, own,
                                     slot[1][0], r1, r2);
-                    e[2] += coef<T, CT>(gtab, R, 2, mz, 2) * r1;
-                    e[0] += coef<T, CT>(gtab, R, 0, mx, 1) * r2;
+                    e[2] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                    e[0] += cf<T, CT>(gtab, rb, 0, 1) * r2;
                 }
                 if (in_z) {   // Ex: c-difference along z; Ey: b-difference
                     mpml_pair<T, 2>(src, 0, i, j, kw, ny, px, dhyz, dhxz, first, last, own,
                                     slot[2][0], r1, r2);
-                    e[0] += coef<T, CT>(gtab, R, 0, mx, 2) * r1;
-                    e[1] += coef<T, CT>(gtab, R, 1, my, 1) * r2;
+                    e[0] += cf<T, CT>(gtab, rb, 0, 2) * r1;
+                    e[1] += cf<T, CT>(gtab, rb, 1, 1) * r2;
                 }
 #pragma unroll
                 for (int a = 0; a < 3; ++a) e[a] = rnd<T, S>(e[a]);
@@ -510,12 +496,12 @@ struct IdPack {
     }
 };
 
-// One row of a tile as stored: the three fields and their ids at each of V cells, and the
+// One row of a tile as stored: the three fields and the id at each of V cells, and the
 // row's flags (loaded an iteration before they are needed).
 template <typename S, typename ID, int V>
 struct Row {
     S f[3][V];
-    ID m[3 * V];
+    ID m[V];
     unsigned char flags;
 };
 
@@ -534,29 +520,25 @@ struct Cols {
 
 template <typename S, typename ID, int V>
 __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)[3],
-                                         const ID* const (&ids)[3], const Cols<V>& col,
+                                         const ID* __restrict__ cid, const Cols<V>& col,
                                          idx_t row, int kw) {
 #pragma unroll
-    for (int a = 0; a < 3; ++a)
+    for (int m = 0; m < V; ++m) {
 #pragma unroll
-        for (int m = 0; m < V; ++m) {
-            r.f[a][m] = fld[a][col.at(row, m)];
-            r.m[a * V + m] = ids[a][col.at(row, m)];
-        }
+        for (int a = 0; a < 3; ++a) r.f[a][m] = fld[a][col.at(row, m)];
+        r.m[m] = cid[col.at(row, m)];
+    }
     r.flags = c_events.plane_flags[kw];
 }
 
-// Fields (a, b, c) and their ids: TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey); coefficient rows of
-// components 2, 3, 4 (TMz) or 5, 0, 1 (TEz).
+// Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE>
 __global__ void __launch_bounds__(32 * WARPS)
 march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__ c0,
        S* __restrict__ a1, S* __restrict__ b1, S* __restrict__ c1,
-       const ID* __restrict__ ia, const ID* __restrict__ ib, const ID* __restrict__ ic,
-       const T* __restrict__ gtab, int R, int nx, int ny, int px, int nt, int ylen, int src,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int px, int nt, int ylen, int src,
        long long n0) {
     constexpr int W = 32 * V, OW = W - 2 * NT;   // tile width, owned width
-    constexpr int CF = TE ? 5 : 2, CP = TE ? 0 : 3, CQ = TE ? 1 : 4;   // table components
     const int lane = threadIdx.x & 31;
     const int tile = (int)blockIdx.x * WARPS + (int)(threadIdx.x >> 5);
     if (tile * OW >= nx) return;   // the whole warp
@@ -575,10 +557,9 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
     const int y0 = (int)blockIdx.y * ylen, y1 = min(ny, y0 + ylen);
     const int kstart = y0 - nt, kend = y1 + nt - 2;   // iterations s = kstart .. kend
     const S* const fld[3] = {a0, b0, c0};
-    const ID* const ids[3] = {ia, ib, ic};
 
     T d[NT + 1][3][V];   // D[t]: the row step t did last
-    IdPack<ID, 3 * V> m[NT + 1];
+    IdPack<ID, V> m[NT + 1];
 #pragma unroll
     for (int t = 0; t <= NT; ++t) {
 #pragma unroll
@@ -586,7 +567,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) d[t][a][e] = T(0);
 #pragma unroll
-        for (int q = 0; q < IdPack<ID, 3 * V>::WORDS; ++q) m[t].w[q] = 0u;
+        for (int q = 0; q < IdPack<ID, V>::WORDS; ++q) m[t].w[q] = 0u;
     }
     int flags[NT + 1];
 #pragma unroll
@@ -597,7 +578,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
     {
         const int kw = wrap_any(kstart, ny);
         Row<S, ID, V> r;
-        load_row<S, ID, V>(r, fld, ids, col, (idx_t)px * kw, kw);
+        load_row<S, ID, V>(r, fld, cid, col, (idx_t)px * kw, kw);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
@@ -605,7 +586,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
         m[0].set(r.m);
         flags[0] = r.flags;
         const int kw1 = wrap_any(kstart + 1, ny);
-        load_row<S, ID, V>(next, fld, ids, col, (idx_t)px * kw1, kw1);
+        load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
     }
     for (int s = kstart; s <= kend; ++s) {
         // step 0 moves on to row s + 1; the ids move down the pipeline; row s + 2 is requested
@@ -626,7 +607,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
         flags[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, ny);
-            load_row<S, ID, V>(next, fld, ids, col, (idx_t)px * kw2, kw2);
+            load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw2, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
@@ -648,22 +629,22 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[0], ezx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const int mp = m[t].get(V + e), mq = m[t].get(2 * V + e);
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
                     const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
-                    np[e] = coef<T, CT>(gtab, R, CP, mp, 0) * old[1][e]
-                          + coef<T, CT>(gtab, R, CP, mp, 1) * dezy;
-                    nq[e] = coef<T, CT>(gtab, R, CQ, mq, 0) * old[2][e]
-                          + coef<T, CT>(gtab, R, CQ, mq, 2) * dezx;
+                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                          + cf<T, CT>(gtab, rb, 1, 1) * dezy;
+                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                          + cf<T, CT>(gtab, rb, 2, 2) * dezx;
                     T r1, r2;
                     if (in_x[e]) {   // Hy: c-difference along x
                         mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first, last,
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nq[e] += coef<T, CT>(gtab, R, CQ, mq, 2) * r1;
+                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
                     if (in_y) {   // Hx: b-difference along y
                         mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, T(0), dezy, first, last,
                                         own_x[e] && own_y, slot[e][1][1], r1, r2);
-                        np[e] += coef<T, CT>(gtab, R, CP, mp, 1) * r2;
+                        np[e] += cf<T, CT>(gtab, rb, 1, 1) * r2;
                     }
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
@@ -679,21 +660,21 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nq, hyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const int mf = m[t].get(e);
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
                     const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
-                    nf[e] = coef<T, CT>(gtab, R, CF, mf, 0) * old[0][e]
-                          + coef<T, CT>(gtab, R, CF, mf, 1) * dhyx
-                          + coef<T, CT>(gtab, R, CF, mf, 2) * dhxy;
+                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                          + cf<T, CT>(gtab, rb, 0, 1) * dhyx
+                          + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
                     T r1, r2;
                     if (in_x[e]) {   // Ez: b-difference along x
                         mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first, last,
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 1) * r2;
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
                     }
                     if (in_y) {   // Ez: c-difference along y
                         mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, dhxy, T(0), first, last,
                                         own_x[e] && own_y, slot[e][1][0], r1, r2);
-                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 2) * r1;
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
                     }
                     nf[e] = rnd<T, S>(nf[e]);
                     if (fl & PLANE_SRC_E) {
@@ -708,21 +689,21 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[2], eyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const int mf = m[t].get(e);
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
                     const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
-                    nf[e] = coef<T, CT>(gtab, R, CF, mf, 0) * old[0][e]
-                          + coef<T, CT>(gtab, R, CF, mf, 1) * deyx
-                          + coef<T, CT>(gtab, R, CF, mf, 2) * dexy;
+                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                          + cf<T, CT>(gtab, rb, 0, 1) * deyx
+                          + cf<T, CT>(gtab, rb, 0, 2) * dexy;
                     T r1, r2;
                     if (in_x[e]) {   // Hz: b-difference along x
                         mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first, last,
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 1) * r2;
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
                     }
                     if (in_y) {   // Hz: c-difference along y
                         mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, dexy, T(0), first, last,
                                         own_x[e] && own_y, slot[e][1][1], r1, r2);
-                        nf[e] += coef<T, CT>(gtab, R, CF, mf, 2) * r1;
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
                     }
                     nf[e] = rnd<T, S>(nf[e]);
                     if (fl & PLANE_SRC_H) {
@@ -736,22 +717,22 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nf, hzx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const int mp = m[t].get(V + e), mq = m[t].get(2 * V + e);
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
                     const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
-                    np[e] = coef<T, CT>(gtab, R, CP, mp, 0) * old[1][e]
-                          + coef<T, CT>(gtab, R, CP, mp, 1) * dhzy;
-                    nq[e] = coef<T, CT>(gtab, R, CQ, mq, 0) * old[2][e]
-                          + coef<T, CT>(gtab, R, CQ, mq, 2) * dhzx;
+                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                          + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
+                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                          + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
                     T r1, r2;
                     if (in_x[e]) {   // Ey: c-difference along x
                         mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first, last,
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nq[e] += coef<T, CT>(gtab, R, CQ, mq, 2) * r1;
+                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
                     if (in_y) {   // Ex: b-difference along y
                         mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, T(0), dhzy, first, last,
                                         own_x[e] && own_y, slot[e][1][0], r1, r2);
-                        np[e] += coef<T, CT>(gtab, R, CP, mp, 1) * r2;
+                        np[e] += cf<T, CT>(gtab, rb, 1, 1) * r2;
                     }
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);

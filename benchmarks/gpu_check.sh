@@ -5,6 +5,8 @@
 # report.
 # Uses the machine's own python3; pydantic comes from wheels in .whl/ when it is missing.
 # Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
+# GPU_CHECK_PARTS picks parts (default all: "tests bench report"), so that a machine whose
+# commands are time-limited can run the check in several calls.
 set -uo pipefail
 out=${1:-out}; shift || true
 mkdir -p "$out"
@@ -22,14 +24,23 @@ fi
 export PYTHONPATH=$here/src${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
 cd "$here"
+parts=" ${GPU_CHECK_PARTS:-tests bench report} "
 status=0
-nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu_tests.log"
-python3 -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee -a "$out/gpu_tests.log" || status=1
-python3 -m pytest -q -p no:cacheprovider tests/physics -k cuda 2>&1 | tee -a "$out/gpu_tests.log" \
-  || status=1
-python3 -m yeefdtd bench --suite "${BENCH_SUITE:-table}" --json "$out/bench.json" \
-  --plots "$out" "$@" 2>&1 | tee "$out/bench.log" || status=1
-python3 benchmarks/storage_errors.py --backend cuda --dtype float16 2>&1 \
-  | tee "$out/storage_errors.log" || status=1
-python3 benchmarks/parity_report.py 2>&1 | tee "$out/parity.log" || status=1
+if [[ $parts == *" tests "* ]]; then
+  nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv \
+    | tee "$out/gpu_tests.log"
+  python3 -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee -a "$out/gpu_tests.log" \
+    || status=1
+  python3 -m pytest -q -p no:cacheprovider tests/physics -k cuda 2>&1 \
+    | tee -a "$out/gpu_tests.log" || status=1
+fi
+if [[ $parts == *" bench "* ]]; then
+  python3 -m yeefdtd bench --suite "${BENCH_SUITE:-table}" --json "$out/bench.json" \
+    --plots "$out" "$@" 2>&1 | tee "$out/bench.log" || status=1
+fi
+if [[ $parts == *" report "* ]]; then
+  python3 benchmarks/storage_errors.py --backend cuda --dtype float16 2>&1 \
+    | tee "$out/storage_errors.log" || status=1
+  python3 benchmarks/parity_report.py 2>&1 | tee "$out/parity.log" || status=1
+fi
 exit $status

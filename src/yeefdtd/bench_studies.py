@@ -55,7 +55,11 @@ def table_cases(quick: bool) -> list[tuple]:
         ("tmz-2d", two_d, "indexed", "float64"),
         ("tmz-2d", two_d, "indexed", "float16"),
         ("tmz-2d", two_d, "tiled-2d", "float32"),
+        ("tmz-2d", two_d, "fused", "float32"),
+        ("tmz-2d", two_d, "temporal", "float32"),
+        ("tmz-2d", two_d, "temporal", "float16"),
         ("tmz-2d-cpml", two_d, "indexed", "float32"),
+        ("tmz-2d-cpml", two_d, "temporal", "float32"),
     ]
 
 

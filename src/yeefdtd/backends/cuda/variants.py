@@ -288,8 +288,11 @@ class March(Variant):
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis
     TILES = ((32, 16), (32, 8), (64, 8), (64, 4))
-    #: 2D: steps per pass, cells per lane along x and warps per block tried
-    STEPS_2D = (6, 4, 8)
+    #: 2D: steps per pass, cells per lane along x and warps per block tried. Measured on an
+    #: H200 (tmz-2d 8192 float32, y segments of 128): NT 4 with V 4 fastest (276 Gcells/s,
+    #: 168 registers), V 2 229, NT 3 241-249, NT 5 195-242, NT 6 and 8 slower (the overlap
+    #: and the registers grow; 8 warps per block 221)
+    STEPS_2D = (4, 3, 5)
     WIDTHS_2D = (4, 2)
     WARPS_2D = (4,)
 
@@ -316,8 +319,9 @@ class March(Variant):
                 for v in self.WIDTHS_2D:
                     for w in self.WARPS_2D:
                         out.append((nt, v, w, 0))
-            if shape[1] >= 512:   # y segments: more warps, a smaller last wave
-                out += [(nt, v, w, y) for nt, v, w, _ in out[:4] for y in (1024, 256)]
+            if shape[1] >= 512:   # y segments: enough warps to fill the GPU (whole columns of
+                # 8192 rows leave most SMs idle), overlap 2 NT rows per segment
+                out += [(nt, v, w, y) for nt, v, w, _ in out[:4] for y in (128, 64)]
             return out
         for nt in self.steps:
             for bx, by in self.TILES:

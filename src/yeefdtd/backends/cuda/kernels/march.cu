@@ -532,8 +532,13 @@ __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)
 }
 
 // Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
+// Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH2_MINB=n for experiments.
+#ifndef MARCH2_MINB
+#define MARCH2_MINB 0
+#endif
+
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE>
-__global__ void __launch_bounds__(32 * WARPS)
+__global__ void __launch_bounds__(32 * WARPS, MARCH2_MINB)
 march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__ c0,
        S* __restrict__ a1, S* __restrict__ b1, S* __restrict__ c1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int px, int nt, int ylen, int src,
@@ -648,7 +653,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
-                    if (fl & PLANE_SRC_H) {
+                }
+                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
                         T h[3] = {np[e], nq[e], T(0)};
                         march_sources<T, S, 1>(kw, i[e], n, h);
                         np[e] = h[0];
@@ -677,7 +685,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                         nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
                     }
                     nf[e] = rnd<T, S>(nf[e]);
-                    if (fl & PLANE_SRC_E) {
+                }
+                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
                         T f3[3] = {T(0), T(0), nf[e]};
                         march_sources<T, S, 0>(kw, i[e], n, f3);
                         nf[e] = f3[2];
@@ -706,7 +717,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                         nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
                     }
                     nf[e] = rnd<T, S>(nf[e]);
-                    if (fl & PLANE_SRC_H) {
+                }
+                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
                         T h[3] = {T(0), T(0), nf[e]};
                         march_sources<T, S, 1>(kw, i[e], n, h);
                         nf[e] = h[2];
@@ -736,7 +750,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
-                    if (fl & PLANE_SRC_E) {
+                }
+                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
                         T f3[3] = {np[e], nq[e], T(0)};
                         march_sources<T, S, 0>(kw, i[e], n, f3);
                         np[e] = f3[0];
@@ -749,21 +766,23 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 old[0][e] = d[t][0][e]; old[1][e] = d[t][1][e]; old[2][e] = d[t][2][e];
                 d[t][0][e] = nf[e]; d[t][1][e] = np[e]; d[t][2][e] = nq[e];
             }
-            if (own_y) {
+            if (own_y && (fl & PLANE_PROBE)) {
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     if (!own_x[e]) continue;
-                    if (fl & PLANE_PROBE) {
-                        const T ev[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
-                        const T hv[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
-                        march_probes<T>(kw, i[e], n, ev, hv);
-                    }
-                    if (last) {
-                        const idx_t c = col.at(row, e);
-                        a1[c] = Conv<T, S>::narrow(nf[e]);
-                        b1[c] = Conv<T, S>::narrow(np[e]);
-                        c1[c] = Conv<T, S>::narrow(nq[e]);
-                    }
+                    const T ev[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
+                    const T hv[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
+                    march_probes<T>(kw, i[e], n, ev, hv);
+                }
+            }
+            if (own_y && last) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    if (!own_x[e]) continue;
+                    const idx_t c = col.at(row, e);
+                    a1[c] = Conv<T, S>::narrow(nf[e]);
+                    b1[c] = Conv<T, S>::narrow(np[e]);
+                    c1[c] = Conv<T, S>::narrow(nq[e]);
                 }
             }
         }

@@ -1,13 +1,13 @@
 """The stepper of the marching variants ('fused', 'temporal'): passes of NT steps.
 
-A pass is one launch of ``march3`` (3D) or ``march2`` (2D; march.cu) that reads the fields and CPML auxiliary
-values of step n from one set of device arrays and writes those of step n + NT to the
-other; the sets swap after each pass (``_f`` is always the current one, so snapshots,
-``fields()`` and ``set_field`` see the newest values). Sources and probes act inside the
-pass, from tables sorted by plane (3D: z; 2D: the row) and cell (``MarchEvents`` in
-march.cu). Passes end at
-every snapshot step and before a probe ring buffer would wrap, so the host sees every
-record.
+A pass is one launch of ``march3`` (3D) or ``march2`` (2D; march.cu) that reads the
+fields and CPML auxiliary values of step n from one set of device arrays and writes those
+of step n + NT to the other; the sets swap after each pass (``_f`` is always the current
+one, so snapshots, ``fields()`` and ``set_field`` see the newest values). Sources and
+probes act inside the pass, from tables sorted by plane (3D: z; 2D: the row) and cell
+(``MarchEvents`` in march.cu). Passes end at every snapshot step and before a probe ring
+buffer would wrap, so the host sees every record. The kernels carry one id per cell, for
+the combination of its components' material ids (``_cell_table``).
 """
 
 from __future__ import annotations

@@ -43,7 +43,8 @@
 // stored (so results match the 'indexed' kernels and the NumPy emulation).
 //
 // Measured on an H200 (dipole-cpml 512 float32, 200-1000 steps; single-step bound 88.5
-// Gcells/s): far from the goals. fused 24.6 Gcells/s (32 x 16 threads, z segments of 64),
+// Gcells/s): far from the goals. (One id per cell and the rare paths out of line, which
+// made the 2D kernel 3 times faster, left 3D where it was: fused 26.5, temporal 25.0.) fused 24.6 Gcells/s (32 x 16 threads, z segments of 64),
 // temporal 23.8 (NT = 2), 16.1 (NT = 3), 12.1 (NT = 4); pec-box 47.4 (fused). The first
 // version, loading each plane just before its use and looking up the CPML faces and the
 // source and probe tables for every cell, ran fused at 19.5 and temporal (NT = 2) at 14.0;
@@ -456,6 +457,24 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //
 // Neighbouring warps: halo recomputation and double buffering, as in 3D (tiles overlap by
 // NT cells on each side along x, segments by NT rows along y).
+//
+// Measured on an H200 (tmz-2d 8192 float32, 1000 steps; single-step bound 177 Gcells/s,
+// indexed 109): NT = 4, V = 4, y segments of 128 rows: 278 Gcells/s (1.57 times the bound),
+// 168 registers, 3 blocks of 4 warps per SM; bound by issue and latency (Nsight Compute at
+// V = 2: 43% of issue slots busy; stalls on fixed-latency dependencies 29%, memory 21%,
+// MIO 16%, instruction fetch 10%), 41% of the copy bandwidth. On the way there:
+// - whole columns (no y segments): 5-13 Gcells/s, 18 blocks for 132 SMs;
+// - sources, probes and CPML pairs inlined at every cell and step: the NT = 6, V = 4
+//   instance held 163 kB of code and ran at 61 Gcells/s (segments of 256); out of line, the
+//   best shape reached 164 (NT = 4, V = 2);
+// - one id per cell for the combination of component materials instead of three, each
+//   coefficient one load at a fixed offset: 164 -> 190;
+// - the rare paths tested once per step instead of once per cell: 190 -> 229 (V = 2) and
+//   276 (V = 4);
+// - NT = 6 and 8 are slower (141 and 102 at V = 2: more registers, wider overlap), as are
+//   8 warps per block (221 against 229), y segments of 256 (145 against 164) and launch
+//   bounds asking for 5 or 6 blocks per SM (174 and 190 against 229: spills).
+// float16 storage does not help (272 against 278): the kernel is not bound by DRAM.
 
 // The value one cell ahead along x (lane + 1; lane 31: lane 0's next element). The last
 // element of lane 31 has none in the tile (the overlap absorbs it).

@@ -173,17 +173,7 @@ def _march_shapes(name, mode="3d"):
 def test_every_march_launch_shape(cfg, case):
     """Steps per pass, tile and z segment: the same numbers as NumPy in float64, fields,
     probes (recorded inside the passes) and snapshots (taken between them)."""
-    scene, r64, _ = reference("3d", case)
-    name = "fused" if cfg[0] == 1 else "temporal"
-    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
-                 stepper_options={"variant": name, "launch": {"pass": cfg}})
-    assert got.stats["launch"]["pass"] == list(cfg)
-    assert rel_l2(got.fields, r64.fields) < 1e-10
-    for pname, p in r64.probes.items():
-        for comp, v in p.data.items():
-            assert np.max(np.abs(got.probes[pname][comp] - v)) <= 1e-9 * np.max(np.abs(v))
-    frames = r64.snapshots["s"].frames
-    assert np.max(np.abs(got.snapshots["s"].frames - frames)) <= 1e-9 * np.abs(frames).max()
+    _check_march("3d", case, "fused" if cfg[0] == 1 else "temporal", cfg)
 
 
 @pytest.mark.parametrize("cfg", _march_shapes("fused", "tmz") + _march_shapes("temporal", "tmz"),
@@ -193,17 +183,19 @@ def test_every_march_launch_shape(cfg, case):
 def test_every_march_launch_shape_2d(cfg, mode, case):
     """The 2D marching kernels (warps along x, marching along y): the same numbers as NumPy
     in float64 for every shape, fields, probes and snapshots."""
-    _check_march_2d(mode, case, "fused" if cfg[0] == 1 else "temporal", cfg)
+    _check_march(mode, case, "fused" if cfg[0] == 1 else "temporal", cfg)
 
 
 @pytest.mark.parametrize("steps", [2, 3, 5, 7])
 @pytest.mark.parametrize("mode", ["tmz", "tez"])
 def test_every_steps_per_pass_2d(steps, mode):
     """Steps per pass the tuner does not try by default, chosen by the variant's option."""
-    _check_march_2d(mode, steps % 2, f"temporal:steps={steps}")
+    _check_march(mode, steps % 2, f"temporal:steps={steps}")
 
 
-def _check_march_2d(mode, case, spec, cfg=None):
+def _check_march(mode, case, spec, cfg=None):
+    """A marching variant (forced launch shape ``cfg``, if given) against float64 NumPy:
+    fields, probes (recorded inside the passes) and snapshots (taken between them)."""
     scene, r64, _ = reference(mode, case)
     opts = {"variant": spec} | ({"launch": {"pass": cfg}} if cfg else {})
     got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,

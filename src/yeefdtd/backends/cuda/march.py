@@ -235,11 +235,10 @@ class MarchStepper(CudaStepper):
             from ...exceptions import SetupError
 
             shapes = sorted({",".join(map(str, c[:3])) for c in allowed})
-            *head, seg = self.variant.shape_help().split(",")
+            tile, seg = self.variant.shape_help()
             raise SetupError(f"launch: {self.variant.name!r} has no shape "
-                             f"{','.join(map(str, forced['pass']))}; use "
-                             f"{','.join(head)},{seg} with {','.join(head)} one of "
-                             f"{' '.join(shapes)}")
+                             f"{','.join(map(str, forced['pass']))}; use {tile},{seg} with "
+                             f"{tile} one of {' '.join(shapes)}")
         super()._choose_configs(tune, forced)
 
     def _build_step_plan(self) -> list:

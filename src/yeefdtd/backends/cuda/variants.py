@@ -333,9 +333,9 @@ class March(Variant):
             out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
         return out
 
-    def shape_help(self) -> str:
-        """What a launch shape holds, for messages."""
-        return "steps,BX,BY,z-planes" if self.mode == "3d" else "steps,V,warps,y-rows"
+    def shape_help(self) -> tuple[str, str]:
+        """What a launch shape holds, for messages: the tile's fields and the segment's."""
+        return ("steps,BX,BY", "z-planes") if self.mode == "3d" else ("steps,V,warps", "y-rows")
 
     def launch(self, cfg, shape):
         """(grid, block, planes or rows per segment) of a pass with launch shape ``cfg``."""

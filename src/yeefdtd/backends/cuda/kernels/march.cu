@@ -807,3 +807,352 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
         }
     }
 }
+
+// ---------------------------------------------------------------------------- 3D, warps
+// 'fused' in 3D (one step per pass). A warp owns a tile of 32 V cells along x (lane l
+// holding l, l + 32, .., as in 2D) by R rows along y, all of which each lane keeps in
+// registers, and marches along z through a segment of planes. x neighbours pass by
+// shuffles, y neighbours are the lane's own registers and z neighbours the last
+// iteration's: no barrier, and R V cells of independent work per lane and plane (the
+// block kernel above has one, and two barriers per plane).
+//
+// One step needs less overlap than NT steps. E at a cell needs the new H one cell back
+// along each axis; H needs the old E one cell ahead. With the fields read from one buffer
+// and written to the other (double buffering, as above), old values are at hand anywhere,
+// so only H is recomputed beyond the tile, and only behind it: one row along y (each lane
+// holds rows 0 .. R, row 0 the row before the tile, whose E is not updated; the old Ex and
+// Ez of row R + 1 are read for H at row R) and one plane along z (a segment's first
+// iteration updates H only). Along x the tile keeps one cell of overlap on each side, as
+// in 2D (a shuffle has no cell ahead of lane 31's last): owned (32 V - 2) x R cells.
+//
+// Loads: each lane copies its own cells of the coming planes into its slots of shared
+// memory with cp.async, D - 1 planes ahead of their use (a stage per plane: the old E of
+// the plane after it, its old H and ids), so that the reads are in flight while the warp
+// computes and hold no registers. A value of fewer than 4 bytes (float16, ids) is copied
+// as the aligned word that holds it and picked out when read. Measured first with the loads
+// in registers one plane ahead (H100, 1000 steps): 118-186 registers, 3-4 blocks of 4
+// warps per SM, Nsight Compute 79% of stalls on those loads; pec-box 512 at 31 Gcells/s,
+// dipole-cpml at 22 (segments of 64 planes), behind the block kernel. The plane's flags
+// come through the stages too: read when needed, their latency stalled every iteration.
+template <typename X, bool BIG = (sizeof(X) >= 4)>
+struct Slot { typedef X type; };
+template <typename X>
+struct Slot<X, false> { typedef unsigned type; };
+
+template <typename X>
+__device__ __forceinline__ void cp_elem(typename Slot<X>::type* dst, const X* src) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    if constexpr (sizeof(X) >= 4) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                     :: "r"(s), "l"(src), "n"((int)sizeof(X)) : "memory");
+    } else {
+        const void* w = reinterpret_cast<const void*>(reinterpret_cast<size_t>(src) & ~(size_t)3);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(w) : "memory");
+    }
+}
+
+template <typename X>
+__device__ __forceinline__ X from_bits(unsigned v) { return (X)v; }
+template <>
+__device__ __forceinline__ half_t from_bits<half_t>(unsigned v) {
+    half_t h;
+    h.bits = (unsigned short)v;
+    return h;
+}
+
+// The value cp_elem copied from src into slot.
+template <typename X>
+__device__ __forceinline__ X rd_elem(const typename Slot<X>::type* slot, const X* src) {
+    if constexpr (sizeof(X) >= 4) {
+        return *slot;
+    } else {
+        return from_bits<X>(*slot >> (8 * (unsigned)(reinterpret_cast<size_t>(src) & 3)));
+    }
+}
+
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+
+// One stage: a plane's copies in a warp's slots, [row][component][cell of the tile].
+template <typename S, typename ID, int V, int R>
+struct Stage3w {
+    typename Slot<S>::type e[R + 2][3][32 * V];   // old E of the next plane (row R + 1: Ex, Ez)
+    typename Slot<S>::type h[R + 1][3][32 * V];   // old H
+    typename Slot<ID>::type m[R + 1][32 * V];     // ids
+    unsigned flags[32];                           // the plane's flags (PLANE_*)
+};
+
+// Stages per warp: up to 4, as many as 48 kB of static shared memory hold for the block.
+template <typename S, typename ID, int V, int R, int WARPS>
+__host__ __device__ constexpr int stages3w() {
+    const int fit = 49152 / (WARPS * (int)sizeof(Stage3w<S, ID, V, R>));
+    return fit < 4 ? fit : 4;
+}
+
+template <typename T, typename S, typename ID, bool CT, int V, int R, int WARPS, int PML>
+__global__ void __launch_bounds__(32 * WARPS, MARCH_MINB)
+march3w(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+        int px, int py, int nt, int zlen, int src, long long n0) {
+    constexpr int W = 32 * V, OW = W - 2;
+    constexpr int D = stages3w<S, ID, V, R, WARPS>();
+    static_assert(D >= 2, "march3w: a tile this large leaves no room for two stages");
+    __shared__ Stage3w<S, ID, V, R> stage_all[WARPS][D];
+    const int lane = threadIdx.x & 31;
+    Stage3w<S, ID, V, R>(&stage)[D] = stage_all[threadIdx.x >> 5];
+    const int y0 = ((int)blockIdx.y * WARPS + (int)(threadIdx.x >> 5)) * R;   // first owned row
+    if (y0 >= ny) return;   // the whole warp
+    const int xs = (int)blockIdx.x * OW - 1;   // the tile's first cell along x
+    Cols<V> col;
+    col.x0 = xs + lane;
+    col.wraps = xs < 0 || xs + W > nx;
+    const int (&i)[V] = col.i;
+    bool own_x[V], in_x[V];
+#pragma unroll
+    for (int m = 0; m < V; ++m) {
+        const int o = lane + 32 * m, gi = xs + o;
+        col.i[m] = wrap_any(gi, nx);
+        own_x[m] = o >= 1 && o < W - 1 && gi < nx;
+        in_x[m] = (PML & 1) && mnear<0>(col.i[m]);
+    }
+    // rows r = 0 .. R + 1 at y0 - 1 + r
+    int jr[R + 2];
+    bool own_y[R + 1], in_y[R + 1];
+#pragma unroll
+    for (int r = 0; r < R + 2; ++r) jr[r] = wrap_any(y0 - 1 + r, ny);
+#pragma unroll
+    for (int r = 0; r <= R; ++r) {
+        own_y[r] = r >= 1 && y0 - 1 + r < ny;
+        in_y[r] = (PML & 2) && mnear<1>(jr[r]);
+    }
+    const idx_t plane = (idx_t)px * py;
+    const int z0 = (int)blockIdx.z * zlen, z1 = min(nz, z0 + zlen);
+    const long long n = n0;
+    const S* const ef[3] = {ex0, ey0, ez0};
+    const S* const hf[3] = {hx0, hy0, hz0};
+    // the copies of plane p (its H and ids, E of plane p + 1) into stage q
+    auto copy = [&](int p, int q) {
+        const idx_t bh = plane * wrap_any(p, nz), be = plane * wrap_any(p + 1, nz);
+#pragma unroll
+        for (int r = 0; r < R + 2; ++r)
+#pragma unroll
+            for (int m = 0; m < V; ++m) {
+                const int o = lane + 32 * m;
+                const idx_t ce = col.at(be + (idx_t)px * jr[r], m);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    if (r <= R || a != 1) cp_elem<S>(&stage[q].e[r][a][o], ef[a] + ce);
+                if (r > R) continue;
+                const idx_t ch = col.at(bh + (idx_t)px * jr[r], m);
+#pragma unroll
+                for (int a = 0; a < 3; ++a) cp_elem<S>(&stage[q].h[r][a][o], hf[a] + ch);
+                cp_elem<ID>(&stage[q].m[r][o], cid + ch);
+            }
+        cp_elem<unsigned char>(&stage[q].flags[lane], c_events.plane_flags + wrap_any(p, nz));
+    };
+
+    T eo[R + 2][3][V];   // old E at plane k (row R + 1: Ex and Ez)
+    T en[R + 2][3][V];   // old E at plane k + 1
+    T hp[R + 1][2][V];   // new Hx and Hy at plane k - 1
+    {
+        const idx_t be = plane * wrap_any(z0 - 1, nz);
+#pragma unroll
+        for (int r = 0; r < R + 2; ++r)
+#pragma unroll
+            for (int m = 0; m < V; ++m) {
+                const idx_t c = col.at(be + (idx_t)px * jr[r], m);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    en[r][a][m] = (r <= R || a != 1) ? Conv<T, S>::widen(ef[a][c]) : T(0);
+            }
+#pragma unroll
+        for (int r = 0; r <= R; ++r)
+#pragma unroll
+            for (int a = 0; a < 2; ++a)
+#pragma unroll
+                for (int m = 0; m < V; ++m) hp[r][a][m] = T(0);
+#pragma unroll
+        for (int q = 0; q < D - 1; ++q) {
+            if (z0 - 1 + q < z1) copy(z0 - 1 + q, q);
+            cp_commit();
+        }
+    }
+    int q = 0;   // the stage of plane k
+    for (int k = z0 - 1; k < z1; ++k) {
+        const int kw = wrap_any(k, nz);
+        const bool own_z = k >= z0;
+        cp_wait<D - 2>();   // this lane's copies of plane k have landed
+        const idx_t bh = plane * kw, be = plane * wrap_any(k + 1, nz);
+        T ho[R + 1][3][V];
+        unsigned rb[R + 1][V];
+#pragma unroll
+        for (int r = 0; r < R + 2; ++r)
+#pragma unroll
+            for (int m = 0; m < V; ++m) {
+                const int o = lane + 32 * m;
+                const idx_t ce = col.at(be + (idx_t)px * jr[r], m);
+#pragma unroll
+                for (int a = 0; a < 3; ++a) {
+                    eo[r][a][m] = en[r][a][m];
+                    if (r <= R || a != 1)
+                        en[r][a][m] = Conv<T, S>::widen(rd_elem<S>(&stage[q].e[r][a][o], ef[a] + ce));
+                }
+                if (r > R) continue;
+                const idx_t ch = col.at(bh + (idx_t)px * jr[r], m);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    ho[r][a][m] = Conv<T, S>::widen(rd_elem<S>(&stage[q].h[r][a][o], hf[a] + ch));
+                rb[r][m] = crow<T, 6>(rd_elem<ID>(&stage[q].m[r][o], cid + ch));
+            }
+        const int flags = rd_elem<unsigned char>(&stage[q].flags[lane], c_events.plane_flags + kw);
+        // the stage read last iteration takes plane k + D - 1
+        {
+            const int qn = q == 0 ? D - 1 : q - 1;
+            if (k + D - 1 < z1) copy(k + D - 1, qn);
+            cp_commit();
+        }
+        q = q == D - 1 ? 0 : q + 1;
+        const bool in_z = (PML & 4) && (flags & PLANE_FACE);
+        T dummy[2];
+        // ---- H at rows 0 .. R
+        T h[R + 1][3][V];
+#pragma unroll
+        for (int r = 0; r <= R; ++r) {
+            T eyx[V], ezx[V];
+            shfl_ahead<T, V>(eo[r][1], eyx, lane);
+            shfl_ahead<T, V>(eo[r][2], ezx, lane);
+#pragma unroll
+            for (int m = 0; m < V; ++m) {
+                const T ex = eo[r][0][m], ey = eo[r][1][m], ez = eo[r][2][m];
+                const T dezy = eo[r + 1][2][m] - ez, deyz = en[r][1][m] - ey;
+                const T dexz = en[r][0][m] - ex, dezx = ezx[m] - ez;
+                const T deyx = eyx[m] - ey, dexy = eo[r + 1][0][m] - ex;
+                const unsigned b = rb[r][m];
+                T hv[3];
+                hv[0] = cf<T, CT>(gtab, b, 3, 0) * ho[r][0][m]
+                      + cf<T, CT>(gtab, b, 3, 1) * dezy + cf<T, CT>(gtab, b, 3, 2) * deyz;
+                hv[1] = cf<T, CT>(gtab, b, 4, 0) * ho[r][1][m]
+                      + cf<T, CT>(gtab, b, 4, 1) * dexz + cf<T, CT>(gtab, b, 4, 2) * dezx;
+                hv[2] = cf<T, CT>(gtab, b, 5, 0) * ho[r][2][m]
+                      + cf<T, CT>(gtab, b, 5, 1) * deyx + cf<T, CT>(gtab, b, 5, 2) * dexy;
+                const bool own = own_x[m] && own_y[r] && own_z;
+                T r1, r2;
+                if (in_x[m]) {   // Hy: c-difference along x; Hz: b-difference
+                    mpml_pair<T, 0>(src, 1, i[m], jr[r], kw, ny, px, dezx, deyx, true, true,
+                                    own, dummy, r1, r2);
+                    hv[1] += cf<T, CT>(gtab, b, 4, 2) * r1;
+                    hv[2] += cf<T, CT>(gtab, b, 5, 1) * r2;
+                }
+                if (in_y[r]) {   // Hz: c-difference along y; Hx: b-difference
+                    mpml_pair<T, 1>(src, 1, i[m], jr[r], kw, ny, px, dexy, dezy, true, true,
+                                    own, dummy, r1, r2);
+                    hv[2] += cf<T, CT>(gtab, b, 5, 2) * r1;
+                    hv[0] += cf<T, CT>(gtab, b, 3, 1) * r2;
+                }
+                if (in_z) {   // Hx: c-difference along z; Hy: b-difference
+                    mpml_pair<T, 2>(src, 1, i[m], jr[r], kw, ny, px, deyz, dexz, true, true,
+                                    own, dummy, r1, r2);
+                    hv[0] += cf<T, CT>(gtab, b, 3, 2) * r1;
+                    hv[1] += cf<T, CT>(gtab, b, 4, 1) * r2;
+                }
+#pragma unroll
+                for (int a = 0; a < 3; ++a) h[r][a][m] = rnd<T, S>(hv[a]);
+            }
+        }
+        if (flags & PLANE_SRC_H) {   // out of the loops: one test per plane
+#pragma unroll
+            for (int r = 0; r <= R; ++r)
+#pragma unroll
+                for (int m = 0; m < V; ++m) {
+                    T hv[3] = {h[r][0][m], h[r][1][m], h[r][2][m]};
+                    march_sources<T, S, 1>(kw, jr[r] * nx + i[m], n, hv);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) h[r][a][m] = hv[a];
+                }
+        }
+        if (own_z) {
+            // ---- E at rows 1 .. R
+#pragma unroll
+            for (int r = 1; r <= R; ++r) {
+                T hyx[V], hzx[V];
+                shfl_behind<T, V>(h[r][1], hyx, lane);
+                shfl_behind<T, V>(h[r][2], hzx, lane);
+                T e[3][V];
+#pragma unroll
+                for (int m = 0; m < V; ++m) {
+                    const T hx = h[r][0][m], hy = h[r][1][m], hz = h[r][2][m];
+                    const T dhzy = hz - h[r - 1][2][m], dhyz = hy - hp[r][1][m];
+                    const T dhxz = hx - hp[r][0][m], dhzx = hz - hzx[m];
+                    const T dhyx = hy - hyx[m], dhxy = hx - h[r - 1][0][m];
+                    const unsigned b = rb[r][m];
+                    T ev[3];
+                    ev[0] = cf<T, CT>(gtab, b, 0, 0) * eo[r][0][m]
+                          + cf<T, CT>(gtab, b, 0, 1) * dhzy + cf<T, CT>(gtab, b, 0, 2) * dhyz;
+                    ev[1] = cf<T, CT>(gtab, b, 1, 0) * eo[r][1][m]
+                          + cf<T, CT>(gtab, b, 1, 1) * dhxz + cf<T, CT>(gtab, b, 1, 2) * dhzx;
+                    ev[2] = cf<T, CT>(gtab, b, 2, 0) * eo[r][2][m]
+                          + cf<T, CT>(gtab, b, 2, 1) * dhyx + cf<T, CT>(gtab, b, 2, 2) * dhxy;
+                    const bool own = own_x[m] && own_y[r];
+                    T r1, r2;
+                    if (in_x[m]) {   // Ey: c-difference along x; Ez: b-difference
+                        mpml_pair<T, 0>(src, 0, i[m], jr[r], kw, ny, px, dhzx, dhyx, true,
+                                        true, own, dummy, r1, r2);
+                        ev[1] += cf<T, CT>(gtab, b, 1, 2) * r1;
+                        ev[2] += cf<T, CT>(gtab, b, 2, 1) * r2;
+                    }
+                    if (in_y[r]) {   // Ez: c-difference along y; Ex: b-difference
+                        mpml_pair<T, 1>(src, 0, i[m], jr[r], kw, ny, px, dhxy, dhzy, true,
+                                        true, own, dummy, r1, r2);
+                        ev[2] += cf<T, CT>(gtab, b, 2, 2) * r1;
+                        ev[0] += cf<T, CT>(gtab, b, 0, 1) * r2;
+                    }
+                    if (in_z) {   // Ex: c-difference along z; Ey: b-difference
+                        mpml_pair<T, 2>(src, 0, i[m], jr[r], kw, ny, px, dhyz, dhxz, true,
+                                        true, own, dummy, r1, r2);
+                        ev[0] += cf<T, CT>(gtab, b, 0, 2) * r1;
+                        ev[1] += cf<T, CT>(gtab, b, 1, 1) * r2;
+                    }
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) e[a][m] = rnd<T, S>(ev[a]);
+                }
+                if (flags & PLANE_SRC_E) {   // one test per plane and row
+#pragma unroll
+                    for (int m = 0; m < V; ++m) {
+                        T ev[3] = {e[0][m], e[1][m], e[2][m]};
+                        march_sources<T, S, 0>(kw, jr[r] * nx + i[m], n, ev);
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) e[a][m] = ev[a];
+                    }
+                }
+                if (!own_y[r]) continue;
+                const idx_t row = plane * kw + (idx_t)px * jr[r];
+#pragma unroll
+                for (int m = 0; m < V; ++m) {
+                    if (!own_x[m]) continue;
+                    if (flags & PLANE_PROBE) {
+                        const T ev[3] = {e[0][m], e[1][m], e[2][m]};
+                        const T hv[3] = {h[r][0][m], h[r][1][m], h[r][2][m]};
+                        march_probes<T>(kw, jr[r] * nx + i[m], n, ev, hv);
+                    }
+                    const idx_t c = col.at(row, m);
+                    ex1[c] = Conv<T, S>::narrow(e[0][m]);
+                    ey1[c] = Conv<T, S>::narrow(e[1][m]);
+                    ez1[c] = Conv<T, S>::narrow(e[2][m]);
+                    hx1[c] = Conv<T, S>::narrow(h[r][0][m]);
+                    hy1[c] = Conv<T, S>::narrow(h[r][1][m]);
+                    hz1[c] = Conv<T, S>::narrow(h[r][2][m]);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 1; r <= R; ++r)
+#pragma unroll
+            for (int a = 0; a < 2; ++a)
+#pragma unroll
+                for (int m = 0; m < V; ++m) hp[r][a][m] = h[r][a][m];
+    }
+}

@@ -15,25 +15,11 @@ def test_fused_is_one_step_per_pass_and_temporal_several():
     assert {c[0] for c in make_variant("temporal:steps=5").configs("pass", (64, 64, 64))} == {5}
 
 
-def test_every_shape_owns_cells():
+@pytest.mark.parametrize("name", ["fused", "temporal"])
+def test_every_shape_owns_cells(name):
     """A tile of BX x BY threads owns (BX - 2 NT) x (BY - 2 NT) cells: never none."""
-    for nt, bx, by, _ in make_variant("temporal").configs("pass", (512, 512, 512)):
+    for nt, bx, by, _ in make_variant(name).configs("pass", (512, 512, 512)):
         assert bx - 2 * nt >= 2 and by - 2 * nt >= 2
-
-
-def test_3d_fused_runs_warp_tiles():
-    """3D 'fused' shapes are (1, cells per lane, rows per lane, planes per segment): a warp
-    owns 32 V - 2 cells along x by R rows, and the launch grid covers the grid with them."""
-    v = make_variant("fused")
-    shapes = v.configs("pass", (512, 512, 512))
-    assert shapes and all(c[0] == 1 and c[1] >= 1 and c[2] >= 1 for c in shapes)
-    assert all(n.startswith("march3w<") for n in v.instances("3d", "float", "id8_t", "true"))
-    assert all(n.startswith("march3<") for n in
-               make_variant("temporal").instances("3d", "float", "id8_t", "true"))
-    grid, block, zlen = v.launch((1, 2, 4, 64), (100, 50, 130))
-    assert block == (32 * v.WARPS_3D, 1, 1) and zlen == 64
-    assert grid == (-(-100 // 62), -(-(-(-50 // 4)) // v.WARPS_3D), 3)
-    assert v.owned((1, 2, 4, 64)) == [62, 4] and v.threads((1, 2, 4, 64)) == 32 * v.WARPS_3D
 
 
 def test_long_grids_get_z_segments():

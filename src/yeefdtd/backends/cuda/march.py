@@ -309,11 +309,7 @@ class MarchStepper(CudaStepper):
         v = self.variant
         out["steps_per_pass"] = cfg[0]
         seg = cfg[3] or self.shape[self.march_axis]
-        if v.warp_tiles:
-            out["tile"] = {"cells_per_lane": cfg[1], "rows_per_lane": cfg[2],
-                           "warps_per_block": v.WARPS_3D, "cells": [32 * cfg[1], cfg[2]],
-                           "owned_cells": v.owned(cfg), "z_segment": seg}
-        elif self.model.grid.mode == "3d":
+        if self.model.grid.mode == "3d":
             out["tile"] = {"threads": [cfg[1], cfg[2]], "owned_cells": v.owned(cfg),
                            "z_segment": seg}
         else:

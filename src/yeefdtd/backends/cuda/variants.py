@@ -254,12 +254,10 @@ class Tiled2d(Variant):
 
 class March(Variant):
     """'fused' (one step per launch) and 'temporal' (several): H then E in one pass over
-    device memory (see march.cu). 3D 'temporal': blocks of BX x BY threads marching along
-    z, launch shape (steps per pass, BX, BY, planes per z segment; 0: all). 3D 'fused':
-    warps owning 32 V cells along x by R rows along y marching along z, WARPS_3D warps per
-    block, launch shape (1, V, R, planes per z segment). 2D: warps owning 32 V cells along
-    x marching along y, launch shape (steps per pass, V, warps per block, rows per y
-    segment; 0: all)."""
+    device memory (see march.cu). 3D: blocks of BX x BY threads marching along z, launch
+    shape (steps per pass, BX, BY, planes per z segment; 0: all). 2D: warps owning 32 V
+    cells along x marching along y, launch shape (steps per pass, V, warps per block, rows
+    per y segment; 0: all)."""
 
     fused_cpml = True
     storage16 = True
@@ -298,23 +296,12 @@ class March(Variant):
     WIDTHS_2D = (4, 2)
     WARPS_2D = (4,)
 
-    #: 3D 'fused': (cells per lane along x, rows per lane along y) tried, and warps per block
-    WARP_TILES = ((1, 2), (1, 4), (2, 2))
-    WARPS_3D = 2
-
-    @property
-    def warp_tiles(self) -> bool:
-        """Whether the 3D launch shapes are warp tiles (march3w) rather than blocks (march3)."""
-        return self.mode == "3d" and self.name == "fused"
-
     def kernels(self, mode, T, ID, CT):
         return {"pass": self.kernel("pass", self.configs("pass", (0, 0, 0))[0], mode, T, ID,
                                     CT)}
 
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
         nt, a, b = cfg[:3]
-        if mode == "3d" and self.name == "fused":
-            return f"march3w<{T}, {ID}, {CT}, {a}, {b}, {self.WARPS_3D}, {int(pml)}>"
         if mode == "3d":
             return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
         te = "true" if mode == "tez" else "false"
@@ -336,9 +323,7 @@ class March(Variant):
                 # 8192 rows leave most SMs idle), overlap 2 NT rows per segment
                 out += [(nt, v, w, y) for nt, v, w, _ in out[:4] for y in (128, 64)]
             return out
-        if self.warp_tiles:
-            out = [(1, v, r, 0) for v, r in self.WARP_TILES]
-        for nt in self.steps if not self.warp_tiles else ():
+        for nt in self.steps:
             for bx, by in self.TILES:
                 if by - 2 * nt < 2:
                     continue
@@ -350,8 +335,6 @@ class March(Variant):
 
     def shape_help(self) -> tuple[str, str]:
         """What a launch shape holds, for messages: the tile's fields and the segment's."""
-        if self.warp_tiles:
-            return ("steps,V,R", "z-planes")
         return ("steps,BX,BY", "z-planes") if self.mode == "3d" else ("steps,V,warps", "y-rows")
 
     def launch(self, cfg, shape):
@@ -363,24 +346,15 @@ class March(Variant):
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
-        if self.warp_tiles:
-            w = self.WARPS_3D
-            return (_ceil(nx, 32 * a - 2), _ceil(_ceil(ny, b), w), _ceil(nz, seg)), \
-                (32 * w, 1, 1), seg
         return (_ceil(nx, a - 2 * nt), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), \
             (a, b, 1), seg
 
     def threads(self, cfg) -> int:
-        if self.warp_tiles:
-            return 32 * self.WARPS_3D
         return cfg[1] * cfg[2] if self.mode == "3d" else 32 * cfg[2]
 
     def owned(self, cfg) -> list[int]:
-        """Cells a block writes per plane (3D: x, y; warp tiles: a warp's) or a warp per row
-        (2D: x)."""
+        """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x)."""
         nt, a, b = cfg[:3]
-        if self.warp_tiles:
-            return [32 * a - 2, b]
         return [a - 2 * nt, b - 2 * nt] if self.mode == "3d" else [32 * a - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):

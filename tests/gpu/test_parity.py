@@ -300,22 +300,39 @@ def test_variant_that_cannot_run_the_mode_says_so():
         yf.run(scene, backend="cuda", stepper_options={"variant": "seed-xyz"}, progress=False)
 
 
-def test_many_materials_use_the_global_table():
-    """More than 255 materials need 16-bit ids; in float64, 500 of them make a table (72 kB)
-    too big for constant memory."""
+@pytest.mark.parametrize("mode", ["3d", "tmz"])
+@pytest.mark.parametrize("variant", ["indexed", "fused", "temporal"])
+def test_many_materials_use_16_bit_ids_and_the_global_table(variant, mode):
+    """More than 255 materials need 16-bit ids (in the marching variants, more than 256
+    combinations of component materials: one id per cell; here 1997 in 3D, 500 in TMz); in
+    float64 and 3D, their coefficients make a table too big for constant memory (500
+    materials: 72 kB; 1997 combinations: 288 kB)."""
     mats = {f"m{i}": yf.Material(eps_r=1 + i / 100) for i in range(500)}
     # boxes of 1.8 x 1.8 cells on a 2-cell pitch: none overlaps, each holds points of
     # every component
-    objects = [yf.Box(center=((2 * (i % 20) + 1) * 1e-3, (2 * (i // 20) + 1) * 1e-3, 0.005),
-                      size=(1.8e-3, 1.8e-3, 4e-3), material=f"m{i}") for i in range(500)]
-    scene = yf.Scene(grid=yf.Grid(cells=(40, 50, 10), spacing=1e-3), materials=mats,
+    xy = [((2 * (i % 20) + 1) * 1e-3, (2 * (i // 20) + 1) * 1e-3) for i in range(500)]
+    if mode == "3d":
+        objects = [yf.Box(center=(x, y, 0.005), size=(1.8e-3, 1.8e-3, 4e-3), material=f"m{i}")
+                   for i, (x, y) in enumerate(xy)]
+        cells, comp, at = (40, 50, 10), "ez", (20, 25, 5)
+    else:
+        objects = [yf.Box(center=(x, y), size=(1.8e-3, 1.8e-3), material=f"m{i}")
+                   for i, (x, y) in enumerate(xy)]
+        cells, comp, at = (40, 50), "ez", (20, 25)
+    scene = yf.Scene(grid=yf.Grid(mode=mode, cells=cells, spacing=1e-3), materials=mats,
                      objects=objects, boundaries="periodic",
-                     sources=[yf.PointSource(component="ez", cell=(20, 25, 5),
+                     sources=[yf.PointSource(component=comp, cell=at,
                                              waveform=yf.Gaussian(tau=5e-12))],
                      run=yf.RunSettings(steps=100, dtype="float64"))
+    st = yf.backends.get_stepper_class("cuda")(yf.build_model(scene), "float64",
+                                               variant=variant, tune=False)
+    assert st.id_dtype == np.uint16
+    assert mode != "3d" or not st.const_table
+    del st
     ref = yf.run(scene, backend="numpy", keep_fields=True, progress=False)
-    got = yf.run(scene, backend="cuda", keep_fields=True, progress=False)
-    assert got.stats["coefficient_table"] == "global"
+    got = yf.run(scene, backend="cuda", keep_fields=True, progress=False,
+                 stepper_options={"variant": variant})
+    assert mode != "3d" or got.stats["coefficient_table"] == "global"
     assert rel_l2(got.fields, ref.fields) < 1e-10
 
 

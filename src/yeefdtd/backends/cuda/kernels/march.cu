@@ -60,7 +60,7 @@
 // owned 32 V cells along x by R rows along y, each lane holding its R rows in registers,
 // x neighbours by shuffles, no barrier; with one step per pass only H needs recomputing,
 // and only behind the tile (one row along y, one plane along z). Measured on an H100
-// (runs of 300 steps, z segments of 32-64; the block kernel: pec-box 512 35.4,
+// (runs of 300 steps, z segments of 32-64; the block kernel, 1000 steps: pec-box 512 35.4,
 // dipole-cpml 512 22.7 Gcells/s): loads in registers one plane ahead, pec-box 31.2 (V 2,
 // R 2), dipole-cpml 22.0 (V 1, R 2), 118-186 registers, Nsight Compute 22% of issue slots
 // busy and 79% of stalls waiting on loads; cp.async into per-warp shared-memory stages

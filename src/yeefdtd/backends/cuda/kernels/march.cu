@@ -242,6 +242,47 @@ __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int 
 }
 
 // ---------------------------------------------------------------------------- 3D
+// One half step of the 3D curl update at a cell, E (base 0) or H (base 3, the table's
+// component): out[a] = C0 old[a] + C1 d[a][0] + C2 d[a][1], where d[a] holds component a's
+// two differences in the order of its table columns. The face normal to axis A, where the
+// cell lies in it, corrects component A + 1 through its c-difference d[A + 1][1] and
+// component A + 2 through its b-difference d[A + 2][0] (indices mod 3): the same pattern
+// for E and H. slot: the CPML ring slots of this cell and half step, [axis][which].
+template <typename T, bool CT, int A>
+__device__ __forceinline__ void curl_face(int src, int half, int i, int j, int kw, int ny,
+                                          int px, const T (&d)[3][2], bool first, bool last,
+                                          bool own, T* slots, const T* __restrict__ gtab,
+                                          unsigned rb, int base, T (&out)[3]) {
+    constexpr int P = (A + 1) % 3, Q = (A + 2) % 3;
+    T r1, r2;
+    mpml_pair<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own, slots,
+                    r1, r2);
+    out[P] += cf<T, CT>(gtab, rb, base + P, 2) * r1;
+    out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
+}
+
+template <typename T, typename S, bool CT>
+__device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, int base,
+                                      const T (&old)[3], const T (&d)[3][2], bool in_x,
+                                      bool in_y, bool in_z, int src, int i, int j, int kw,
+                                      int ny, int px, bool first, bool last, bool own,
+                                      T (&slot)[3][2][2], T (&out)[3]) {
+    const int half = base ? 1 : 0;
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+        out[a] = cf<T, CT>(gtab, rb, base + a, 0) * old[a]
+               + cf<T, CT>(gtab, rb, base + a, 1) * d[a][0]
+               + cf<T, CT>(gtab, rb, base + a, 2) * d[a][1];
+    if (in_x) curl_face<T, CT, 0>(src, half, i, j, kw, ny, px, d, first, last, own,
+                                  slot[0][half], gtab, rb, base, out);
+    if (in_y) curl_face<T, CT, 1>(src, half, i, j, kw, ny, px, d, first, last, own,
+                                  slot[1][half], gtab, rb, base, out);
+    if (in_z) curl_face<T, CT, 2>(src, half, i, j, kw, ny, px, d, first, last, own,
+                                  slot[2][half], gtab, rb, base, out);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
+}
+
 // One plane of a cell column as stored: the six fields, the cell's id and the plane's flags
 // (loaded an iteration before they are needed, so the loads are in flight meanwhile).
 template <typename S, typename ID>
@@ -360,39 +401,14 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             sex[me] = eo[t - 1][0]; sey[me] = eo[t - 1][1]; sez[me] = eo[t - 1][2];
             __syncthreads();
             T h[3];
+            const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
             {
                 const T ex = eo[t - 1][0], ey = eo[t - 1][1], ez = eo[t - 1][2];
-                const T dezy = sez[me + SW] - ez, deyz = en[t - 1][1] - ey;
-                const T dexz = en[t - 1][0] - ex, dezx = sez[me + 1] - ez;
-                const T deyx = sey[me + 1] - ey, dexy = sex[me + SW] - ex;
-                const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
-                h[0] = cf<T, CT>(gtab, rb, 3, 0) * ho[t - 1][0]
-                     + cf<T, CT>(gtab, rb, 3, 1) * dezy + cf<T, CT>(gtab, rb, 3, 2) * deyz;
-                h[1] = cf<T, CT>(gtab, rb, 4, 0) * ho[t - 1][1]
-                     + cf<T, CT>(gtab, rb, 4, 1) * dexz + cf<T, CT>(gtab, rb, 4, 2) * dezx;
-                h[2] = cf<T, CT>(gtab, rb, 5, 0) * ho[t - 1][2]
-                     + cf<T, CT>(gtab, rb, 5, 1) * deyx + cf<T, CT>(gtab, rb, 5, 2) * dexy;
-                T r1, r2;
-                if (in_x) {   // Hy: c-difference along x; Hz: b-difference
-                    mpml_pair<T, 0>(src, 1, i, j, kw, ny, px, dezx, deyx, first, last, own,
-                                    slot[0][1], r1, r2);
-                    h[1] += cf<T, CT>(gtab, rb, 4, 2) * r1;
-                    h[2] += cf<T, CT>(gtab, rb, 5, 1) * r2;
-                }
-                if (in_y) {   // Hz: c-difference along y; Hx: b-difference
-                    mpml_pair<T, 1>(src, 1, i, j, kw, ny, px, dexy, dezy, first, last, own,
-                                    slot[1][1], r1, r2);
-                    h[2] += cf<T, CT>(gtab, rb, 5, 2) * r1;
-                    h[0] += cf<T, CT>(gtab, rb, 3, 1) * r2;
-                }
-                if (in_z) {   // Hx: c-difference along z; Hy: b-difference
-                    mpml_pair<T, 2>(src, 1, i, j, kw, ny, px, deyz, dexz, first, last, own,
-                                    slot[2][1], r1, r2);
-                    h[0] += cf<T, CT>(gtab, rb, 3, 2) * r1;
-                    h[1] += cf<T, CT>(gtab, rb, 4, 1) * r2;
-                }
-#pragma unroll
-                for (int a = 0; a < 3; ++a) h[a] = rnd<T, S>(h[a]);
+                const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
+                                   {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
+                                   {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
+                curl3<T, S, CT>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
+                                px, first, last, own, slot, h);
                 if (flags & PLANE_SRC_H) march_sources<T, S, 1>(kw, key, n, h);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
@@ -400,37 +416,11 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3];
             {
-                const T dhzy = h[2] - shz[me - SW], dhyz = h[1] - hn[t][1];
-                const T dhxz = h[0] - hn[t][0], dhxy = h[0] - shx[me - SW];
-                const T dhzx = h[2] - shz[me - 1], dhyx = h[1] - shy[me - 1];
-                const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
-                e[0] = cf<T, CT>(gtab, rb, 0, 0) * eo[t - 1][0]
-                     + cf<T, CT>(gtab, rb, 0, 1) * dhzy + cf<T, CT>(gtab, rb, 0, 2) * dhyz;
-                e[1] = cf<T, CT>(gtab, rb, 1, 0) * eo[t - 1][1]
-                     + cf<T, CT>(gtab, rb, 1, 1) * dhxz + cf<T, CT>(gtab, rb, 1, 2) * dhzx;
-                e[2] = cf<T, CT>(gtab, rb, 2, 0) * eo[t - 1][2]
-                     + cf<T, CT>(gtab, rb, 2, 1) * dhyx + cf<T, CT>(gtab, rb, 2, 2) * dhxy;
-                T r1, r2;
-                if (in_x) {   // Ey: c-difference along x; Ez: b-difference
-                    mpml_pair<T, 0>(src, 0, i, j, kw, ny, px, dhzx, dhyx, first, last, own,
-                                    slot[0][0], r1, r2);
-                    e[1] += cf<T, CT>(gtab, rb, 1, 2) * r1;
-                    e[2] += cf<T, CT>(gtab, rb, 2, 1) * r2;
-                }
-                if (in_y) {   // Ez: c-difference along y; Ex: b-difference
-                    mpml_pair<T, 1>(src, 0, i, j, kw, ny, px, dhxy, dhzy, first, last, own,
-                                    slot[1][0], r1, r2);
-                    e[2] += cf<T, CT>(gtab, rb, 2, 2) * r1;
-                    e[0] += cf<T, CT>(gtab, rb, 0, 1) * r2;
-                }
-                if (in_z) {   // Ex: c-difference along z; Ey: b-difference
-                    mpml_pair<T, 2>(src, 0, i, j, kw, ny, px, dhyz, dhxz, first, last, own,
-                                    slot[2][0], r1, r2);
-                    e[0] += cf<T, CT>(gtab, rb, 0, 2) * r1;
-                    e[1] += cf<T, CT>(gtab, rb, 1, 1) * r2;
-                }
-#pragma unroll
-                for (int a = 0; a < 3; ++a) e[a] = rnd<T, S>(e[a]);
+                const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
+                                   {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
+                                   {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
+                curl3<T, S, CT>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
+                                px, first, last, own, slot, e);
                 if (flags & PLANE_SRC_E) march_sources<T, S, 0>(kw, key, n, e);
             }
 #pragma unroll

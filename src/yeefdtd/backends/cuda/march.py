@@ -216,9 +216,16 @@ class MarchStepper(CudaStepper):
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
         else:
             sizes = (_i32(nx), _i32(ny), _i32(px))
+        smem = 0
+        if v.staged:   # march3f: dynamic shared memory, passed for its check
+            T, S = self._tparams[1].split(", ")
+            smem = v.shared_bytes(cfg, T, S)
+            if smem > 48 * 1024 and fn.max_dynamic_shared_size_bytes < smem:
+                fn.max_dynamic_shared_size_bytes = smem
+            nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), _i32(src), np.int64(n0))
-        return (fn, grid, block, args, 0)
+        return (fn, grid, block, args, smem)
 
     def _update_plan(self, role: str, cfg: tuple) -> list:
         """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""
@@ -265,9 +272,9 @@ class MarchStepper(CudaStepper):
             n, end = start, start + count
             while n < end:
                 nt = min(cfg[0], end - n, self._steps_to_event(n))
-                fn, grid, block, args, _ = self._pass_launch(cfg, nt, n, self._src, self._f,
-                                                              self._g)
-                fn(grid, block, args)
+                fn, grid, block, args, smem = self._pass_launch(cfg, nt, n, self._src,
+                                                                 self._f, self._g)
+                fn(grid, block, args, shared_mem=smem)
                 self._f, self._g = self._g, self._f
                 self._src = 1 - self._src
                 n += nt
@@ -295,7 +302,7 @@ class MarchStepper(CudaStepper):
         per_warp = _ceil(max(regs, 1) * 32, 256) * 256
         warps = _ceil(threads, 32)
         by_regs = props["regsPerMultiprocessor"] // (per_warp * warps)
-        smem = fn.shared_size_bytes
+        smem = fn.shared_size_bytes + self.variant.shared_bytes(cfg, *self._tparams[1].split(", "))
         by_smem = props["sharedMemPerMultiprocessor"] // max(smem + 1024, 1)
         by_threads = props["maxThreadsPerMultiProcessor"] // threads
         blocks = max(0, min(by_regs, by_smem, by_threads, 32))

@@ -300,8 +300,45 @@ class March(Variant):
         return {"pass": self.kernel("pass", self.configs("pass", (0, 0, 0))[0], mode, T, ID,
                                     CT)}
 
+    #: 3D 'fused': shared-memory stages of march3f, one per plane in flight (the loads run
+    #: STAGES - 1 planes ahead); $YEEFDTD_STAGES sets another number, for experiments
+    STAGES_3D = 4
+
+    @property
+    def stages(self) -> int:
+        import os
+
+        try:
+            return max(3, int(os.environ.get("YEEFDTD_STAGES", self.STAGES_3D)))
+        except ValueError:
+            return self.STAGES_3D
+
+    @property
+    def staged(self) -> bool:
+        """Whether passes run march3f (3D 'fused': staged loads, one barrier per plane)."""
+        import os
+
+        return self.mode == "3d" and self.name == "fused" and \
+            os.environ.get("YEEFDTD_FUSED") != "block"
+
+    def shared_bytes(self, cfg, T: str, S: str) -> int:
+        """Dynamic shared memory of a march3f pass (M3f in march.cu): the stages, each six
+        fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
+        word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
+        type."""
+        if not self.staged:
+            return 0
+        a, b = cfg[1], cfg[2]
+        size = {"float": 4, "double": 8}
+        sp = (a + 2) * (b + 2)
+        slot = 4 if S == "half_t" else size[S]
+        stage = _ceil(6 * sp * slot + a * b * 4 + 4, 16) * 16
+        return self.stages * stage + 2 * 3 * sp * size[T]
+
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
         nt, a, b = cfg[:3]
+        if mode == "3d" and self.staged:
+            return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}>"
         if mode == "3d":
             return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
         te = "true" if mode == "tez" else "false"

@@ -197,6 +197,26 @@ __device__ __noinline__ void march_probes(int kw, int key, long long n, const T 
     }
 }
 
+// The calls of the rare paths above, from a copy of the caller's values: an array whose
+// address reaches a function that is not inlined lives in local memory, so passing the
+// kernel's own arrays would store and reload them at every cell and step (Nsight Compute
+// on march3: about 24 bytes of local-memory writes per thread and plane, which more than
+// doubled the L2 write traffic).
+template <typename T, typename S, int K>
+__device__ __forceinline__ void sources3(int kw, int key, long long n, T (&f)[3]) {
+    T t[3] = {f[0], f[1], f[2]};
+    march_sources<T, S, K>(kw, key, n, t);
+#pragma unroll
+    for (int a = 0; a < 3; ++a) f[a] = t[a];
+}
+
+template <typename T>
+__device__ __forceinline__ void probes3(int kw, int key, long long n, const T (&e)[3],
+                                        const T (&h)[3]) {
+    const T te[3] = {e[0], e[1], e[2]}, th[3] = {h[0], h[1], h[2]};
+    march_probes<T>(kw, key, n, te, th);
+}
+
 // The face normal to axis A (compile-time) of half step h in buffer b holding the cell,
 // with its depth u and entry at; null when none (see face_at in common.cuh).
 template <int A>
@@ -409,7 +429,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                    {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
                 curl3<T, S, CT>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
                                 px, first, last, own, slot, h);
-                if (flags & PLANE_SRC_H) march_sources<T, S, 1>(kw, key, n, h);
+                if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
             __syncthreads();
@@ -421,7 +441,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
                 curl3<T, S, CT>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
                                 px, first, last, own, slot, e);
-                if (flags & PLANE_SRC_E) march_sources<T, S, 0>(kw, key, n, e);
+                if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             }
 #pragma unroll
             for (int a = 0; a < 3; ++a) {
@@ -429,7 +449,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 eo[t][a] = en[t][a]; en[t][a] = e[a];
             }
             if (own) {
-                if (flags & PLANE_PROBE) march_probes<T>(kw, key, n, e, h);
+                if (flags & PLANE_PROBE) probes3<T>(kw, key, n, e, h);
                 if (last) {
                     storef<T, S, 1>(ex1, c, Pack<T, 1>{{e[0]}});
                     storef<T, S, 1>(ey1, c, Pack<T, 1>{{e[1]}});
@@ -440,6 +460,212 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 }
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------- 3D fused
+// 'fused' in 3D (one step per pass): the block kernel above, restructured around what
+// Nsight Compute showed of it on an H100 (pec-box 512: 22% of issue slots busy, 53% of
+// stalls waiting on loads and 33% at the two barriers per plane; 62-80 registers):
+// - Loads by cp.async into shared-memory stages, one per plane, D planes ahead of their
+//   use (STAGES = D + 1), so that no register waits for them and their latency hides
+//   behind D iterations. The neighbours of the old E are read straight from the stage.
+// - One barrier per plane: iteration s updates H at plane s and E at plane s - 1, so E
+//   reads the H that the block wrote in the iteration before (two H buffers, alternating).
+//   The barrier at the top of iteration s makes plane s + 1's stage and H at plane s - 1
+//   visible, and ends every read of the stage and the H buffer that this iteration
+//   overwrites.
+// Neighbouring blocks: halo recomputation with double buffering, as in march3 (NT = 1: one
+// cell of overlap on each side along x and y, one plane along z).
+// A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
+// that holds it and picked out when read.
+template <typename X, bool BIG = (sizeof(X) >= 4)>
+struct Slot { typedef X type; };
+template <typename X>
+struct Slot<X, false> { typedef unsigned type; };
+
+template <typename X>
+__device__ __forceinline__ void cp_elem(typename Slot<X>::type* dst, const X* src) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    if constexpr (sizeof(X) >= 4) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                     :: "r"(s), "l"(src), "n"((int)sizeof(X)) : "memory");
+    } else {
+        const void* w = reinterpret_cast<const void*>(reinterpret_cast<size_t>(src) & ~(size_t)3);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(w) : "memory");
+    }
+}
+
+template <typename X>
+__device__ __forceinline__ X from_bits(unsigned v) { return (X)v; }
+template <>
+__device__ __forceinline__ half_t from_bits<half_t>(unsigned v) {
+    half_t h;
+    h.bits = (unsigned short)v;
+    return h;
+}
+
+// The value cp_elem copied from src into slot.
+template <typename X>
+__device__ __forceinline__ X rd_elem(const typename Slot<X>::type* slot, const X* src) {
+    if constexpr (sizeof(X) >= 4) {
+        return *slot;
+    } else {
+        return from_bits<X>(*slot >> (8 * (unsigned)(reinterpret_cast<size_t>(src) & 3)));
+    }
+}
+
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
+
+// Shared memory of march3f (dynamic; the host asks for march3f_smem bytes): STAGES stages
+// of [six fields][padded tile] | [ids by thread] | flags word, then two H buffers
+// [buffer][component][padded tile] of T.
+template <typename T, typename S, typename ID, int BX, int BY, int STAGES>
+struct M3f {
+    static constexpr int SW = BX + 2, SP = SW * (BY + 2);
+    static constexpr int FIELDS = 6 * SP * (int)sizeof(typename Slot<S>::type);
+    static constexpr int IDS = BX * BY * (int)sizeof(typename Slot<ID>::type);
+    static constexpr int STAGE = (FIELDS + IDS + 4 + 15) / 16 * 16;
+    static constexpr int HBUF = 2 * 3 * SP * (int)sizeof(T);
+    static constexpr int BYTES = STAGES * STAGE + HBUF;
+};
+
+template <typename T, typename S, typename ID, bool CT, int BX, int BY, int STAGES, int PML>
+__global__ void __launch_bounds__(BX * BY, MARCH_MINB)
+march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px,
+        int py, int smem, int zlen, int src, long long n0) {
+    typedef M3f<T, S, ID, BX, BY, STAGES> L;
+    typedef typename Slot<S>::type SS;
+    typedef typename Slot<ID>::type SI;
+    constexpr int SW = L::SW, SP = L::SP, D = STAGES - 1;
+    static_assert(STAGES >= 3, "march3f needs at least two planes in flight");
+    extern __shared__ __align__(16) unsigned char m3f_sh[];
+    if (smem < L::BYTES) __trap();   // the host asked for too little shared memory
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+    const int me = (ty + 1) * SW + tx + 1;
+    const int gi = (int)blockIdx.x * (BX - 2) + tx - 1;
+    const int gj = (int)blockIdx.y * (BY - 2) + ty - 1;
+    const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
+    const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi < nx && gj < ny;
+    const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
+    const int z0 = (int)blockIdx.z * zlen, z1 = min(nz, z0 + zlen);
+    const idx_t column = (idx_t)i + (idx_t)px * j;
+    const idx_t plane = (idx_t)px * py;
+    const int key = j * nx + i;
+    const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+    auto stage = [&](int p) -> unsigned char* { return m3f_sh + (p - z0 + 2 * STAGES) % STAGES * L::STAGE; };
+    auto sf = [&](unsigned char* st, int a) -> SS* { return reinterpret_cast<SS*>(st) + a * SP; };
+    auto sid = [&](unsigned char* st) -> SI* { return reinterpret_cast<SI*>(st + L::FIELDS); };
+    auto sfl = [&](unsigned char* st) -> unsigned* { return reinterpret_cast<unsigned*>(st + L::FIELDS + L::IDS); };
+    T* const hb = reinterpret_cast<T*>(m3f_sh + STAGES * L::STAGE);
+    // planes z0 - 1 .. z1 are read; iteration s (z0 - 1 .. z1) updates H at s (s < z1) and
+    // E at s - 1 (s >= z0)
+    const int first_p = z0 - 1, last_p = z1;
+    auto copy = [&](int p) {
+        if (p <= last_p) {
+            const int pw = wrap_any(p, nz);
+            const idx_t c = column + plane * pw;
+            unsigned char* st = stage(p);
+#pragma unroll
+            for (int a = 0; a < 6; ++a) cp_elem<S>(sf(st, a) + me, fld[a] + c);
+            cp_elem<ID>(sid(st) + tid, cid + c);
+            if (tid == 0) cp_elem<unsigned char>(sfl(st), c_events.plane_flags + pw);
+        }
+        cp_commit();   // every iteration commits one group, empty or not
+    };
+#pragma unroll
+    for (int q = 0; q < D; ++q) copy(first_p + q);
+    // the cells whose stage slots this thread reads besides its own: x + 1 and y + 1 (their
+    // offsets from c pick a 16-bit value out of its word)
+    const int dx1 = wrap_any(gi + 1, nx) - i;
+    const idx_t dy1 = (idx_t)px * (wrap_any(gj + 1, ny) - j);
+    T em[3], e0[3], h1[3], h2[3];   // own: old E at s - 1 and s; new H at s - 1 and s - 2
+    unsigned mprev = 0u;             // id | flags << 16 at s - 1
+#pragma unroll
+    for (int a = 0; a < 3; ++a) em[a] = e0[a] = h1[a] = h2[a] = T(0);
+    T slot[3][2][2];   // CPML slots (one step per pass: written, never read back)
+    for (int s = first_p; s <= last_p; ++s) {
+        cp_wait<D - 2>();   // plane s + 1 has landed (this thread's copies)
+        __syncthreads();    // ... and every thread's; H at s - 1 written
+        copy(s + D);
+        unsigned char* st = stage(s);
+        const int kw = wrap_any(s, nz);
+        const idx_t c = column + plane * kw;
+        const int flags = (int)rd_elem<unsigned char>(sfl(st), c_events.plane_flags + kw);
+        const unsigned mcur = (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) | ((unsigned)flags << 16);
+        if (s == first_p) {
+#pragma unroll
+            for (int a = 0; a < 3; ++a) e0[a] = Conv<T, S>::widen(rd_elem<S>(sf(st, a) + me, fld[a] + c));
+        }
+        T h[3] = {T(0), T(0), T(0)}, en[3] = {T(0), T(0), T(0)};
+        if (s < z1) {
+            // ---- H at plane s, from old E at planes s (neighbours from the stage), s + 1
+            unsigned char* sn = stage(s + 1);
+            const idx_t cn = column + plane * wrap_any(s + 1, nz);
+            T ho[3];
+#pragma unroll
+            for (int a = 0; a < 3; ++a) {
+                en[a] = Conv<T, S>::widen(rd_elem<S>(sf(sn, a) + me, fld[a] + cn));
+                ho[a] = Conv<T, S>::widen(rd_elem<S>(sf(st, a + 3) + me, fld[a + 3] + c));
+            }
+            const T ex = e0[0], ey = e0[1], ez = e0[2];
+            const T ezy = Conv<T, S>::widen(rd_elem<S>(sf(st, 2) + me + SW, fld[2] + c + dy1));
+            const T ezx = Conv<T, S>::widen(rd_elem<S>(sf(st, 2) + me + 1, fld[2] + c + dx1));
+            const T eyx = Conv<T, S>::widen(rd_elem<S>(sf(st, 1) + me + 1, fld[1] + c + dx1));
+            const T exy = Conv<T, S>::widen(rd_elem<S>(sf(st, 0) + me + SW, fld[0] + c + dy1));
+            const T d[3][2] = {{ezy - ez, en[1] - ey},    // dEz/dy, dEy/dz
+                               {en[0] - ex, ezx - ez},    // dEx/dz, dEz/dx
+                               {eyx - ey, exy - ex}};     // dEy/dx, dEx/dy
+            const bool in_z = (PML & 4) && (flags & PLANE_FACE);
+            const bool own = own_xy && s >= z0;
+            curl3<T, S, CT>(gtab, crow<T, 6>(mcur & 0xffffu), 3, ho, d, in_x, in_y, in_z, src, i,
+                            j, kw, ny, px, true, true, own, slot, h);
+            if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n0, h);
+            T* hw = hb + (s & 1) * 3 * SP;
+            hw[me] = h[0]; hw[SP + me] = h[1]; hw[2 * SP + me] = h[2];
+            if (own) {
+                storef<T, S, 1>(hx1, c, Pack<T, 1>{{h[0]}});
+                storef<T, S, 1>(hy1, c, Pack<T, 1>{{h[1]}});
+                storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
+            }
+        }
+        if (s >= z0) {
+            // ---- E at plane s - 1, from new H at planes s - 1 (neighbours from the buffer
+            // written last iteration) and s - 2
+            const int k = s - 1, kwe = wrap_any(k, nz);
+            const idx_t ce = column + plane * kwe;
+            const int fl = (int)(mprev >> 16);
+            const T* hr = hb + ((s - 1) & 1) * 3 * SP;
+            const T d[3][2] = {{h1[2] - hr[2 * SP + me - SW], h1[1] - h2[1]},   // dHz/dy, dHy/dz
+                               {h1[0] - h2[0], h1[2] - hr[2 * SP + me - 1]},    // dHx/dz, dHz/dx
+                               {h1[1] - hr[SP + me - 1], h1[0] - hr[me - SW]}}; // dHy/dx, dHx/dy
+            const bool in_z = (PML & 4) && (fl & PLANE_FACE);
+            const bool own = own_xy && k < z1;
+            T e[3];
+            curl3<T, S, CT>(gtab, crow<T, 6>(mprev & 0xffffu), 0, em, d, in_x, in_y, in_z,
+                            src, i, j, kwe, ny, px, true, true, own, slot, e);
+            if (fl & PLANE_SRC_E) sources3<T, S, 0>(kwe, key, n0, e);
+            if (own) {
+                if (fl & PLANE_PROBE) probes3<T>(kwe, key, n0, e, h1);
+                storef<T, S, 1>(ex1, ce, Pack<T, 1>{{e[0]}});
+                storef<T, S, 1>(ey1, ce, Pack<T, 1>{{e[1]}});
+                storef<T, S, 1>(ez1, ce, Pack<T, 1>{{e[2]}});
+            }
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a) {
+            h2[a] = h1[a];
+            h1[a] = h[a];
+            em[a] = e0[a];
+            e0[a] = en[a];
+        }
+        mprev = mcur;
     }
 }
 

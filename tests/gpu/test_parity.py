@@ -336,6 +336,38 @@ def test_many_materials_use_16_bit_ids_and_the_global_table(variant, mode):
     assert rel_l2(got.fields, ref.fields) < 1e-10
 
 
+@pytest.mark.parametrize("where", ["beside", "inpass"])
+def test_fused_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(where, monkeypatch):
+    """'fused' in 3D updates the CPML layers beside the pass (slab3 recomputes them and the
+    cells after the H layers); sources and probes inside the layers, at an edge where two
+    layers meet, and one cell inside the interior, must come out as in NumPy. The same scene
+    with the layers kept in the pass ($YEEFDTD_FUSED_CPML=inpass) too."""
+    if where == "inpass":
+        monkeypatch.setenv("YEEFDTD_FUSED_CPML", "inpass")
+    cells, d = (30, 27, 25), 1e-3
+    layers = {"x_min": {"cells": 5}, "x_max": {"cells": 6}, "y_min": {"cells": 4},
+              "y_max": {"cells": 5}, "z_min": {"cells": 6}, "z_max": {"cells": 4}}
+    at = [(2, 13, 12), (27, 1, 23), (5, 4, 6), (24, 21, 20), (15, 13, 12)]
+    comps = ["ez", "hx", "ey", "hz", "ex"]
+    sources = [yf.PointSource(component=c, cell=p, kind="hard" if q == 1 else "soft",
+                              waveform=yf.Gaussian(tau=(8 + 2 * q) * 1e-12))
+               for q, (c, p) in enumerate(zip(comps, at, strict=True))]
+    monitors = [yf.Probe(name=f"p{q}", cell=p, every=1 + q % 2) for q, p in enumerate(at)]
+    scene = yf.Scene(grid=yf.Grid(cells=cells, spacing=d), boundaries=layers,
+                     materials={"m": yf.Material(eps_r=3.0, sigma_e=0.2, mu_r=1.5)},
+                     objects=[yf.Box(center=(4e-3, 20e-3, 20e-3), size=(8e-3, 6e-3, 6e-3),
+                                     material="m")],
+                     sources=sources, monitors=monitors, run=yf.RunSettings(steps=300))
+    ref = yf.run(scene, backend="numpy", dtype="float64", keep_fields=True, progress=False)
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": "fused"})
+    assert got.stats["cpml"] == ("beside the pass (slab3)" if where == "beside" else "in the pass")
+    assert rel_l2(got.fields, ref.fields) < 1e-10
+    for name, p in ref.probes.items():
+        for comp, v in p.data.items():
+            assert np.max(np.abs(got.probes[name][comp] - v)) <= 1e-9 * np.max(np.abs(v))
+
+
 def test_a_tuning_sweep_leaves_no_trace(tmp_path, monkeypatch):
     """The sweep runs the update kernels on random fields; fields and CPML auxiliary values
     must be back at rest before the run starts (an empty cache forces the sweep)."""

@@ -44,6 +44,41 @@ class MarchStepper(CudaStepper):
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._events = self._event_tables(model)
+        self._boxes = self._slab_boxes() if self.split_cpml else {"h": [], "e": []}
+
+    @property
+    def split_cpml(self) -> bool:
+        """Whether the CPML layers are updated beside the passes ('fused' in 3D with layers:
+        march3f without the CPML terms, then slab3 over the layers; see march.cu).
+        $YEEFDTD_FUSED_CPML=inpass keeps them in the pass, for comparison."""
+        import os
+
+        return bool(self._slabs) and self.model.grid.mode == "3d" and self.variant.staged \
+            and os.environ.get("YEEFDTD_FUSED_CPML") != "inpass"
+
+    def pass_mask(self) -> int:
+        """The CPML axes the pass kernel handles itself (none when split)."""
+        return 0 if self.split_cpml else self.layer_mask()
+
+    def _slab_boxes(self) -> dict[str, list[tuple[int, ...]]]:
+        """Boxes (origin x, y, z, extent x, y, z; wrapped by the kernel) that slab3 recomputes
+        after each pass: H over each H face; E over each E face, each H face and the cell
+        after it along the face's axis (E there reads the corrected H)."""
+        out: dict[str, list[tuple[int, ...]]] = {"h": [], "e": []}
+        for entry in self._slabs:
+            a, L = entry["slab"].axis, entry["slab"].cells
+            hs, es = entry["h"]["start"], entry["e"]["start"]
+            for kind, lo, hi in (("h", hs, hs + L), ("e", min(es, hs), max(es + L, hs + L + 1))):
+                org, ext = [0, 0, 0], list(self.shape)
+                org[a], ext[a] = lo, min(hi - lo, self.shape[a])
+                if ext[0] * ext[1] >= 2**31 or ext[2] >= 2**16:
+                    from ...exceptions import SetupError
+
+                    raise SetupError(f"variant 'fused': a CPML layer of {ext[0]} x {ext[1]} x "
+                                     f"{ext[2]} cells is too large for its kernel; use "
+                                     "'temporal' or 'indexed'")
+                out[kind].append((*org, *ext))
+        return out
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -167,7 +202,10 @@ class MarchStepper(CudaStepper):
         S = "half_t" if self.storage.is16 else T
         CT = "true" if self.const_table else "false"
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
-        return self.variant.instances(*self._tparams, masks=[self.layer_mask()])
+        names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
+        if self.split_cpml:
+            names += [f"slab3<{T}, {S}, {ID}, {CT}, {half}>" for half in (0, 1)]
+        return names
 
     def _upload_table(self) -> None:
         if self.const_table:   # the combinations' table (see _cell_table)
@@ -210,7 +248,7 @@ class MarchStepper(CudaStepper):
         nx, ny, nz = self.shape
         px, py = self.pitch
         grid, block, seg = v.launch(cfg, self.shape)
-        fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.layer_mask()))
+        fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.pass_mask()))
         mode = self.model.grid.mode
         if mode == "3d":
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -226,6 +264,28 @@ class MarchStepper(CudaStepper):
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), _i32(src), np.int64(n0))
         return (fn, grid, block, args, smem)
+
+    def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
+        """slab3 over the boxes after a one-step pass from set f to set g: H from the old
+        fields, then E from the old E and the new (corrected) H."""
+        if not self._boxes["h"]:
+            return []
+        T, S = self._tparams[1].split(", ")
+        ID, CT = self._tparams[2], self._tparams[3]
+        nx, ny, nz = self.shape
+        px, py = self.pitch
+        common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
+        out = []
+        for half, kind in ((1, "h"), (0, "e")):
+            fn = self._fn(f"slab3<{T}, {S}, {ID}, {CT}, {half}>")
+            hin = f if half else g
+            fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
+                      *[g[c] for c in (("hx", "hy", "hz") if half else ("ex", "ey", "ez"))])
+            for box in self._boxes[kind]:
+                out.append((fn, (_ceil(box[3] * box[4], 256), box[5]), (256,),
+                            (*fields, *common, *[_i32(b) for b in box], _i32(src),
+                             np.int64(n0)), 0))
+        return out
 
     def _update_plan(self, role: str, cfg: tuple) -> list:
         """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""
@@ -275,6 +335,9 @@ class MarchStepper(CudaStepper):
                 fn, grid, block, args, smem = self._pass_launch(cfg, nt, n, self._src,
                                                                  self._f, self._g)
                 fn(grid, block, args, shared_mem=smem)
+                for sfn, sgrid, sblock, sargs, _ in self._slab_launches(n, self._src, self._f,
+                                                                         self._g):
+                    sfn(sgrid, sblock, sargs)
                 self._f, self._g = self._g, self._f
                 self._src = 1 - self._src
                 n += nt
@@ -288,14 +351,17 @@ class MarchStepper(CudaStepper):
         size, ids = self.field_dtype.itemsize, self.id_dtype.itemsize
         steps = self.steps_per_pass
         g = self.model.grid
-        return self.variant.interior_bytes(g.mode, size, ids, steps) + \
+        out = self.variant.interior_bytes(g.mode, size, ids, steps) + \
             cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
+        # beside the pass: each recomputed cell reads six fields and its id, writes three
+        boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
+        return out + boxed * (9 * size + ids) / g.num_cells
 
     def occupancy(self) -> dict:
         """Registers, shared memory and resident blocks per SM of the chosen instance."""
         cp = self._cp
         cfg = self.configs["pass"]
-        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.layer_mask()))
+        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.pass_mask()))
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg)
         regs = fn.num_regs
@@ -315,6 +381,8 @@ class MarchStepper(CudaStepper):
         cfg = self.configs["pass"]
         v = self.variant
         out["steps_per_pass"] = cfg[0]
+        if self._slabs and self.model.grid.mode == "3d":
+            out["cpml"] = "beside the pass (slab3)" if self.split_cpml else "in the pass"
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             out["tile"] = {"threads": [cfg[1], cfg[2]], "owned_cells": v.owned(cfg),

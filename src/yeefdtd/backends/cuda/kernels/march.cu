@@ -565,7 +565,7 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     auto sfl = [&](unsigned char* st) -> unsigned* { return reinterpret_cast<unsigned*>(st + L::FIELDS + L::IDS); };
     T* const hb = reinterpret_cast<T*>(m3f_sh + STAGES * L::STAGE);
     // planes z0 - 1 .. z1 are read; iteration s (z0 - 1 .. z1) updates H at s (s < z1) and
-    // E at s - 1 (s >= z0)
+    // E at s - 1 (s > z0)
     const int first_p = z0 - 1, last_p = z1;
     auto copy = [&](int p) {
         if (p <= last_p) {
@@ -635,9 +635,9 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
             }
         }
-        if (s >= z0) {
-            // ---- E at plane s - 1, from new H at planes s - 1 (neighbours from the buffer
-            // written last iteration) and s - 2
+        if (s > z0) {
+            // ---- E at plane s - 1 (z0 .. z1 - 1), from new H at planes s - 1 (neighbours
+            // from the buffer written last iteration) and s - 2
             const int k = s - 1, kwe = wrap_any(k, nz);
             const idx_t ce = column + plane * kwe;
             const int fl = (int)(mprev >> 16);
@@ -646,7 +646,7 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                {h1[0] - h2[0], h1[2] - hr[2 * SP + me - 1]},    // dHx/dz, dHz/dx
                                {h1[1] - hr[SP + me - 1], h1[0] - hr[me - SW]}}; // dHy/dx, dHx/dy
             const bool in_z = (PML & 4) && (fl & PLANE_FACE);
-            const bool own = own_xy && k < z1;
+            const bool own = own_xy;
             T e[3];
             curl3<T, S, CT>(gtab, crow<T, 6>(mprev & 0xffffu), 0, em, d, in_x, in_y, in_z,
                             src, i, j, kwe, ny, px, true, true, own, slot, e);

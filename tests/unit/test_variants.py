@@ -93,3 +93,25 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
     for j in range(n):
         assert (combos[cell, j] == ids[j]).all()
     assert len(np.unique(combos, axis=0)) == len(combos)
+
+
+def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypatch):
+    """3D 'fused' is march3f with dynamic shared memory: STAGES planes of six fields of the
+    padded tile (values under 4 bytes in 4-byte words) plus ids and a flags word, rounded to
+    16 bytes, then two H buffers of the arithmetic type; 'temporal' stays on march3."""
+    v = make_variant("fused")
+    v.mode = "3d"
+    cfg = (1, 32, 8, 64)
+    assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3f<")
+    sp = 34 * 10
+    stage = -(-(6 * sp * 4 + 256 * 4 + 4) // 16) * 16
+    assert v.shared_bytes(cfg, "float", "float") == v.STAGES_3D * stage + 6 * sp * 4
+    assert v.shared_bytes(cfg, "float", "half_t") == v.shared_bytes(cfg, "float", "float")
+    assert v.shared_bytes(cfg, "double", "double") > v.shared_bytes(cfg, "float", "float")
+    monkeypatch.setenv("YEEFDTD_FUSED", "block")
+    assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3<")
+    assert v.shared_bytes(cfg, "float", "float") == 0
+    t = make_variant("temporal")
+    t.mode = "3d"
+    assert t.kernel("pass", (2, 32, 16, 64), "3d", "float, float", "id8_t", "true") \
+        .startswith("march3<")

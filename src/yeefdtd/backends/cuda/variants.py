@@ -255,7 +255,9 @@ class Tiled2d(Variant):
 class March(Variant):
     """'fused' (one step per launch) and 'temporal' (several): H then E in one pass over
     device memory (see march.cu). 3D: blocks of BX x BY threads marching along z, launch
-    shape (steps per pass, BX, BY, planes per z segment; 0: all). 2D: warps owning 32 V
+    shape (steps per pass, BX, BY, planes per z segment; 0: all); 'fused' runs march3f
+    (staged loads, one barrier per plane, the CPML layers beside the pass), 'temporal'
+    march3. 2D: warps owning 32 V
     cells along x marching along y, launch shape (steps per pass, V, warps per block, rows
     per y segment; 0: all)."""
 

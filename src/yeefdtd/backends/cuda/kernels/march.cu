@@ -1,6 +1,7 @@
 // The 'fused' and 'temporal' variants: one launch advances the fields NT time steps (fused:
 // NT = 1), H then E at each step, reading every field from DRAM once and writing it once
-// per pass.
+// per pass. In 3D, 'temporal' runs march3 (below) and 'fused' march3f (further down: the
+// same tiles with staged loads and one barrier per plane, the CPML layers beside the pass).
 //
 // Mapping (3D): a block of BX x BY threads owns a column of BX x BY cells in x and y and
 // marches along z through a segment of planes. Each thread keeps its column's values in
@@ -477,6 +478,13 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   overwrites.
 // Neighbouring blocks: halo recomputation with double buffering, as in march3 (NT = 1: one
 // cell of overlap on each side along x and y, one plane along z).
+// Measured on an H100 (512^3 float32, 300-1000 steps), after the local-memory mend above
+// (sources3, probes3), which took march3 on pec-box from 26.3 to 37.6 Gcells/s (32 x 8):
+// pec-box 41.5 (64 x 8, 2 blocks per SM) against march3's 41.1; 32 x 8 34.8, 32 x 16 19.7;
+// STAGES 3 / 4 / 5 at 32 x 8 before the mend: 18.4 / 21.9 / 23.4. Nsight Compute (pec-box,
+// before the mend): the link between the two L2 halves 91% busy (march3: 77%), 7% L1 hits
+// (march3: 36%: the stages take most of the L1). dipole-cpml with the CPML in the pass
+// (PML = 7): 24.4 (64 x 8) against march3's 23.6; beside it (slab3 below): 27.9.
 // A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
 // that holds it and picked out when read.
 template <typename X, bool BIG = (sizeof(X) >= 4)>

@@ -44,17 +44,16 @@ class MarchStepper(CudaStepper):
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._events = self._event_tables(model)
-        self._boxes = self._slab_boxes() if self.split_cpml else {"h": [], "e": []}
-
-    @property
-    def split_cpml(self) -> bool:
-        """Whether the CPML layers are updated beside the passes ('fused' in 3D with layers:
-        march3f without the CPML terms, then slab3 over the layers; see march.cu).
-        $YEEFDTD_FUSED_CPML=inpass keeps them in the pass, for comparison."""
         import os
 
-        return bool(self._slabs) and self.model.grid.mode == "3d" and self.variant.staged \
-            and os.environ.get("YEEFDTD_FUSED_CPML") != "inpass"
+        #: whether the CPML layers are updated beside the passes ('fused' in 3D with layers:
+        #: march3f without the CPML terms, then slab3 over the layers; see march.cu);
+        #: $YEEFDTD_FUSED_CPML=inpass keeps them in the pass, for comparison
+        self.split_cpml = bool(self._slabs) and model.grid.mode == "3d" and \
+            self.variant.staged and os.environ.get("YEEFDTD_FUSED_CPML") != "inpass"
+        self._boxes = self._slab_boxes() if self.split_cpml else {"h": [], "e": []}
+        self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
+        self._slab_plan: dict = {}      # source set -> slab3 launches less the step
 
     def pass_mask(self) -> int:
         """The CPML axes the pass kernel handles itself (none when split)."""
@@ -243,23 +242,28 @@ class MarchStepper(CudaStepper):
         self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
 
     # ---- launch plans -------------------------------------------------------------------
+    def _pass_kernel(self, cfg: tuple) -> tuple:
+        """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
+        pass with launch shape ``cfg``, worked out once per shape."""
+        if cfg not in self._pass_kernels:
+            v = self.variant
+            grid, block, seg = v.launch(cfg, self.shape)
+            fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.pass_mask()))
+            smem = v.shared_bytes(cfg, *self._tparams[1].split(", "))   # march3f only
+            if smem > 48 * 1024:
+                fn.max_dynamic_shared_size_bytes = smem
+            self._pass_kernels[cfg] = (fn, grid, block, seg, smem)
+        return self._pass_kernels[cfg]
+
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict) -> tuple:
-        v = self.variant
         nx, ny, nz = self.shape
         px, py = self.pitch
-        grid, block, seg = v.launch(cfg, self.shape)
-        fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.pass_mask()))
-        mode = self.model.grid.mode
-        if mode == "3d":
+        fn, grid, block, seg, smem = self._pass_kernel(cfg)
+        if self.model.grid.mode == "3d":
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
         else:
             sizes = (_i32(nx), _i32(ny), _i32(px))
-        smem = 0
-        if v.staged:   # march3f: dynamic shared memory, passed for its check
-            T, S = self._tparams[1].split(", ")
-            smem = v.shared_bytes(cfg, T, S)
-            if smem > 48 * 1024 and fn.max_dynamic_shared_size_bytes < smem:
-                fn.max_dynamic_shared_size_bytes = smem
+        if self.variant.staged:   # march3f takes its shared bytes, for its check, for nt
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), _i32(src), np.int64(n0))
@@ -267,25 +271,29 @@ class MarchStepper(CudaStepper):
 
     def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
         """slab3 over the boxes after a one-step pass from set f to set g: H from the old
-        fields, then E from the old E and the new (corrected) H."""
+        fields, then E from the old E and the new (corrected) H. The launches of each source
+        set are built once; only the step changes."""
         if not self._boxes["h"]:
             return []
-        T, S = self._tparams[1].split(", ")
-        ID, CT = self._tparams[2], self._tparams[3]
-        nx, ny, nz = self.shape
-        px, py = self.pitch
-        common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
-        out = []
-        for half, kind in ((1, "h"), (0, "e")):
-            fn = self._fn(f"slab3<{T}, {S}, {ID}, {CT}, {half}>")
-            hin = f if half else g
-            fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
-                      *[g[c] for c in (("hx", "hy", "hz") if half else ("ex", "ey", "ez"))])
-            for box in self._boxes[kind]:
-                out.append((fn, (_ceil(box[3] * box[4], 256), box[5]), (256,),
-                            (*fields, *common, *[_i32(b) for b in box], _i32(src),
-                             np.int64(n0)), 0))
-        return out
+        if src not in self._slab_plan:
+            T, S = self._tparams[1].split(", ")
+            ID, CT = self._tparams[2], self._tparams[3]
+            nx, ny, nz = self.shape
+            px, py = self.pitch
+            common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px),
+                      _i32(py))
+            plan = []
+            for half, kind in ((1, "h"), (0, "e")):
+                fn = self._fn(f"slab3<{T}, {S}, {ID}, {CT}, {half}>")
+                hin = f if half else g
+                fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
+                          *[g[c] for c in (("hx", "hy", "hz") if half else ("ex", "ey", "ez"))])
+                for box in self._boxes[kind]:
+                    plan.append((fn, (_ceil(box[3] * box[4], 256), box[5]), (256,),
+                                 (*fields, *common, *[_i32(b) for b in box], _i32(src))))
+            self._slab_plan[src] = plan
+        n = np.int64(n0)
+        return [(fn, grid, block, (*args, n), 0) for fn, grid, block, args in self._slab_plan[src]]
 
     def _update_plan(self, role: str, cfg: tuple) -> list:
         """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""

@@ -480,11 +480,11 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // cell of overlap on each side along x and y, one plane along z).
 // Measured on an H100 (512^3 float32, 300-1000 steps), after the local-memory mend above
 // (sources3, probes3), which took march3 on pec-box from 26.3 to 37.6 Gcells/s (32 x 8):
-// pec-box 41.5 (64 x 8, 2 blocks per SM) against march3's 41.1; 32 x 8 34.8, 32 x 16 19.7;
-// STAGES 3 / 4 / 5 at 32 x 8 before the mend: 18.4 / 21.9 / 23.4. Nsight Compute (pec-box,
+// pec-box 41.5 (64 x 8, 2 blocks per SM) against march3's 41.1; 32 x 8 (5 stages) 34.8.
+// Before the mend: STAGES 3 / 4 / 5 at 32 x 8 18.4 / 21.9 / 23.4, 32 x 16 19.7, 64 x 8 24.9. Nsight Compute (pec-box,
 // before the mend): the link between the two L2 halves 91% busy (march3: 77%), 7% L1 hits
 // (march3: 36%: the stages take most of the L1). dipole-cpml with the CPML in the pass
-// (PML = 7): 24.4 (64 x 8) against march3's 23.6; beside it (slab3 below): 27.9.
+// (PML = 7): 24.4 (64 x 8) against march3's 23.6 (32 x 8); beside it (slab3 below): 27.9.
 // A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
 // that holds it and picked out when read.
 template <typename X, bool BIG = (sizeof(X) >= 4)>
@@ -687,8 +687,9 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // pass's, sources and probes are applied and recorded again for those cells, and the
 // auxiliary values go from one buffer to the other, so boxes that overlap (edges and
 // corners) compute the same values twice, which is exact. Measured on an H100
-// (dipole-cpml 512 float32, 'fused'): CPML inside the pass cost 41 -> 24 Gcells/s against
-// pec-box, the blocks with layer cells slowing every plane of their column.
+// (512 float32, 'fused', 64 x 8): pec-box 41.5 Gcells/s, dipole-cpml with the CPML inside
+// the pass 24.4, beside it 27.9 (the blocks with layer cells slowed every plane of their
+// column).
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>

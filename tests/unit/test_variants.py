@@ -115,3 +115,37 @@ def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypa
     t.mode = "3d"
     assert t.kernel("pass", (2, 32, 16, 64), "3d", "float, float", "id8_t", "true") \
         .startswith("march3<")
+
+
+def _march_stub(shape, layers):
+    """A marching stepper with only what the box planning reads: the grid's extent and, per
+    layer, its axis, thickness and the first index of its E and H cells."""
+    from types import SimpleNamespace
+
+    from yeefdtd.backends.cuda.march import MarchStepper
+
+    st = object.__new__(MarchStepper)
+    st.shape = shape
+    st._slabs = [{"slab": SimpleNamespace(axis=a, cells=L), "e": {"start": es},
+                  "h": {"start": hs}} for a, L, es, hs in layers]
+    return st
+
+
+@pytest.mark.parametrize("nt", [1, 2, 3])
+def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
+    """A pass of nt steps without the CPML terms is inexact in the layers' E and H cells,
+    the cell after each H layer, and nt - 1 cells further each way; the boxes hold exactly
+    that, within the grid, and the tile of each box owns its whole thickness when it can."""
+    st = _march_stub((40, 30, 20), [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (2, 3, 17, 16)])
+    boxes = st.march_boxes(nt)
+    assert boxes[0] == ((0, 0, 0), (6 + nt - 1, 30, 20), 0)
+    assert boxes[1] == ((34 - (nt - 1), 0, 0), (6 + nt - 1, 30, 20), 0)
+    assert boxes[2] == ((0, 0, 0), (40, 5 + nt - 1, 20), 1)
+    assert boxes[3] == ((0, 0, 16 - (nt - 1)), (40, 30, 4 + nt - 1), 2)
+    for _, ext, a in boxes:
+        cfg = st.box_config((nt, 32, 8, 0), a, ext)
+        assert cfg[0] == nt and cfg[1] * cfg[2] == 512
+        if a < 2:
+            assert cfg[1 + a] - 2 * nt >= ext[a]
+        else:
+            assert cfg[3] == 0   # one segment: the whole box along z

@@ -46,14 +46,25 @@ class MarchStepper(CudaStepper):
         self._events = self._event_tables(model)
         import os
 
-        #: whether the CPML layers are updated beside the passes ('fused' in 3D with layers:
-        #: march3f without the CPML terms, then slab3 over the layers; see march.cu);
-        #: $YEEFDTD_FUSED_CPML=inpass keeps them in the pass, for comparison
-        self.split_cpml = bool(self._slabs) and model.grid.mode == "3d" and \
-            self.variant.staged and os.environ.get("YEEFDTD_FUSED_CPML") != "inpass"
-        self._boxes = self._slab_boxes() if self.split_cpml else {"h": [], "e": []}
+        #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
+        #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
+        #: march.cu); "boxes": the pass runs without them, then the same kernel with them
+        #: over a box around each layer, widened by the steps per pass; "inpass" (the
+        #: default of 'temporal'): the pass applies them itself. $YEEFDTD_CPML picks
+        #: another, for comparison (measured: see march.cu).
+        default = "slabs" if self.variant.staged else "inpass"
+        mode = os.environ.get("YEEFDTD_CPML", default)
+        if mode not in ("boxes", "slabs", "inpass") or \
+                (mode == "slabs" and not self.variant.staged):
+            mode = default
+        if not self._slabs or model.grid.mode != "3d":
+            mode = "inpass"
+        self.cpml_mode = mode
+        self.split_cpml = mode != "inpass"
+        self._boxes = self._slab_boxes() if mode == "slabs" else {"h": [], "e": []}
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
+        self._box_plan: dict = {}       # (launch shape, source set) -> box launches less the step
 
     def pass_mask(self) -> int:
         """The CPML axes the pass kernel handles itself (none when split)."""
@@ -78,6 +89,48 @@ class MarchStepper(CudaStepper):
                                      "'temporal' or 'indexed'")
                 out[kind].append((*org, *ext))
         return out
+
+    def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int], int]]:
+        """(origin, extent, axis) of the box around each CPML layer that a pass of ``nt``
+        steps without the CPML terms leaves inexact: the layer's E and H cells, the cell
+        after the H layer (E there reads the corrected H), and nt - 1 cells more on each
+        side (one step carries a difference one cell further each way), within the grid."""
+        out = []
+        for entry in self._slabs:
+            a, L = entry["slab"].axis, entry["slab"].cells
+            hs, es = entry["h"]["start"], entry["e"]["start"]
+            lo = max(0, min(hs, es) - (nt - 1))
+            hi = min(self.shape[a], max(es + L, hs + L + 1) + (nt - 1))
+            org, ext = [0, 0, 0], list(self.shape)
+            org[a], ext[a] = lo, hi - lo
+            out.append((tuple(org), tuple(ext), a))
+        return out
+
+    def box_config(self, cfg: tuple, axis: int, ext: tuple) -> tuple:
+        """The launch shape of the CPML kernel over a box thin along ``axis``: for z, tiles
+        of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
+        x and y, the narrowest tile of 512 threads whose owned cells cover the box's
+        thickness."""
+        nt = cfg[0]
+        if axis == 2:
+            return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
+        sides = (16, 32, 64) if axis == 0 else (8, 16, 32)
+        side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
+        other = max(512 // side, 2 * nt + 2)
+        # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'
+        # at 512 with segments of 64: 144 blocks for 132 SMs; dipole-cpml 7.1 ms a step,
+        # with segments of 16 6.0, of 8 5.9)
+        return (nt, side, other, 16) if axis == 0 else (nt, other, side, 16)
+
+    def _box_configs(self) -> list[tuple]:
+        """The launch shapes of the CPML kernels, over every pass shape the tuner may pick."""
+        if self.cpml_mode != "boxes":
+            return []
+        out = []
+        for cfg in self.variant.configs("pass", self.shape):
+            for _, ext, a in self.march_boxes(cfg[0]):
+                out.append(self.box_config(cfg, a, ext))
+        return list(dict.fromkeys(c[:3] for c in out))
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -202,9 +255,11 @@ class MarchStepper(CudaStepper):
         CT = "true" if self.const_table else "false"
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
         names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
-        if self.split_cpml:
+        if self.cpml_mode == "slabs":
             names += [f"slab3<{T}, {S}, {ID}, {CT}, {half}>" for half in (0, 1)]
-        return names
+        names += [self.variant.kernel("pass", c, *self._tparams, self.layer_mask())
+                  for c in self._box_configs()]
+        return list(dict.fromkeys(names))
 
     def _upload_table(self) -> None:
         if self.const_table:   # the combinations' table (see _cell_table)
@@ -242,32 +297,49 @@ class MarchStepper(CudaStepper):
         self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
 
     # ---- launch plans -------------------------------------------------------------------
-    def _pass_kernel(self, cfg: tuple) -> tuple:
+    def _pass_kernel(self, cfg: tuple, box: tuple | None = None) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
-        pass with launch shape ``cfg``, worked out once per shape."""
-        if cfg not in self._pass_kernels:
+        pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms;
+        over the grid when None), worked out once per shape and box."""
+        key = (cfg, box)
+        if key not in self._pass_kernels:
             v = self.variant
-            grid, block, seg = v.launch(cfg, self.shape)
-            fn = self._fn(v.kernel("pass", cfg, *self._tparams, self.pass_mask()))
+            grid, block, seg = v.launch(cfg, self.shape if box is None else box[1])
+            mask = self.pass_mask() if box is None else self.layer_mask()
+            fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "))   # march3f only
             if smem > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = smem
-            self._pass_kernels[cfg] = (fn, grid, block, seg, smem)
-        return self._pass_kernels[cfg]
+            self._pass_kernels[key] = (fn, grid, block, seg, smem)
+        return self._pass_kernels[key]
 
-    def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict) -> tuple:
+    def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
+                     box: tuple | None = None) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        fn, grid, block, seg, smem = self._pass_kernel(cfg)
+        fn, grid, block, seg, smem = self._pass_kernel(cfg, box)
         if self.model.grid.mode == "3d":
+            org, ext = box if box is not None else ((0, 0, 0), self.shape)
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
+            where = (*[_i32(o) for o in org], *[_i32(e) for e in ext])
         else:
-            sizes = (_i32(nx), _i32(ny), _i32(px))
+            sizes, where = (_i32(nx), _i32(ny), _i32(px)), ()
         if self.variant.staged:   # march3f takes its shared bytes, for its check, for nt
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
-                self._gtab, *sizes, _i32(nt), _i32(seg), _i32(src), np.int64(n0))
+                self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0))
         return (fn, grid, block, args, smem)
+
+    def _box_launches(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
+                      g: dict) -> list:
+        """The CPML kernel over each box after a pass of ``nt`` steps without the CPML
+        terms (same source and destination sets: it reads only the source set, so its
+        result does not depend on the pass's, which it replaces in the box)."""
+        if self.cpml_mode != "boxes":
+            return []
+        return [self._pass_launch(self.box_config(cfg, a, ext), nt, n0, src, f, g,
+                                  (org, ext))
+                for org, ext, a in self.march_boxes(cfg[0])]
 
     def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
         """slab3 over the boxes after a one-step pass from set f to set g: H from the old
@@ -301,6 +373,8 @@ class MarchStepper(CudaStepper):
         out, f, g, src = [], self._f, self._g, self._src
         for _ in range(self.TUNE_STEPS // nt):
             out.append(self._pass_launch(cfg, nt, 0, src, f, g))
+            out += self._box_launches(cfg, nt, 0, src, f, g)
+            out += self._slab_launches(0, src, f, g)
             f, g, src = g, f, 1 - src
         return out
 
@@ -343,9 +417,10 @@ class MarchStepper(CudaStepper):
                 fn, grid, block, args, smem = self._pass_launch(cfg, nt, n, self._src,
                                                                  self._f, self._g)
                 fn(grid, block, args, shared_mem=smem)
-                for sfn, sgrid, sblock, sargs, _ in self._slab_launches(n, self._src, self._f,
-                                                                         self._g):
-                    sfn(sgrid, sblock, sargs)
+                for sfn, sgrid, sblock, sargs, ssmem in (
+                        *self._box_launches(cfg, nt, n, self._src, self._f, self._g),
+                        *self._slab_launches(n, self._src, self._f, self._g)):
+                    sfn(sgrid, sblock, sargs, shared_mem=ssmem)
                 self._f, self._g = self._g, self._f
                 self._src = 1 - self._src
                 n += nt
@@ -361,9 +436,14 @@ class MarchStepper(CudaStepper):
         g = self.model.grid
         out = self.variant.interior_bytes(g.mode, size, ids, steps) + \
             cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
-        # beside the pass: each recomputed cell reads six fields and its id, writes three
+        # beside the pass: slab3's cells read six fields and an id and write three; the
+        # boxes' cells are read and written as in the pass
         boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
-        return out + boxed * (9 * size + ids) / g.num_cells
+        out += boxed * (9 * size + ids) / g.num_cells
+        if self.cpml_mode == "boxes":
+            cells = sum(e[0] * e[1] * e[2] for _, e, _ in self.march_boxes(steps))
+            out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
+        return out
 
     def occupancy(self) -> dict:
         """Registers, shared memory and resident blocks per SM of the chosen instance."""
@@ -390,7 +470,13 @@ class MarchStepper(CudaStepper):
         v = self.variant
         out["steps_per_pass"] = cfg[0]
         if self._slabs and self.model.grid.mode == "3d":
-            out["cpml"] = "beside the pass (slab3)" if self.split_cpml else "in the pass"
+            out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
+                           "inpass": "in the pass"}[self.cpml_mode]
+            if self.cpml_mode == "boxes":
+                out["cpml_boxes"] = [
+                    {"origin": list(o), "extent": list(e),
+                     "threads": list(self.box_config(cfg, a, e)[1:3])}
+                    for o, e, a in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             out["tile"] = {"threads": [cfg[1], cfg[2]], "owned_cells": v.owned(cfg),

@@ -334,7 +334,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px, int py,
-       int nt, int zlen, int src, long long n0) {
+       int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz, int src,
+       long long n0) {
     constexpr int SW = BX + 2, SP = SW * (BY + 2);   // shared rows padded by one each side
     __shared__ T sh[6 * SP];
     T* const sex = sh;
@@ -346,13 +347,13 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int me = (ty + 1) * SW + tx + 1;
     for (int q = ty * BX + tx; q < 6 * SP; q += BX * BY) sh[q] = T(0);   // the padding
-    const int gi = (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
-    const int gj = (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+    const int gi = ox + (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
+    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
-    const bool own_xy = tx >= NT && tx < BX - NT && ty >= NT && ty < BY - NT && gi < nx &&
-                        gj < ny;
+    const bool own_xy = tx >= NT && tx < BX - NT && ty >= NT && ty < BY - NT &&
+                        gi - ox < bnx && gj - oy < bny;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
-    const int z0 = (int)blockIdx.z * zlen, z1 = min(nz, z0 + zlen);
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int key = j * nx + i;
@@ -485,6 +486,15 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // before the mend): the link between the two L2 halves 91% busy (march3: 77%), 7% L1 hits
 // (march3: 36%: the stages take most of the L1). dipole-cpml with the CPML in the pass
 // (PML = 7): 24.4 (64 x 8) against march3's 23.6 (32 x 8); beside it (slab3 below): 27.9.
+// Tried and dropped (not kept): the
+// stages filled by the block together in aligned 16-byte pieces (rows padded to 16
+// cells), one piece of each field per thread for the first threads. Nsight Compute: MIO
+// queue stalls fell from 30% to 0.4%, but pec-box 512 ran at 29.3 Gcells/s (64 x 8), 29.8
+// (64 x 16), 25.4 (128 x 8) against 41.4 here, with 55% of stalls at the barrier (the
+// copying warps behind); holding the pieces' offsets across the march took 102 registers
+// (capped at 64: spilled, 12 bytes of local loads per thread and plane). Wider tiles
+// with this kernel (1024 threads, 58-64 registers): pec-box 64 x 16 41.4, 128 x 8 42.3,
+// 32 x 32 27.9; dipole-cpml 64 x 16 27.8: the overlap is not what bounds it.
 // A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
 // that holds it and picked out when read.
 template <typename X, bool BIG = (sizeof(X) >= 4)>
@@ -547,7 +557,8 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
         S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
         const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px,
-        int py, int smem, int zlen, int src, long long n0) {
+        int py, int smem, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz, int src,
+        long long n0) {
     typedef M3f<T, S, ID, BX, BY, STAGES> L;
     typedef typename Slot<S>::type SS;
     typedef typename Slot<ID>::type SI;
@@ -557,12 +568,13 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     if (smem < L::BYTES) __trap();   // the host asked for too little shared memory
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
     const int me = (ty + 1) * SW + tx + 1;
-    const int gi = (int)blockIdx.x * (BX - 2) + tx - 1;
-    const int gj = (int)blockIdx.y * (BY - 2) + ty - 1;
+    const int gi = ox + (int)blockIdx.x * (BX - 2) + tx - 1;
+    const int gj = oy + (int)blockIdx.y * (BY - 2) + ty - 1;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
-    const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi < nx && gj < ny;
+    const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi - ox < bnx &&
+                        gj - oy < bny;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
-    const int z0 = (int)blockIdx.z * zlen, z1 = min(nz, z0 + zlen);
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int key = j * nx + i;
@@ -690,6 +702,17 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // (512 float32, 'fused', 64 x 8): pec-box 41.5 Gcells/s, dipole-cpml with the CPML inside
 // the pass 24.4, beside it 27.9 (the blocks with layer cells slowed every plane of their
 // column).
+// Tried against slab3, and kept as an option ($YEEFDTD_CPML=boxes): the pass kernel itself
+// with the CPML terms over a box around each layer (march3f / march3 take a box: origin
+// ox, oy, oz and extent bnx, bny, bnz; the grid's for the pass), widened by NT - 1 cells
+// each way so that it also serves 'temporal'. Exact (GPU tests, both variants), but on an
+// H100 (dipole-cpml 512 float32) slower: 'fused' 22.5 Gcells/s against slab3's 27.7; per
+// step, an x box 0.56 ms, y 0.41, z 0.36, where slab3 takes 0.21 + 0.24 (H, E), 0.08 +
+// 0.08 and 0.07 + 0.08. Nsight Compute on the boxes: one block of 512 threads per SM (86
+// registers), no eligible warp 68-77% of cycles: each plane of a layer cell waits on its
+// auxiliary values' loads (the CPML path reads them at use, out of line). 'temporal' (NT
+// 2, 32 x 16) 25.0 with boxes against 24.9 in the pass; NT 3 with boxes 18.1. slab3's x
+// faces cost 60% of its time: rows of 10 cells touch 2-3 sectors of 32 bytes each.
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>

@@ -64,7 +64,6 @@ class MarchStepper(CudaStepper):
         self._boxes = self._slab_boxes() if mode == "slabs" else {"h": [], "e": []}
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
-        self._box_plan: dict = {}       # (launch shape, source set) -> box launches less the step
 
     def pass_mask(self) -> int:
         """The CPML axes the pass kernel handles itself (none when split)."""

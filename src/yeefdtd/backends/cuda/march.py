@@ -114,8 +114,7 @@ class MarchStepper(CudaStepper):
         if axis == 2:
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
         sides = (16, 32, 64) if axis == 0 else (8, 16, 32)
-        side = next((w for w in sides if w - self.variant.overlap(nt)[axis] >= ext[axis]),
-                    sides[-1])
+        side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
         other = max(512 // side, 2 * nt + 2)
         # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'
         # at 512 with segments of 64: 144 blocks for 132 SMs; dipole-cpml 7.1 ms a step,

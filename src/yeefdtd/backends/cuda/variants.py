@@ -332,11 +332,10 @@ class March(Variant):
             return 0
         a, b = cfg[1], cfg[2]
         size = {"float": 4, "double": 8}
-        sp = (a + 4) * (b + 2)   # M3f in march.cu
+        sp = (a + 2) * (b + 2)
         slot = 4 if S == "half_t" else size[S]
         stage = _ceil(6 * sp * slot + a * b * 4 + 4, 16) * 16
-        # then the stages' barrier words and the six fields' addresses
-        return _ceil(self.stages * stage + 2 * 3 * sp * size[T], 8) * 8 + 8 * self.stages + 48
+        return self.stages * stage + 2 * 3 * sp * size[T]
 
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
         nt, a, b = cfg[:3]
@@ -386,8 +385,8 @@ class March(Variant):
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
-        ox, oy = self.overlap(nt)
-        return (_ceil(nx, a - ox), _ceil(ny, b - oy), _ceil(nz, seg)), (a, b, 1), seg
+        return (_ceil(nx, a - 2 * nt), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), \
+            (a, b, 1), seg
 
     def threads(self, cfg) -> int:
         return cfg[1] * cfg[2] if self.mode == "3d" else 32 * cfg[2]
@@ -395,14 +394,7 @@ class March(Variant):
     def owned(self, cfg) -> list[int]:
         """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x)."""
         nt, a, b = cfg[:3]
-        ox, oy = self.overlap(nt)
-        return [a - ox, b - oy] if self.mode == "3d" else [32 * a - 2 * nt]
-
-    def overlap(self, nt: int) -> tuple[int, int]:
-        """Cells of a 3D tile along x and y that it computes but does not own: NT on each
-        side; march3f: one row along y (its last row reads E one row ahead from the stage's
-        padding) and four columns along x (owned runs start at multiples of 4 cells)."""
-        return (4, 1) if self.staged else (2 * nt, 2 * nt)
+        return [a - 2 * nt, b - 2 * nt] if self.mode == "3d" else [32 * a - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):
         """Each field read and written once per pass, and one id per cell."""

@@ -477,11 +477,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   The barrier at the top of iteration s makes plane s + 1's stage and H at plane s - 1
 //   visible, and ends every read of the stage and the H buffer that this iteration
 //   overwrites.
-// Neighbouring blocks: halo recomputation with double buffering, as in march3, but the
-// overlap is one row along y, not two: H at the tile's last row looks forward to an old E
-// row copied into the stage's padding, so only the first row (H, for E of the next) is
-// recomputed; along z one plane likewise. Along x the tile owns BX - 4 cells (from a
-// multiple of 4), so that its rows start on 16-byte boundaries and move as bulk copies.
+// Neighbouring blocks: halo recomputation with double buffering, as in march3 (NT = 1: one
+// cell of overlap on each side along x and y, one plane along z).
 // Measured on an H100 (512^3 float32, 300-1000 steps), after the local-memory mend above
 // (sources3, probes3), which took march3 on pec-box from 26.3 to 37.6 Gcells/s (32 x 8):
 // pec-box 41.5 (64 x 8, 2 blocks per SM) against march3's 41.1; 32 x 8 (5 stages) 34.8.
@@ -542,92 +539,16 @@ __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0
 
 // Shared memory of march3f (dynamic; the host asks for march3f_smem bytes): STAGES stages
 // of [six fields][padded tile] | [ids by thread] | flags word, then two H buffers
-// [buffer][component][padded tile] of T, then one barrier word (8 bytes) per stage and
-// the six source fields' addresses (for the bulk copies). A
-// padded tile row holds x0 - 4 .. x0 + BX - 1 (x0: the first owned cell; thread tx holds
-// x0 - 1 + tx at column tx + 3), so that a row starts 16-byte aligned in the stage and, for
-// 4-byte values, in the grid; rows y0 - 2 .. y0 + BY - 1 (thread ty at row ty + 1).
+// [buffer][component][padded tile] of T.
 template <typename T, typename S, typename ID, int BX, int BY, int STAGES>
 struct M3f {
-    static constexpr int SW = BX + 4, SP = SW * (BY + 2);
+    static constexpr int SW = BX + 2, SP = SW * (BY + 2);
     static constexpr int FIELDS = 6 * SP * (int)sizeof(typename Slot<S>::type);
     static constexpr int IDS = BX * BY * (int)sizeof(typename Slot<ID>::type);
     static constexpr int STAGE = (FIELDS + IDS + 4 + 15) / 16 * 16;
     static constexpr int HBUF = 2 * 3 * SP * (int)sizeof(T);
-    static constexpr int MBAR = (STAGES * STAGE + HBUF + 7) / 8 * 8;
-    static constexpr int PTRS = MBAR + 8 * STAGES;
-    static constexpr int BYTES = PTRS + 8 * 6;
+    static constexpr int BYTES = STAGES * STAGE + HBUF;
 };
-
-// Bulk copies (sm_90): one instruction moves a row of a plane into its stage and counts its
-// bytes on the stage's barrier word, which the block waits on.
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_expect(unsigned bar, unsigned bytes) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                 :: "r"(bar), "r"(bytes) : "memory");
-#endif
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-#if __CUDA_ARCH__ >= 900
-    unsigned done = 0;
-    do {
-        asm volatile("{\n .reg .pred p;\n"
-                     " mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     " selp.u32 %0, 1, 0, p;\n}"
-                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    } while (!done);
-#endif
-}
-__device__ __forceinline__ void bulk_row(unsigned dst, const void* src, unsigned bytes,
-                                         unsigned bar) {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1], %2, [%3];"
-                 :: "r"(dst), "l"(src), "r"(bytes), "r"(bar) : "memory");
-#endif
-}
-__device__ __forceinline__ void fence_async_shared() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-#if __CUDA_ARCH__ >= 900
-#define M3F_BULK 1
-#else
-#define M3F_BULK 0
-#endif
-
-// Warp 0 of a march3f block moves one plane's rows into a stage (address st): E's BY + 1
-// rows (the last one the y + 1 halo) and H's BY, ROW bytes each from the cell at offset
-// at (plane and first column) of row y0 - 1 + r, lane l rows l, l + 32, ... The
-// fields' addresses come from shared memory (ptrs). Out of line: its registers would
-// otherwise count against every thread of the march.
-template <typename S, int BY, int SW, int SP>
-__device__ __noinline__ void m3f_bulk(unsigned st, unsigned bar,
-                                      const unsigned long long* ptrs, long long at, int y0,
-                                      int ny, int px) {
-    constexpr unsigned ROW = (unsigned)(SW * sizeof(S));
-    constexpr int NE = 3 * (BY + 1), NROWS = NE + 3 * BY;
-    const int lane = (int)(threadIdx.x & 31u);
-    if (lane == 0) {
-        fence_async_shared();   // the stage's reads (before the block's barrier) come first
-        mbar_expect(bar, NROWS * ROW);
-    }
-    __syncwarp();
-    for (int r = lane; r < NROWS; r += 32) {
-        const int a = r < NE ? r / (BY + 1) : 3 + (r - NE) / BY;
-        const int row = r < NE ? r % (BY + 1) : (r - NE) % BY;
-        const S* f = reinterpret_cast<const S*>(ptrs[a]);
-        const idx_t y = wrap_any(y0 - 1 + row, ny);
-        bulk_row(st + (unsigned)((a * SP + (row + 1) * SW) * (int)sizeof(S)),
-                 f + at + (idx_t)px * y, ROW, bar);
-    }
-}
 
 template <typename T, typename S, typename ID, bool CT, int BX, int BY, int STAGES, int PML>
 __global__ void __launch_bounds__(BX * BY, MARCH_MINB)
@@ -646,29 +567,19 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     extern __shared__ __align__(16) unsigned char m3f_sh[];
     if (smem < L::BYTES) __trap();   // the host asked for too little shared memory
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
-    const int me = (ty + 1) * SW + tx + 3;
-    // tiles step by BX - 4 and BY - 1: the first column and row only recompute H (for E of
-    // the next one), and along y the old E one row past the last is copied into the stage's
-    // padding (H there looks forward), so every other row is exact; along x the last three
-    // columns are not owned, so that owned runs start at multiples of 4 cells (16-byte rows)
-    constexpr int OX = BX - 4;
-    const int x0 = ox + (int)blockIdx.x * OX, y0 = oy + (int)blockIdx.y * (BY - 1);
-    const int gi = x0 + tx - 1;
-    const int gj = y0 + ty - 1;
+    const int me = (ty + 1) * SW + tx + 1;
+    const int gi = ox + (int)blockIdx.x * (BX - 2) + tx - 1;
+    const int gj = oy + (int)blockIdx.y * (BY - 2) + ty - 1;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
-    // held in a register (opaque to the compiler, which would otherwise recompute it from
-    // the block's indices and the parameters at each use)
-    int own_w = tx >= 1 && tx <= OX && ty >= 1 && gi - ox < bnx && gj - oy < bny;
-    asm volatile("" : "+r"(own_w));
-    const bool own_xy = own_w != 0;
+    const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi - ox < bnx &&
+                        gj - oy < bny;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
-    int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    asm volatile("" : "+r"(z0), "+r"(z1));
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
-    const unsigned uplane = (unsigned)px * (unsigned)py;
     const int key = j * nx + i;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+    auto stage = [&](int p) -> unsigned char* { return m3f_sh + (p - z0 + 2 * STAGES) % STAGES * L::STAGE; };
     auto sf = [&](unsigned char* st, int a) -> SS* { return reinterpret_cast<SS*>(st) + a * SP; };
     auto sid = [&](unsigned char* st) -> SI* { return reinterpret_cast<SI*>(st + L::FIELDS); };
     auto sfl = [&](unsigned char* st) -> unsigned* { return reinterpret_cast<unsigned*>(st + L::FIELDS + L::IDS); };
@@ -676,77 +587,24 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     // planes z0 - 1 .. z1 are read; iteration s (z0 - 1 .. z1) updates H at s (s < z1) and
     // E at s - 1 (s > z0)
     const int first_p = z0 - 1, last_p = z1;
-    // the cells whose stage slots this thread reads besides its own: x + 1 and y + 1 (their
-    // offsets from c pick a 16-bit value out of its word)
-    const int dx1 = wrap_any(gi + 1, nx) - i;
-    const idx_t dy1 = (idx_t)px * (wrap_any(gj + 1, ny) - j);
-    // whether this block's rows move by bulk copies: 4-byte values, rows that neither wrap
-    // nor start off a 16-byte boundary (else each thread copies its own cells)
-    const unsigned sbase = (unsigned)__cvta_generic_to_shared(m3f_sh);
-    bool bulk = false;
-#ifndef MARCH3F_NOBULK   // -DMARCH3F_NOBULK: every block copies per thread (for tests)
-    if constexpr (M3F_BULK && sizeof(S) == 4) {
-        unsigned long long al = 0;
-#pragma unroll
-        for (int a = 0; a < 6; ++a) al |= reinterpret_cast<unsigned long long>(fld[a]);
-        bulk = x0 >= 4 && x0 + BX <= nx && ((x0 | px) & 3) == 0 && (al & 15) == 0;
-    }
-#endif
-    const unsigned long long* const ptrs =
-        reinterpret_cast<const unsigned long long*>(m3f_sh + L::PTRS);
-    auto bulk_copy = [&](int pw, unsigned o, unsigned bar) {
-        if (tid < 32)
-            m3f_bulk<S, BY, SW, SP>(sbase + o, bar, ptrs,
-                                    (long long)((unsigned long long)uplane * (unsigned)pw) +
-                                        (x0 - 4), y0, ny, px);
-    };
-    // Planes by wrapped index, moved on by one plane per iteration without a remainder, and
-    // this column's offset in a plane by one multiply-add (a plane holds fewer than 2^32
-    // cells); stages by byte offset, plane p in stage (p - first_p) mod STAGES
-    auto cell = [&](int k) -> idx_t {
-        return column + (idx_t)((unsigned long long)uplane * (unsigned)k);
-    };
-    auto next = [&](int& k) { k = k + 1 == nz ? 0 : k + 1; };
-    auto turn = [](unsigned& o) { o = o + L::STAGE == STAGES * L::STAGE ? 0u : o + L::STAGE; };
-    auto bar_of = [&](unsigned o) { return sbase + L::MBAR + 8u * (o / L::STAGE); };
-    auto copy = [&](int p, int pw, unsigned o) {
+    auto copy = [&](int p) {
         if (p <= last_p) {
-            const idx_t c = cell(pw);
-            unsigned char* st = m3f_sh + o;
-            if (bulk) {
-                bulk_copy(pw, o, bar_of(o));
-            } else {
+            const int pw = wrap_any(p, nz);
+            const idx_t c = column + plane * pw;
+            unsigned char* st = stage(p);
 #pragma unroll
-                for (int a = 0; a < 6; ++a) cp_elem<S>(sf(st, a) + me, fld[a] + c);
-                if (ty == BY - 1) {   // Ex, Ez one cell further along y
-                    cp_elem<S>(sf(st, 0) + me + SW, fld[0] + c + dy1);
-                    cp_elem<S>(sf(st, 2) + me + SW, fld[2] + c + dy1);
-                }
-            }
+            for (int a = 0; a < 6; ++a) cp_elem<S>(sf(st, a) + me, fld[a] + c);
             cp_elem<ID>(sid(st) + tid, cid + c);
             if (tid == 0) cp_elem<unsigned char>(sfl(st), c_events.plane_flags + pw);
         }
         cp_commit();   // every iteration commits one group, empty or not
     };
-    if (bulk && tid == 0) {
-        for (int q = 0; q < STAGES; ++q) mbar_init(sbase + L::MBAR + 8u * q, 1u);
-        unsigned long long* pt = reinterpret_cast<unsigned long long*>(m3f_sh + L::PTRS);
-        for (int a = 0; a < 6; ++a) pt[a] = reinterpret_cast<unsigned long long>(fld[a]);
-        fence_async_shared();
-    }
-    __syncthreads();   // the barrier words are set before anyone waits on them
 #pragma unroll
-    for (int q = 0; q < D; ++q) copy(first_p + q, wrap_any(first_p + q, nz), q * L::STAGE);
-    unsigned phase = 0u;   // bit q: the parity of the next wait on stage q's barrier
-    auto wait_stage = [&](unsigned o) {
-        const unsigned q = o / L::STAGE;
-        mbar_wait(sbase + L::MBAR + 8u * q, (phase >> q) & 1u);
-        phase ^= 1u << q;
-    };
-    // planes s, s + 1, s + D and s - 1 (wrapped), the stages of the first three
-    int ks = wrap_any(first_p, nz), kn = wrap_any(first_p + 1, nz), kc = wrap_any(first_p + D, nz);
-    int kwe = 0;
-    unsigned os = 0u, on = L::STAGE, oc = D * L::STAGE;
+    for (int q = 0; q < D; ++q) copy(first_p + q);
+    // the cells whose stage slots this thread reads besides its own: x + 1 and y + 1 (their
+    // offsets from c pick a 16-bit value out of its word)
+    const int dx1 = wrap_any(gi + 1, nx) - i;
+    const idx_t dy1 = (idx_t)px * (wrap_any(gj + 1, ny) - j);
     T em[3], e0[3], h1[3], h2[3];   // own: old E at s - 1 and s; new H at s - 1 and s - 2
     unsigned mprev = 0u;             // id | flags << 16 at s - 1
 #pragma unroll
@@ -754,15 +612,11 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     T slot[3][2][2];   // CPML slots (one step per pass: written, never read back)
     for (int s = first_p; s <= last_p; ++s) {
         cp_wait<D - 2>();   // plane s + 1 has landed (this thread's copies)
-        if (bulk) {         // ... and the rows of the bulk copies
-            if (s == first_p) wait_stage(os);
-            if (s < last_p) wait_stage(on);
-        }
         __syncthreads();    // ... and every thread's; H at s - 1 written
-        copy(s + D, kc, oc);
-        unsigned char* st = m3f_sh + os;
-        const int kw = ks;
-        const idx_t c = cell(kw);
+        copy(s + D);
+        unsigned char* st = stage(s);
+        const int kw = wrap_any(s, nz);
+        const idx_t c = column + plane * kw;
         const int flags = (int)rd_elem<unsigned char>(sfl(st), c_events.plane_flags + kw);
         const unsigned mcur = (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) | ((unsigned)flags << 16);
         if (s == first_p) {
@@ -772,8 +626,8 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         T h[3] = {T(0), T(0), T(0)}, en[3] = {T(0), T(0), T(0)};
         if (s < z1) {
             // ---- H at plane s, from old E at planes s (neighbours from the stage), s + 1
-            unsigned char* sn = m3f_sh + on;
-            const idx_t cn = cell(kn);
+            unsigned char* sn = stage(s + 1);
+            const idx_t cn = column + plane * wrap_any(s + 1, nz);
             T ho[3];
 #pragma unroll
             for (int a = 0; a < 3; ++a) {
@@ -804,7 +658,8 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         if (s > z0) {
             // ---- E at plane s - 1 (z0 .. z1 - 1), from new H at planes s - 1 (neighbours
             // from the buffer written last iteration) and s - 2
-            const idx_t ce = cell(kwe);
+            const int k = s - 1, kwe = wrap_any(k, nz);
+            const idx_t ce = column + plane * kwe;
             const int fl = (int)(mprev >> 16);
             const T* hr = hb + ((s - 1) & 1) * 3 * SP;
             const T d[3][2] = {{h1[2] - hr[2 * SP + me - SW], h1[1] - h2[1]},   // dHz/dy, dHy/dz
@@ -831,13 +686,6 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             e0[a] = en[a];
         }
         mprev = mcur;
-        kwe = kw;
-        next(ks);
-        next(kn);
-        next(kc);
-        turn(os);
-        turn(on);
-        turn(oc);
     }
 }
 

@@ -495,6 +495,27 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // (capped at 64: spilled, 12 bytes of local loads per thread and plane). Wider tiles
 // with this kernel (1024 threads, 58-64 registers): pec-box 64 x 16 41.4, 128 x 8 42.3,
 // 32 x 32 27.9; dipole-cpml 64 x 16 27.8: the overlap is not what bounds it.
+// Also tried and dropped (H100, pec-box 512 float32, 64 x 8, 300 steps; this kernel 41.4
+// Gcells/s in the same session):
+// - One cell of overlap along x and y instead of two (the last column and row read E one
+//   cell ahead from copies into the stage's padding: 63 x 7 cells owned, not 62 x 6), the
+//   plane indices moved on without remainders and the ownership and segment bounds held
+//   in registers (the loop from 281 to 269 instructions per thread and plane, 18% fewer
+//   per owned cell): 40.9; 64 x 4 40.4, 32 x 16 27.4.
+// - Owned runs aligned to 32 bytes (56 of 64 columns): 40.0; 32 of 64 columns: 32.8,
+//   twice the blocks for 25% more time, so the instructions are not what bounds it either.
+// - Rows moved by bulk copies (commit 024b0bb holds them, with the changes above):
+//   cp.async.bulk, one instruction per row of a field, issued by one warp, the bytes
+//   counted on a barrier word per stage; tiles owning 60 of 64 columns from multiples of
+//   4, so that rows start on 16-byte boundaries; the x-edge tiles copying per thread.
+//   40.9, against 38.7 for the same tiles copying per thread; dipole-cpml 27.5.
+// - Deeper stages: 5 at 64 x 8 (still 2 blocks per SM) 40.8; 64 x 4 with 6 or 8 stages
+//   36.7, 37.1; 32 x 8 with 6 28.9. The loads are not waited for.
+// Nsight Compute on the first of these: DRAM 64% of its peak (2.14 TB/s), reads 3.77 GB
+// against 3.36 ideal, all of the excess from L2 read misses (write misses: 6 thousand
+// sectors, so not partial-sector fills); 61% L2 hits; 41% of issue slots busy with 8 warps
+// per scheduler (occupancy 50%: 64 registers and 87 kB of shared memory per block), 19.3
+// cycles between a warp's instructions, a third of them waiting on the MIO queue.
 // A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
 // that holds it and picked out when read.
 template <typename X, bool BIG = (sizeof(X) >= 4)>

@@ -511,6 +511,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   40.9, against 38.7 for the same tiles copying per thread; dipole-cpml 27.5.
 // - Deeper stages: 5 at 64 x 8 (still 2 blocks per SM) 40.8; 64 x 4 with 6 or 8 stages
 //   36.7, 37.1; 32 x 8 with 6 28.9. The loads are not waited for.
+// - Streaming stores (st.global.cs, so that the written fields leave the L2 first): 41.2,
+//   dipole-cpml 27.7 against 27.8.
 // Nsight Compute on the first of these: DRAM 64% of its peak (2.14 TB/s), reads 3.77 GB
 // against 3.36 ideal, all of the excess from L2 read misses (write misses: 6 thousand
 // sectors, so not partial-sector fills); 61% L2 hits; 41% of issue slots busy with 8 warps

@@ -503,7 +503,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   in registers (the loop from 281 to 269 instructions per thread and plane, 18% fewer
 //   per owned cell): 40.9; 64 x 4 40.4, 32 x 16 27.4.
 // - Owned runs aligned to 32 bytes (56 of 64 columns): 40.0; 32 of 64 columns: 32.8,
-//   1.8 times the blocks (16 tiles a row, not 9) for 25% more time, so the instructions are not what bounds it either.
+//   1.8 times the blocks (16 tiles a row, not 9) for 25% more time, so the instructions
+//   are not what bounds it either.
 // - Rows moved by bulk copies (commit 024b0bb holds them, with the changes above):
 //   cp.async.bulk, one instruction per row of a field, issued by one warp, the bytes
 //   counted on a barrier word per stage; tiles owning 60 of 64 columns from multiples of

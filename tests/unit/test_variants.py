@@ -149,3 +149,39 @@ def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
             assert cfg[1 + a] - 2 * nt >= ext[a]
         else:
             assert cfg[3] == 0   # one segment: the whole box along z
+
+
+@pytest.mark.parametrize("pitch,itemsize", [(48, 4), (41, 4), (48, 2)])
+def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
+    """slab3's boxes along x start and end on 32-byte sectors when the rows are padded to
+    them (a box that ends at the last cell goes on through the padding), cover the layers
+    and the cells the layers' terms reach, and are left as they were on unpadded rows."""
+    import numpy as np
+
+    st = _march_stub((41, 30, 20), [(0, 5, 0, 0), (0, 5, 36, 35), (1, 4, 0, 0)])
+    st.pitch = (pitch, 30)
+    st.field_dtype = np.dtype(f"f{itemsize}")
+    sector = 32 // itemsize
+    boxes = st._slab_boxes()
+    need = {"h": [(0, 5), (35, 40), (0, 41)], "e": [(0, 6), (35, 41), (0, 41)]}
+    for kind in ("h", "e"):
+        for box, (lo, hi) in zip(boxes[kind], need[kind]):
+            x0, x1 = box[0], box[0] + box[3]
+            if pitch % sector:
+                assert (x0, x1) == (lo, hi)
+                continue
+            assert x0 <= lo and x1 >= hi   # the cells the layer's terms reach
+            assert x0 % sector == 0 and x1 % sector == 0   # whole sectors
+            assert x1 <= 41 or x1 == pitch   # past the last cell only through the padding
+            assert hi - lo < x1 - x0 < hi - lo + 2 * sector or x1 == pitch
+
+
+def test_fused_pads_rows_only_with_x_layers():
+    v = make_variant("fused")
+    v.mode = "3d"
+    assert v.pitches((513, 513, 513)) == (513, 513)
+    v.x_layers = True
+    assert v.pitches((513, 513, 513)) == (528, 513)
+    t = make_variant("temporal")
+    t.mode, t.x_layers = "3d", True
+    assert t.pitches((513, 513, 513)) == (513, 513)

@@ -514,6 +514,24 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   36.7, 37.1; 32 x 8 with 6 28.9. The loads are not waited for.
 // - Streaming stores (st.global.cs, so that the written fields leave the L2 first): 41.2,
 //   dipole-cpml 27.7 against 27.8.
+// - Rows padded to 16 cells (528 for the benchmark grids' 513), so that they start on
+//   sector boundaries, the padding written as zeros by the last tile (so that no sector is
+//   left part-written): 39.7 (39.5 without the zeros) against 41.4 unpadded; kept only for
+//   'fused' with x layers, where slab3 gains more (see March.pitches in variants.py).
+// - The x layers' CPML in the pass (PML = 1), the y and z layers beside it (slab3):
+//   dipole-cpml 22.8 (z segments of 64), 24.7 (32), against slab3's 28.3.
+// What the access pattern alone allows (benchmarks/access_patterns.py, H100, a grid of
+// 512^3, the same loads and stores without the update; docs/perf/access-patterns-h100-*):
+// 55 Gcells/s (49 bytes a cell, 89% of the copy bandwidth) for 64 x 8 tiles that own every
+// column, with or without an overlap of 1-2 rows along y (those rows come from the L2);
+// 23-25 with one column of overlap on each side along x as here (owned 62 x 6), and 32.5
+// for tiles that own every column but start 1-2 cells off a 32-byte boundary. Nsight
+// Compute: a warp that writes part of a 32-byte sector makes the L2 read it from DRAM to
+// merge it (DRAM reads 5.8 GB against 3.4, writes 3.8 against 3.2). This kernel, with that
+// overlap, ran at 41.4 in the same session (DRAM reads 3.75 GB, writes 3.26; 3.20 ms
+// against the pattern's 2.38 without overlap). Next: tiles whose warps own whole sectors
+// (no overlap along x: the H column behind the tile computed by an extra warp, the E
+// column ahead copied into the stage's padding), rows padded to whole sectors.
 // Nsight Compute on the first of these: DRAM 64% of its peak (2.14 TB/s), reads 3.77 GB
 // against 3.36 ideal, all of the excess from L2 read misses (write misses: 6 thousand
 // sectors, so not partial-sector fills); 61% L2 hits; 41% of issue slots busy with 8 warps
@@ -597,9 +615,15 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
     const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi - ox < bnx &&
                         gj - oy < bny;
+    // the row's padding (cells nx .. px - 1) of a pass over the grid: zeros are written
+    // there, so that the last 32-byte sector of each row is written whole (a part-written
+    // sector costs the L2 a read from DRAM to merge it)
+    const bool pad_xy = ox == 0 && bnx == nx && gi >= nx && gi < px && tx >= 1 &&
+                        tx < BX - 1 && ty >= 1 && ty < BY - 1 && gj - oy < bny;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
+    const idx_t pad_column = (idx_t)gi + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int key = j * nx + i;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
@@ -677,6 +701,11 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 storef<T, S, 1>(hx1, c, Pack<T, 1>{{h[0]}});
                 storef<T, S, 1>(hy1, c, Pack<T, 1>{{h[1]}});
                 storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
+            } else if (pad_xy && s >= z0) {
+                const idx_t cp = pad_column + plane * kw;
+                storef<T, S, 1>(hx1, cp, Pack<T, 1>{{T(0)}});
+                storef<T, S, 1>(hy1, cp, Pack<T, 1>{{T(0)}});
+                storef<T, S, 1>(hz1, cp, Pack<T, 1>{{T(0)}});
             }
         }
         if (s > z0) {
@@ -700,6 +729,11 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 storef<T, S, 1>(ex1, ce, Pack<T, 1>{{e[0]}});
                 storef<T, S, 1>(ey1, ce, Pack<T, 1>{{e[1]}});
                 storef<T, S, 1>(ez1, ce, Pack<T, 1>{{e[2]}});
+            } else if (pad_xy) {
+                const idx_t cp = pad_column + plane * kwe;
+                storef<T, S, 1>(ex1, cp, Pack<T, 1>{{T(0)}});
+                storef<T, S, 1>(ey1, cp, Pack<T, 1>{{T(0)}});
+                storef<T, S, 1>(ez1, cp, Pack<T, 1>{{T(0)}});
             }
         }
 #pragma unroll
@@ -736,7 +770,11 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // registers), no eligible warp 68-77% of cycles: each plane of a layer cell waits on its
 // auxiliary values' loads (the CPML path reads them at use, out of line). 'temporal' (NT
 // 2, 32 x 16) 25.0 with boxes against 24.9 in the pass; NT 3 with boxes 18.1. slab3's x
-// faces cost 60% of its time: rows of 10 cells touch 2-3 sectors of 32 bytes each.
+// faces cost 60% of its time: rows of 10 cells touch 2-3 sectors of 32 bytes each. With
+// rows padded to 16 cells and the x boxes widened to whole sectors (16 cells; the box that
+// ends at the last cell, through the padding, zeroed: see _slab_boxes in march.py), an x
+// box takes 0.145 ms against 0.240 (the padded box 0.26), and dipole-cpml ran at 28.3
+// Gcells/s against 27.2 on unpadded rows with the boxes widened, 27.8 before.
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>
@@ -753,6 +791,17 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
     const int qx = (int)(q % (unsigned)bnx), qy = (int)(q / (unsigned)bnx);
     const int qz = (int)blockIdx.y;
     const int i = wrap_any(bx0 + qx, nx), j = wrap_any(by0 + qy, ny), k = wrap_any(bz0 + qz, nz);
+    if (bx0 + qx >= nx) {
+        // the row's padding (boxes that end at nx reach the pitch): zeros, so that every
+        // 32-byte sector of the row is written whole (see _slab_boxes in march.py)
+        if (bx0 + qx < px) {
+            const idx_t cp = flat3(bx0 + qx, j, k, px, py);
+            storef<T, S, 1>(ox, cp, Pack<T, 1>{{T(0)}});
+            storef<T, S, 1>(oy, cp, Pack<T, 1>{{T(0)}});
+            storef<T, S, 1>(oz, cp, Pack<T, 1>{{T(0)}});
+        }
+        return;
+    }
     const idx_t c = flat3(i, j, k, px, py);
     const unsigned rb = crow<T, 6>((unsigned)cid[c]);
     const int flags = c_events.plane_flags[k];

@@ -1,0 +1,205 @@
+"""The streaming ceiling of the marching kernels' access patterns, without the FDTD update.
+
+Each kernel reads six float32 fields and one byte id per cell and writes six fields (49
+bytes per cell, as a fused step does), with a trivial update so that nothing is optimised
+away. 'flat' gives every thread one cell, in order (what 'indexed' does per half step);
+'march' gives a block of BX x BY threads a column of cells that it walks along z through a
+segment of L planes, as march3f does, writing only the cells it owns (OX x OY of the tile:
+the others are its overlap); 'march4' is the same with four cells along x per thread
+(16-byte loads). Prints, per pattern, the owned cells per second and the bytes per second
+of owned cells (49 bytes each) beside the device's copy bandwidth.
+
+Usage: python3 benchmarks/access_patterns.py [N [BX,BY,OX,OY,SX,LD]] (N default 512; needs
+CuPy and a GPU). With a pattern, only that march kernel runs, three times (for a profiler).
+"""
+
+from __future__ import annotations
+
+import sys
+
+SRC = r"""
+// six fields one after another, `stride` cells apart
+struct F6 {
+    const float* base; long long stride;
+    __device__ const float* a(int q) const { return base + q * stride; }
+};
+struct W6 {
+    float* base; long long stride;
+    __device__ float* a(int q) const { return base + q * stride; }
+};
+
+__device__ __forceinline__ void upd(const float (&v)[6], unsigned char m, float (&o)[6]) {
+#pragma unroll
+    for (int a = 0; a < 6; ++a) o[a] = 0.999f * v[a] + 0.001f * v[(a + 1) % 6] + 1e-7f * m;
+}
+
+extern "C" __global__ void flat(const float* fi,  const unsigned char* __restrict__ id, float* fo, long long stride, long long n) {
+    const F6 in{fi, stride};
+    const W6 out{fo, stride};
+    for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < n;
+         c += (long long)gridDim.x * blockDim.x) {
+        float v[6], o[6];
+#pragma unroll
+        for (int a = 0; a < 6; ++a) v[a] = __ldg(in.a(a) + c);
+        upd(v, __ldg(id + c), o);
+#pragma unroll
+        for (int a = 0; a < 6; ++a) out.a(a)[c] = o[a];
+    }
+}
+
+// a tile of BX x BY threads, owning OX x OY cells from thread (SX, BY - OY); with LD = 0
+// the threads outside the owned cells do not load either
+template <int BX, int BY, int OX, int OY, int SX, int LD, int UN>
+__global__ void __launch_bounds__(BX * BY) march(const float* fi,  const unsigned char* __restrict__ id,
+                                                 float* fo, long long stride, int nx, int ny, int nz, int L) {
+    const F6 in{fi, stride};
+    const W6 out{fo, stride};
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    int i = (int)blockIdx.x * OX + tx - SX;
+    int j = (int)blockIdx.y * OY + ty - (BY - OY);
+    const bool own = tx >= SX && tx < SX + OX && ty >= BY - OY && i < nx && j < ny;
+    if (!LD && !own) return;
+    i = (i + nx) % nx;
+    j = (j + ny) % ny;
+    const long long col = i + (long long)nx * j, plane = (long long)nx * ny;
+    const int z0 = blockIdx.z * L, z1 = min(nz, z0 + L);
+#pragma unroll UN
+    for (int k = z0; k < z1; ++k) {
+        const long long c = col + plane * k;
+        float v[6], o[6];
+#pragma unroll
+        for (int a = 0; a < 6; ++a) v[a] = __ldg(in.a(a) + c);
+        upd(v, __ldg(id + c), o);
+        if (own) {
+#pragma unroll
+            for (int a = 0; a < 6; ++a) out.a(a)[c] = o[a];
+        }
+    }
+}
+
+// four cells along x per thread; the tile is 4 BX cells wide, all owned along x
+template <int BX, int BY, int OY, int UN>
+__global__ void __launch_bounds__(BX * BY) march4(const float* fi,  const unsigned char* __restrict__ id,
+                                                  float* fo, long long stride, int nx, int ny, int nz, int L) {
+    const F6 in{fi, stride};
+    const W6 out{fo, stride};
+    const int i = ((int)blockIdx.x * BX + (int)threadIdx.x) * 4;
+    int j = (int)blockIdx.y * OY + (int)threadIdx.y - (BY - OY);
+    const bool own = threadIdx.y >= BY - OY && i < nx && j < ny;
+    j = (j + ny) % ny;
+    const long long col = i + (long long)nx * j, plane = (long long)nx * ny;
+    const int z0 = blockIdx.z * L, z1 = min(nz, z0 + L);
+#pragma unroll UN
+    for (int k = z0; k < z1; ++k) {
+        const long long c = col + plane * k;
+        float4 v[6];
+#pragma unroll
+        for (int a = 0; a < 6; ++a) v[a] = __ldg(reinterpret_cast<const float4*>(in.a(a) + c));
+        const unsigned m4 = __ldg(reinterpret_cast<const unsigned*>(id + c));
+        if (own) {
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                float x[6], o[6];
+#pragma unroll
+                for (int a = 0; a < 6; ++a) x[a] = reinterpret_cast<float*>(&v[a])[q];
+                upd(x, (unsigned char)(m4 >> (8 * q)), o);
+#pragma unroll
+                for (int a = 0; a < 6; ++a) reinterpret_cast<float*>(&v[a])[q] = o[a];
+            }
+#pragma unroll
+            for (int a = 0; a < 6; ++a) *reinterpret_cast<float4*>(out.a(a) + c) = v[a];
+        }
+    }
+}
+"""
+
+# (BX, BY, OX, OY, SX, LD): see march
+MARCH = [
+    (32, 8, 32, 8, 0, 1), (32, 8, 30, 6, 1, 1), (64, 8, 64, 8, 0, 1), (64, 8, 62, 6, 1, 1),
+    (64, 8, 63, 7, 1, 1), (128, 4, 128, 4, 0, 1), (128, 4, 127, 3, 1, 1), (512, 1, 512, 1, 0, 1),
+    (128, 8, 126, 6, 1, 1), (64, 16, 62, 14, 1, 1),
+    # along x only: overlap, shifts, alignment, and whether the halo's loads matter
+    (64, 8, 62, 8, 1, 1), (64, 8, 62, 8, 1, 0), (64, 8, 64, 8, 2, 1), (64, 8, 64, 8, 1, 1),
+    (64, 8, 56, 8, 4, 1), (64, 8, 56, 8, 8, 1), (64, 8, 60, 8, 4, 1), (64, 8, 56, 8, 4, 0),
+    (64, 8, 64, 6, 0, 1), (64, 8, 64, 7, 0, 1),
+]
+MARCH4 = [("4x(32x8) own 128x8", 32, 8, 8), ("4x(32x8) own 128x7", 32, 8, 7),
+          ("4x(128x4) own 512x4", 128, 4, 4), ("4x(128x4) own 512x3", 128, 4, 3),
+          ("4x(64x8) own 256x7", 64, 8, 7), ("4x(128x2) own 512x2", 128, 2, 2)]
+
+
+def main(n: int = 512, only: tuple | None = None) -> None:
+    import cupy as cp
+    import numpy as np
+
+    cells = n ** 3
+    fin = cp.random.random((6, cells), dtype=cp.float32)
+    fout = cp.zeros((6, cells), dtype=cp.float32)
+    ids = cp.zeros(cells, dtype=cp.uint8)
+
+    st = np.int64(cells)
+    names = ["flat"]
+    names += [f"march<{','.join(map(str, b))},{u}>" for b in MARCH for u in (1, 4)]
+    names += [f"march4<{b[1]},{b[2]},{b[3]},{u}>" for b in MARCH4 for u in (1, 4)]
+    mod = cp.RawModule(code=SRC, options=("-std=c++17",), name_expressions=names)
+
+    def timed(launch, reps=20) -> float:
+        launch()
+        cp.cuda.Device().synchronize()
+        t0, t1 = cp.cuda.Event(), cp.cuda.Event()
+        t0.record()
+        for _ in range(reps):
+            launch()
+        t1.record()
+        t1.synchronize()
+        return cp.cuda.get_elapsed_time(t0, t1) / 1e3 / reps
+
+    big = cp.zeros(cells * 6, dtype=cp.float32)
+    big2 = cp.empty_like(big)
+    copy_bw = 2 * big.nbytes / timed(lambda: cp.copyto(big2, big))
+    print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, N = {n}; "
+          f"copy bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); 49 bytes per owned cell")
+    print(f"{'pattern':34s} {'L':>4s} {'unroll':>6s} {'Gcells/s':>9s} {'GB/s':>6s} {'%copy':>6s}")
+
+    def row(label, L, un, t):
+        rate = cells / t
+        print(f"{label:34s} {L:4d} {un:6d} {rate / 1e9:9.2f} {rate * 49 / 1e9:6.0f} "
+              f"{100 * rate * 49 / copy_bw:6.1f}", flush=True)
+
+    i32 = np.int32
+    if only is not None:   # one march pattern, three launches (for a profiler)
+        bx, by, ox, oy, sx, ld = only
+        fn = mod.get_function(f"march<{bx},{by},{ox},{oy},{sx},{ld},1>")
+        grid = (-(-n // ox), -(-n // oy), -(-n // 64))
+        for _ in range(3):
+            fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n), i32(64)))
+        cp.cuda.Device().synchronize()
+        return
+    fn = mod.get_function("flat")
+    sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    for blocks in (sm * 8, sm * 64, (cells + 255) // 256):
+        t = timed(lambda: fn((blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
+        row(f"flat 256 threads, {blocks} blocks", 0, 1, t)
+    for bx, by, ox, oy, sx, ld in MARCH:
+        label = f"{bx}x{by} own {ox}x{oy} from {sx}" + ("" if ld else " owned loads")
+        for L in (64,):
+            for un in (1, 4):
+                fn = mod.get_function(f"march<{bx},{by},{ox},{oy},{sx},{ld},{un}>")
+                grid = (-(-n // ox), -(-n // oy), -(-n // L))
+                t = timed(lambda: fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n),
+                                                      i32(L))))
+                # owned cells per launch are all cells (the tiles cover the grid once)
+                row(f"march {label}", L, un, t)
+    for label, bx, by, oy in MARCH4:
+        for L in (64,):
+            for un in (1, 4):
+                fn = mod.get_function(f"march4<{bx},{by},{oy},{un}>")
+                grid = (-(-n // (4 * bx)), -(-n // oy), -(-n // L))
+                t = timed(lambda: fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n),
+                                                      i32(L))))
+                row(f"march4 {label}", L, un, t)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 512,
+         tuple(int(v) for v in sys.argv[2].split(",")) if len(sys.argv) > 2 else None)

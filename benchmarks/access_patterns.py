@@ -33,7 +33,8 @@ __device__ __forceinline__ void upd(const float (&v)[6], unsigned char m, float 
     for (int a = 0; a < 6; ++a) o[a] = 0.999f * v[a] + 0.001f * v[(a + 1) % 6] + 1e-7f * m;
 }
 
-extern "C" __global__ void flat(const float* fi,  const unsigned char* __restrict__ id, float* fo, long long stride, long long n) {
+extern "C" __global__ void flat(const float* fi, const unsigned char* __restrict__ id,
+                                float* fo, long long stride, long long n) {
     const F6 in{fi, stride};
     const W6 out{fo, stride};
     for (long long c = blockIdx.x * (long long)blockDim.x + threadIdx.x; c < n;
@@ -50,8 +51,9 @@ extern "C" __global__ void flat(const float* fi,  const unsigned char* __restric
 // a tile of BX x BY threads, owning OX x OY cells from thread (SX, BY - OY); with LD = 0
 // the threads outside the owned cells do not load either
 template <int BX, int BY, int OX, int OY, int SX, int LD, int UN>
-__global__ void __launch_bounds__(BX * BY) march(const float* fi,  const unsigned char* __restrict__ id,
-                                                 float* fo, long long stride, int nx, int ny, int nz, int L) {
+__global__ void __launch_bounds__(BX * BY)
+march(const float* fi, const unsigned char* __restrict__ id, float* fo, long long stride,
+      int nx, int ny, int nz, int L) {
     const F6 in{fi, stride};
     const W6 out{fo, stride};
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -79,8 +81,9 @@ __global__ void __launch_bounds__(BX * BY) march(const float* fi,  const unsigne
 
 // four cells along x per thread; the tile is 4 BX cells wide, all owned along x
 template <int BX, int BY, int OY, int UN>
-__global__ void __launch_bounds__(BX * BY) march4(const float* fi,  const unsigned char* __restrict__ id,
-                                                  float* fo, long long stride, int nx, int ny, int nz, int L) {
+__global__ void __launch_bounds__(BX * BY)
+march4(const float* fi, const unsigned char* __restrict__ id, float* fo, long long stride,
+       int nx, int ny, int nz, int L) {
     const F6 in{fi, stride};
     const W6 out{fo, stride};
     const int i = ((int)blockIdx.x * BX + (int)threadIdx.x) * 4;
@@ -142,8 +145,20 @@ def main(n: int = 512, only: tuple | None = None) -> None:
     names += [f"march<{','.join(map(str, b))},{u}>" for b in MARCH for u in (1, 4)]
     names += [f"march4<{b[1]},{b[2]},{b[3]},{u}>" for b in MARCH4 for u in (1, 4)]
     mod = cp.RawModule(code=SRC, options=("-std=c++17",), name_expressions=names)
+    i32 = np.int32
+    L = 64   # planes per z segment
+    sizes = (i32(n), i32(n), i32(n), i32(L))
+    if only is not None:   # one march pattern, three launches (for a profiler)
+        bx, by, ox, oy, sx, ld = only
+        fn = mod.get_function(f"march<{bx},{by},{ox},{oy},{sx},{ld},1>")
+        grid = (-(-n // ox), -(-n // oy), -(-n // L))
+        for _ in range(3):
+            fn(grid, (bx, by), (fin, ids, fout, st, *sizes))
+        cp.cuda.Device().synchronize()
+        return
 
     def timed(launch, reps=20) -> float:
+        """Seconds per call of launch() (after one untimed call)."""
         launch()
         cp.cuda.Device().synchronize()
         t0, t1 = cp.cuda.Event(), cp.cuda.Event()
@@ -154,50 +169,40 @@ def main(n: int = 512, only: tuple | None = None) -> None:
         t1.synchronize()
         return cp.cuda.get_elapsed_time(t0, t1) / 1e3 / reps
 
-    big = cp.zeros(cells * 6, dtype=cp.float32)
-    big2 = cp.empty_like(big)
-    copy_bw = 2 * big.nbytes / timed(lambda: cp.copyto(big2, big))
+    def kernel(name, grid, block, args):
+        fn = mod.get_function(name)
+        return lambda: fn(grid, block, args)
+
+    src = cp.zeros(cells * 6, dtype=cp.float32)
+    dst = cp.empty_like(src)
+    copy_bw = 2 * src.nbytes / timed(lambda: cp.copyto(dst, src))
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, N = {n}; "
           f"copy bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); 49 bytes per owned cell")
     print(f"{'pattern':34s} {'L':>4s} {'unroll':>6s} {'Gcells/s':>9s} {'GB/s':>6s} {'%copy':>6s}")
 
-    def row(label, L, un, t):
+    def row(label, un, t):
+        # the owned cells of a launch are the grid's cells: the tiles cover it once
         rate = cells / t
         print(f"{label:34s} {L:4d} {un:6d} {rate / 1e9:9.2f} {rate * 49 / 1e9:6.0f} "
               f"{100 * rate * 49 / copy_bw:6.1f}", flush=True)
 
-    i32 = np.int32
-    if only is not None:   # one march pattern, three launches (for a profiler)
-        bx, by, ox, oy, sx, ld = only
-        fn = mod.get_function(f"march<{bx},{by},{ox},{oy},{sx},{ld},1>")
-        grid = (-(-n // ox), -(-n // oy), -(-n // 64))
-        for _ in range(3):
-            fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n), i32(64)))
-        cp.cuda.Device().synchronize()
-        return
-    fn = mod.get_function("flat")
     sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     for blocks in (sm * 8, sm * 64, (cells + 255) // 256):
-        t = timed(lambda: fn((blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
-        row(f"flat 256 threads, {blocks} blocks", 0, 1, t)
+        t = timed(kernel("flat", (blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
+        row(f"flat 256 threads, {blocks} blocks", 1, t)
     for bx, by, ox, oy, sx, ld in MARCH:
         label = f"{bx}x{by} own {ox}x{oy} from {sx}" + ("" if ld else " owned loads")
-        for L in (64,):
-            for un in (1, 4):
-                fn = mod.get_function(f"march<{bx},{by},{ox},{oy},{sx},{ld},{un}>")
-                grid = (-(-n // ox), -(-n // oy), -(-n // L))
-                t = timed(lambda: fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n),
-                                                      i32(L))))
-                # owned cells per launch are all cells (the tiles cover the grid once)
-                row(f"march {label}", L, un, t)
+        for un in (1, 4):
+            grid = (-(-n // ox), -(-n // oy), -(-n // L))
+            t = timed(kernel(f"march<{bx},{by},{ox},{oy},{sx},{ld},{un}>", grid, (bx, by),
+                             (fin, ids, fout, st, *sizes)))
+            row(f"march {label}", un, t)
     for label, bx, by, oy in MARCH4:
-        for L in (64,):
-            for un in (1, 4):
-                fn = mod.get_function(f"march4<{bx},{by},{oy},{un}>")
-                grid = (-(-n // (4 * bx)), -(-n // oy), -(-n // L))
-                t = timed(lambda: fn(grid, (bx, by), (fin, ids, fout, st, i32(n), i32(n), i32(n),
-                                                      i32(L))))
-                row(f"march4 {label}", L, un, t)
+        for un in (1, 4):
+            grid = (-(-n // (4 * bx)), -(-n // oy), -(-n // L))
+            t = timed(kernel(f"march4<{bx},{by},{oy},{un}>", grid, (bx, by),
+                             (fin, ids, fout, st, *sizes)))
+            row(f"march4 {label}", un, t)
 
 
 if __name__ == "__main__":

@@ -165,7 +165,7 @@ def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
     boxes = st._slab_boxes()
     need = {"h": [(0, 5), (35, 40), (0, 41)], "e": [(0, 6), (35, 41), (0, 41)]}
     for kind in ("h", "e"):
-        for box, (lo, hi) in zip(boxes[kind], need[kind]):
+        for box, (lo, hi) in zip(boxes[kind], need[kind], strict=True):
             x0, x1 = box[0], box[0] + box[3]
             if pitch % sector:
                 assert (x0, x1) == (lo, hi)

@@ -180,29 +180,29 @@ def main(n: int = 512, only: tuple | None = None) -> None:
           f"copy bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); 49 bytes per owned cell")
     print(f"{'pattern':34s} {'L':>4s} {'unroll':>6s} {'Gcells/s':>9s} {'GB/s':>6s} {'%copy':>6s}")
 
-    def row(label, un, t):
+    def row(label, planes, un, t):
         # the owned cells of a launch are the grid's cells: the tiles cover it once
         rate = cells / t
-        print(f"{label:34s} {L:4d} {un:6d} {rate / 1e9:9.2f} {rate * 49 / 1e9:6.0f} "
+        print(f"{label:34s} {planes:4d} {un:6d} {rate / 1e9:9.2f} {rate * 49 / 1e9:6.0f} "
               f"{100 * rate * 49 / copy_bw:6.1f}", flush=True)
 
     sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     for blocks in (sm * 8, sm * 64, (cells + 255) // 256):
         t = timed(kernel("flat", (blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
-        row(f"flat 256 threads, {blocks} blocks", 1, t)
+        row(f"flat 256 threads, {blocks} blocks", 0, 1, t)
     for bx, by, ox, oy, sx, ld in MARCH:
         label = f"{bx}x{by} own {ox}x{oy} from {sx}" + ("" if ld else " owned loads")
         for un in (1, 4):
             grid = (-(-n // ox), -(-n // oy), -(-n // L))
             t = timed(kernel(f"march<{bx},{by},{ox},{oy},{sx},{ld},{un}>", grid, (bx, by),
                              (fin, ids, fout, st, *sizes)))
-            row(f"march {label}", un, t)
+            row(f"march {label}", L, un, t)
     for label, bx, by, oy in MARCH4:
         for un in (1, 4):
             grid = (-(-n // (4 * bx)), -(-n // oy), -(-n // L))
             t = timed(kernel(f"march4<{bx},{by},{oy},{un}>", grid, (bx, by),
                              (fin, ids, fout, st, *sizes)))
-            row(f"march4 {label}", un, t)
+            row(f"march4 {label}", L, un, t)
 
 
 if __name__ == "__main__":

@@ -84,15 +84,16 @@ class MarchStepper(CudaStepper):
         out: dict[str, list[tuple[int, ...]]] = {"h": [], "e": []}
         sector = max(1, 32 // self.field_dtype.itemsize)   # cells per 32-byte sector
         nx, px = self.shape[0], self.pitch[0]
+        aligned = px % sector == 0   # rows start on sector boundaries
         for entry in self._slabs:
             a, L = entry["slab"].axis, entry["slab"].cells
             hs, es = entry["h"]["start"], entry["e"]["start"]
             for kind, lo, hi in (("h", hs, hs + L), ("e", min(es, hs), max(es + L, hs + L + 1))):
-                if a == 0 and px % sector == 0:
+                if a == 0 and aligned:
                     lo, hi = lo - lo % sector, min(nx, -(-hi // sector) * sector)
                 org, ext = [0, 0, 0], list(self.shape)
                 org[a], ext[a] = lo, min(hi - lo, self.shape[a])
-                if org[0] + ext[0] == nx and px % sector == 0:   # through the padding
+                if org[0] + ext[0] == nx and aligned:   # through the padding
                     ext[0] = px - org[0]
                 if ext[0] * ext[1] >= 2**31 or ext[2] >= 2**16:
                     from ...exceptions import SetupError

@@ -77,6 +77,33 @@ def test_launch_grid_covers_the_grid_with_owned_cells():
     assert grid == (-(-100 // 26), -(-50 // 10), 3)
 
 
+def test_fused_aligned_tiles_own_every_column_of_the_tile(monkeypatch):
+    """3D 'fused' over the grid (no CPML terms in the pass): tiles of BX columns that own all
+    of them, in one-dimensional blocks of the tile's threads and one extra warp; a pass with
+    the CPML terms (boxes, or the layers in the pass), 16-bit storage and
+    $YEEFDTD_FUSED=overlap run the tiles that overlap by one cell on each side."""
+    v = make_variant("fused")
+    v.mode = "3d"
+    cfg = (1, 64, 7, 32)
+    grid, block, zlen = v.launch(cfg, (513, 100, 70))
+    assert block == (64 * 7 + 32, 1, 1) and zlen == 32
+    assert grid == (-(-513 // 64), -(-100 // 5), 3)
+    assert v.owned(cfg) == [64, 5] and v.threads(cfg) == 480
+    assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").endswith(", 0, 1>")
+    tag = v.tuning_tag()
+    for kind in ("pml", "half", "env"):
+        pml = 5 if kind == "pml" else 0
+        v.half = kind == "half"
+        if kind == "env":
+            monkeypatch.setenv("YEEFDTD_FUSED", "overlap")
+        grid, block, _ = v.launch(cfg, (513, 100, 70), pml)
+        assert block == (64, 7, 1) and grid[0] == -(-513 // 62)
+        assert v.owned(cfg, pml) == [62, 5] and v.threads(cfg, pml) == 448
+        assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true", pml) \
+            .endswith(f", {pml}, 0>")
+    assert v.tuning_tag() != tag   # the tuner's choices are kept per kind of tile
+
+
 @pytest.mark.parametrize("rows, n, shape", [(5, 6, (30, 20, 10)), (300, 6, (30, 20, 10)),
                                             (70000, 3, (40, 30, 1)), (2, 3, (8, 8, 1))])
 def test_cell_ids_rebuild_every_component_id(rows, n, shape):
@@ -104,10 +131,13 @@ def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypa
     cfg = (1, 32, 8, 64)
     assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3f<")
     sp = 34 * 10
-    stage = -(-(6 * sp * 4 + 256 * 4 + 4) // 16) * 16
-    assert v.shared_bytes(cfg, "float", "float") == v.STAGES_3D * stage + 6 * sp * 4
-    assert v.shared_bytes(cfg, "float", "half_t") == v.shared_bytes(cfg, "float", "float")
-    assert v.shared_bytes(cfg, "double", "double") > v.shared_bytes(cfg, "float", "float")
+    for threads, env in ((256 + 32, None), (256, "overlap")):
+        if env:
+            monkeypatch.setenv("YEEFDTD_FUSED", env)
+        stage = -(-(6 * sp * 4 + threads * 4 + 4) // 16) * 16
+        assert v.shared_bytes(cfg, "float", "float") == v.STAGES_3D * stage + 6 * sp * 4
+        assert v.shared_bytes(cfg, "float", "half_t") == v.shared_bytes(cfg, "float", "float")
+        assert v.shared_bytes(cfg, "double", "double") > v.shared_bytes(cfg, "float", "float")
     monkeypatch.setenv("YEEFDTD_FUSED", "block")
     assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3<")
     assert v.shared_bytes(cfg, "float", "float") == 0
@@ -176,10 +206,20 @@ def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
             assert hi - lo < x1 - x0 < hi - lo + 2 * sector or x1 == pitch
 
 
-def test_fused_pads_rows_only_with_x_layers():
+def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
+    """Rows start on 32-byte sectors (16 cells) where the aligned tiles of march3f run
+    (32- and 64-bit storage) or slab3 has x boxes; 16-bit storage without x layers, the
+    overlapping tiles without x layers and 'temporal' keep them unpadded."""
     v = make_variant("fused")
     v.mode = "3d"
-    assert v.pitches((513, 513, 513)) == (513, 513)
+    assert v.aligned and v.pitches((513, 513, 513)) == (528, 513)
+    v.half = True
+    assert not v.aligned and v.pitches((513, 513, 513)) == (513, 513)
+    v.x_layers = True
+    assert v.pitches((513, 513, 513)) == (528, 513)
+    monkeypatch.setenv("YEEFDTD_FUSED", "overlap")
+    v.half, v.x_layers = False, False
+    assert not v.aligned and v.pitches((513, 513, 513)) == (513, 513)
     v.x_layers = True
     assert v.pitches((513, 513, 513)) == (528, 513)
     t = make_variant("temporal")

@@ -318,10 +318,10 @@ class MarchStepper(CudaStepper):
         key = (cfg, box)
         if key not in self._pass_kernels:
             v = self.variant
-            grid, block, seg = v.launch(cfg, self.shape if box is None else box[1])
             mask = self.pass_mask() if box is None else self.layer_mask()
+            grid, block, seg = v.launch(cfg, self.shape if box is None else box[1], mask)
             fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
-            smem = v.shared_bytes(cfg, *self._tparams[1].split(", "))   # march3f only
+            smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             if smem > 48 * 1024:
                 fn.max_dynamic_shared_size_bytes = smem
             self._pass_kernels[key] = (fn, grid, block, seg, smem)
@@ -465,12 +465,13 @@ class MarchStepper(CudaStepper):
         cfg = self.configs["pass"]
         fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.pass_mask()))
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        threads = self.variant.threads(cfg)
+        threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs
         per_warp = _ceil(max(regs, 1) * 32, 256) * 256
         warps = _ceil(threads, 32)
         by_regs = props["regsPerMultiprocessor"] // (per_warp * warps)
-        smem = fn.shared_size_bytes + self.variant.shared_bytes(cfg, *self._tparams[1].split(", "))
+        smem = fn.shared_size_bytes + self.variant.shared_bytes(
+            cfg, *self._tparams[1].split(", "), self.pass_mask())
         by_smem = props["sharedMemPerMultiprocessor"] // max(smem + 1024, 1)
         by_threads = props["maxThreadsPerMultiProcessor"] // threads
         blocks = max(0, min(by_regs, by_smem, by_threads, 32))
@@ -493,7 +494,8 @@ class MarchStepper(CudaStepper):
                     for o, e, a in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
-            out["tile"] = {"threads": [cfg[1], cfg[2]], "owned_cells": v.owned(cfg),
+            out["tile"] = {"threads": [cfg[1], cfg[2]],
+                           "owned_cells": v.owned(cfg, self.pass_mask()),
                            "z_segment": seg}
         else:
             out["tile"] = {"cells_per_lane": cfg[1], "warps_per_block": cfg[2],

@@ -363,7 +363,7 @@ class CudaStepper(Stepper):
         for role in self.roles:
             candidates = self.variant.configs(role, self.shape)
             key = "|".join([device, kernel_version(), " ".join(compile_options()),
-                            self.variant.name,
+                            self.variant.name, self.variant.tuning_tag(),
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
                             role, self.storage.name, str(self.id_dtype),
                             f"pml={self._pml_key()}",

@@ -40,6 +40,11 @@ class Variant:
     #: set by the stepper: the grid's mode ('3d', 'tmz', 'tez')
     mode = "3d"
 
+    def tuning_tag(self) -> str:
+        """What else picks the kernels this variant runs (the tuning cache keeps its
+        choices per tag): nothing, unless a variant says otherwise."""
+        return ""
+
     @property
     def align(self) -> int:
         """x bounds of launch boxes and row pitches are multiples of this many cells."""
@@ -292,18 +297,18 @@ class March(Variant):
     x_layers = False
 
     def pitches(self, shape):
-        """3D 'fused' with CPML layers on x faces: rows padded to a multiple of 16 cells, so
-        that slab3's x boxes write whole 32-byte sectors (see MarchStepper._slab_boxes).
-        Measured on an H100 (512 float32: rows of 513 cells): dipole-cpml 28.3 Gcells/s
-        against 27.8 unpadded. The pass itself ran slower on padded rows (pec-box 39.7
-        against 41.4, with the padding written as zeros so that no sector is left part-
-        written; 39.5 without), so every other case keeps its rows unpadded."""
-        if self.mode == "3d" and self.staged and self.x_layers:
+        """3D 'fused': rows padded to a multiple of 16 cells, so that they start on 32-byte
+        sector boundaries: the aligned tiles of march3f write whole sectors only there, and
+        so do slab3's x boxes (see MarchStepper._slab_boxes). The overlapping tiles
+        ($YEEFDTD_FUSED=overlap) ran slower on padded rows (H100, pec-box 512: 39.7
+        Gcells/s against 41.4), so they keep them unpadded unless the grid has x layers
+        (dipole-cpml: 28.3 against 27.8, from slab3)."""
+        if self.mode == "3d" and self.staged and (self.x_layers or self.aligned):
             return _ceil(shape[0], 16) * 16, shape[1]
         return super().pitches(shape)
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis
-    TILES = ((32, 16), (32, 8), (64, 8), (64, 4))
+    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7))
     #: 2D: steps per pass, cells per lane along x and warps per block tried. Measured on an
     #: H200 (tmz-2d 8192 float32, y segments of 128): NT 4 with V 4 fastest (276 Gcells/s,
     #: 168 registers), V 2 229, NT 3 241-249, NT 5 195-242, NT 6 and 8 slower (the overlap
@@ -337,7 +342,35 @@ class March(Variant):
         return self.mode == "3d" and self.name == "fused" and \
             os.environ.get("YEEFDTD_FUSED") != "block"
 
-    def shared_bytes(self, cfg, T: str, S: str) -> int:
+    @property
+    def aligned(self) -> bool:
+        """Whether march3f's tiles over the grid own whole 32-byte sectors along x (AL in
+        march.cu: no overlap along x, an extra warp for the column behind the tile and the
+        one ahead): 32- and 64-bit storage only. Measured on an H100 (512, 300 steps):
+        float32 dipole-cpml 29.0 Gcells/s against 28.2 for the tiles that overlap by one
+        cell on each side, pec-box 40.9-41.8 against 41.3; float16 pec-box 44.1 against
+        50.0 (the halo columns cost as many L2 requests as in float32, the rows half the
+        sectors). $YEEFDTD_FUSED=overlap picks the overlapping tiles, for comparison."""
+        import os
+
+        return self.staged and not self.half and os.environ.get("YEEFDTD_FUSED") != "overlap"
+
+    def tuning_tag(self) -> str:
+        """The 3D kernel the passes run ('fused': march3f, its tiles and stages; the
+        environment variables above pick others, for comparison) and where the CPML is."""
+        import os
+
+        if self.mode != "3d":
+            return ""
+        kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
+        return f"{kind} stages={self.stages} cpml={os.environ.get('YEEFDTD_CPML', '')}"
+
+    def aligned_for(self, pml: int) -> bool:
+        """Whether a pass with the CPML terms of ``pml`` runs aligned tiles (only passes
+        without them do: the pass over the grid when the layers are beside it)."""
+        return self.aligned and not pml
+
+    def shared_bytes(self, cfg, T: str, S: str, pml: int = 0) -> int:
         """Dynamic shared memory of a march3f pass (M3f in march.cu): the stages, each six
         fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
         word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
@@ -348,13 +381,14 @@ class March(Variant):
         size = {"float": 4, "double": 8}
         sp = (a + 2) * (b + 2)
         slot = 4 if S == "half_t" else size[S]
-        stage = _ceil(6 * sp * slot + a * b * 4 + 4, 16) * 16
+        stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
 
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
         nt, a, b = cfg[:3]
         if mode == "3d" and self.staged:
-            return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}>"
+            al = int(self.aligned_for(pml))
+            return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d":
             return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
         te = "true" if mode == "tez" else "false"
@@ -390,8 +424,10 @@ class March(Variant):
         """What a launch shape holds, for messages: the tile's fields and the segment's."""
         return ("steps,BX,BY", "z-planes") if self.mode == "3d" else ("steps,V,warps", "y-rows")
 
-    def launch(self, cfg, shape):
-        """(grid, block, planes or rows per segment) of a pass with launch shape ``cfg``."""
+    def launch(self, cfg, shape, pml: int = 0):
+        """(grid, block, planes or rows per segment) of a pass with launch shape ``cfg`` (and
+        the CPML terms of ``pml``). Aligned tiles run in one-dimensional blocks (the tile's
+        threads, then the extra warp)."""
         nt, a, b, seg = cfg
         nx, ny, nz = shape
         if self.mode != "3d":
@@ -399,16 +435,21 @@ class March(Variant):
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
-        return (_ceil(nx, a - 2 * nt), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), \
-            (a, b, 1), seg
+        ox = self.owned(cfg, pml)[0]
+        block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else (a, b, 1)
+        return (_ceil(nx, ox), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), block, seg
 
-    def threads(self, cfg) -> int:
-        return cfg[1] * cfg[2] if self.mode == "3d" else 32 * cfg[2]
+    def threads(self, cfg, pml: int = 0) -> int:
+        if self.mode != "3d":
+            return 32 * cfg[2]
+        return cfg[1] * cfg[2] + (32 if self.aligned_for(pml) else 0)
 
-    def owned(self, cfg) -> list[int]:
+    def owned(self, cfg, pml: int = 0) -> list[int]:
         """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x)."""
         nt, a, b = cfg[:3]
-        return [a - 2 * nt, b - 2 * nt] if self.mode == "3d" else [32 * a - 2 * nt]
+        if self.mode != "3d":
+            return [32 * a - 2 * nt]
+        return [a if self.aligned_for(pml) else a - 2 * nt, b - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):
         """Each field read and written once per pass, and one id per cell."""

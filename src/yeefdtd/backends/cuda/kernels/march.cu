@@ -478,7 +478,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   visible, and ends every read of the stage and the H buffer that this iteration
 //   overwrites.
 // Neighbouring blocks: halo recomputation with double buffering, as in march3 (NT = 1: one
-// cell of overlap on each side along x and y, one plane along z).
+// cell of overlap on each side along x and y, one plane along z; the aligned tiles below
+// recompute along x only H at the column behind the tile).
 // Measured on an H100 (512^3 float32, 300-1000 steps), after the local-memory mend above
 // (sources3, probes3), which took march3 on pec-box from 26.3 to 37.6 Gcells/s (32 x 8):
 // pec-box 41.5 (64 x 8, 2 blocks per SM) against march3's 41.1; 32 x 8 (5 stages) 34.8.
@@ -529,14 +530,38 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // Compute: a warp that writes part of a 32-byte sector makes the L2 read it from DRAM to
 // merge it (DRAM reads 5.8 GB against 3.4, writes 3.8 against 3.2). This kernel, with that
 // overlap, ran at 41.4 in the same session (DRAM reads 3.75 GB, writes 3.26; 3.20 ms
-// against the pattern's 2.38 without overlap). Next: tiles whose warps own whole sectors
-// (no overlap along x: the H column behind the tile computed by an extra warp, the E
-// column ahead copied into the stage's padding), rows padded to whole sectors.
-// Nsight Compute on the first of these: DRAM 64% of its peak (2.14 TB/s), reads 3.77 GB
-// against 3.36 ideal, all of the excess from L2 read misses (write misses: 6 thousand
-// sectors, so not partial-sector fills); 61% L2 hits; 41% of issue slots busy with 8 warps
-// per scheduler (occupancy 50%: 64 registers and 87 kB of shared memory per block), 19.3
-// cycles between a warp's instructions, a third of them waiting on the MIO queue.
+// against the pattern's 2.38 without overlap).
+// Nsight Compute on the overlapping tiles (pec-box, 64 x 8): DRAM 64% of its peak (2.14
+// TB/s), reads 3.77 GB against 3.36 ideal, all of the excess from L2 read misses (write
+// misses: 6 thousand sectors, so not partial-sector fills); 61% L2 hits; 41% of issue
+// slots busy with 8 warps per scheduler (occupancy 50%: 64 registers and 87 kB of shared
+// memory per block), 19.3 cycles between a warp's instructions, a third of them waiting
+// on the MIO queue.
+//
+// Aligned tiles (AL = 1, the default for 32- and 64-bit storage over the grid): the tile's
+// BX x BY threads own every column from a multiple of BX (rows padded to 16 cells, so
+// that each warp's row starts on a sector), and one more warp serves the x halo: its
+// lanes 0 .. BY - 1 act as a column at tx = -1 (they copy Ex, Ey, Ez, Hy, Hz and the id
+// there into the stage's padding and update H there, which E at the tile's first column
+// reads), lanes 16 .. 16 + BY - 1 as a column at tx = BX (they copy Ey and Ez, which H at
+// the last column reads). The y overlap stays (one row on each side). No sector is then
+// part-written, but the pass did not get the access pattern's 55 Gcells/s: H100, 512
+// float32, 1000 steps, tuned (32 x 8, z segments of 64, 3 blocks of 9 warps per SM):
+// pec-box 42.2 Gcells/s against 41.3 overlapping, dipole-cpml 29.6 against 28.2 (300
+// steps: 64 x 7 pec-box 40.9-41.8, dipole-cpml 29.0; 64 x 8 31.4: 544 threads fit 56
+// registers, with spills). float16 pec-box (300 steps, 64 x 7): 44.1 against 50.0
+// overlapping, so 16-bit storage keeps the overlapping tiles. Nsight Compute (pec-box,
+// one pass): what bounds every tile shape tried is the L2, not DRAM: the L2's throughput
+// is that of the link between its two halves (lts__ltcfabric2ltc_cycles_active), 87%
+// aligned 32 x 8 (3.18 ms), 80% aligned 64 x 7 (3.20 ms), 73% overlapping 64 x 8 (3.25
+// ms) and 73% for the access pattern above (64 x 8 owning 64 x 6, 2.42 ms). What differs
+// is the number of L2 requests: the pattern 54 million a pass (205 million sectors), the
+// pass 131 million overlapping, 162 million aligned 32 x 8, 135 million aligned 64 x 7
+// (296 million sectors): each halo value costs a request for its row (a sector for 4
+// bytes), and the halo columns take a third of the aligned tiles' requests. Next: fewer
+// requests per owned cell (taller tiles with several rows per thread, which the 64
+// registers of 2-3 blocks per SM do not leave room for today; the halo shared between the
+// blocks of a cluster through distributed shared memory instead of loaded twice).
 // A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
 // that holds it and picked out when read.
 template <typename X, bool BIG = (sizeof(X) >= 4)>
@@ -582,18 +607,19 @@ __device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0
 // Shared memory of march3f (dynamic; the host asks for march3f_smem bytes): STAGES stages
 // of [six fields][padded tile] | [ids by thread] | flags word, then two H buffers
 // [buffer][component][padded tile] of T.
-template <typename T, typename S, typename ID, int BX, int BY, int STAGES>
+template <typename T, typename S, typename ID, int BX, int BY, int STAGES, int AL>
 struct M3f {
     static constexpr int SW = BX + 2, SP = SW * (BY + 2);
     static constexpr int FIELDS = 6 * SP * (int)sizeof(typename Slot<S>::type);
-    static constexpr int IDS = BX * BY * (int)sizeof(typename Slot<ID>::type);
+    static constexpr int IDS = (BX * BY + 32 * AL) * (int)sizeof(typename Slot<ID>::type);
     static constexpr int STAGE = (FIELDS + IDS + 4 + 15) / 16 * 16;
     static constexpr int HBUF = 2 * 3 * SP * (int)sizeof(T);
     static constexpr int BYTES = STAGES * STAGE + HBUF;
 };
 
-template <typename T, typename S, typename ID, bool CT, int BX, int BY, int STAGES, int PML>
-__global__ void __launch_bounds__(BX * BY, MARCH_MINB)
+template <typename T, typename S, typename ID, bool CT, int BX, int BY, int STAGES, int PML,
+          int AL>
+__global__ void __launch_bounds__(BX * BY + 32 * AL, MARCH_MINB)
 march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
         S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
@@ -601,25 +627,39 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px,
         int py, int smem, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz, int src,
         long long n0) {
-    typedef M3f<T, S, ID, BX, BY, STAGES> L;
+    typedef M3f<T, S, ID, BX, BY, STAGES, AL> L;
     typedef typename Slot<S>::type SS;
     typedef typename Slot<ID>::type SI;
     constexpr int SW = L::SW, SP = L::SP, D = STAGES - 1;
     static_assert(STAGES >= 3, "march3f needs at least two planes in flight");
+    static_assert(!AL || (BY <= 16 && PML == 0), "aligned tiles: BY <= 16, no CPML terms");
     extern __shared__ __align__(16) unsigned char m3f_sh[];
     if (smem < L::BYTES) __trap();   // the host asked for too little shared memory
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+    // AL: a 1D block, BX x BY tile threads then one warp whose lanes 0 .. BY - 1 take the
+    // column behind the tile (tx = -1: loads, H) and lanes 16 .. 16 + BY - 1 the column
+    // ahead (tx = BX: loads of E only); its other lanes idle
+    const int tid = AL ? (int)threadIdx.x : (int)threadIdx.y * BX + (int)threadIdx.x;
+    const bool xtra = AL && tid >= BX * BY;
+    const int lane = tid - BX * BY;
+    const bool ahead = xtra && lane >= 16;
+    const int tx = !AL ? (int)threadIdx.x : !xtra ? tid % BX : ahead ? BX : -1;
+    const int ty = !AL ? (int)threadIdx.y : !xtra ? tid / BX : ahead ? lane - 16 : lane;
+    const bool idle = xtra && ty >= BY;
     const int me = (ty + 1) * SW + tx + 1;
-    const int gi = ox + (int)blockIdx.x * (BX - 2) + tx - 1;
+    const int gi = AL ? (int)blockIdx.x * BX + tx : ox + (int)blockIdx.x * (BX - 2) + tx - 1;
     const int gj = oy + (int)blockIdx.y * (BY - 2) + ty - 1;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
-    const bool own_xy = tx >= 1 && tx < BX - 1 && ty >= 1 && ty < BY - 1 && gi - ox < bnx &&
-                        gj - oy < bny;
+    const bool tile_x = AL ? !xtra : tx >= 1 && tx < BX - 1;   // the x of an owned cell
+    const bool own_xy = tile_x && ty >= 1 && ty < BY - 1 && gi - ox < bnx && gj - oy < bny;
     // the row's padding (cells nx .. px - 1) of a pass over the grid: zeros are written
     // there, so that the last 32-byte sector of each row is written whole (a part-written
     // sector costs the L2 a read from DRAM to merge it)
-    const bool pad_xy = ox == 0 && bnx == nx && gi >= nx && gi < px && tx >= 1 &&
-                        tx < BX - 1 && ty >= 1 && ty < BY - 1 && gj - oy < bny;
+    const bool pad_xy = ox == 0 && bnx == nx && gi >= nx && gi < px && tile_x &&
+                        ty >= 1 && ty < BY - 1 && gj - oy < bny;
+    // AL: what this thread loads (the tile's threads past the cell after the row's last
+    // read nothing: no owned cell reads their slots) and whether it updates H
+    const bool ld = !AL || (!idle && gi <= nx);
+    const bool do_h = !ahead && !idle;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
@@ -640,9 +680,16 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             const int pw = wrap_any(p, nz);
             const idx_t c = column + plane * pw;
             unsigned char* st = stage(p);
+            if (ld) {
+                // the column behind needs no Hx (E at the tile's first column reads Hy and
+                // Hz there), the column ahead only Ey and Ez (H at the last column): each
+                // value there costs an L2 request for its row
 #pragma unroll
-            for (int a = 0; a < 6; ++a) cp_elem<S>(sf(st, a) + me, fld[a] + c);
-            cp_elem<ID>(sid(st) + tid, cid + c);
+                for (int a = 0; a < 6; ++a)
+                    if (!xtra || (ahead ? a == 1 || a == 2 : a != 3))
+                        cp_elem<S>(sf(st, a) + me, fld[a] + c);
+                if (!ahead) cp_elem<ID>(sid(st) + tid, cid + c);
+            }
             if (tid == 0) cp_elem<unsigned char>(sfl(st), c_events.plane_flags + pw);
         }
         cp_commit();   // every iteration commits one group, empty or not
@@ -666,13 +713,16 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         const int kw = wrap_any(s, nz);
         const idx_t c = column + plane * kw;
         const int flags = (int)rd_elem<unsigned char>(sfl(st), c_events.plane_flags + kw);
-        const unsigned mcur = (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) | ((unsigned)flags << 16);
-        if (s == first_p) {
+        // (a thread that loads nothing takes id 0: its stage slots hold no id of this plane,
+        // and a stale one could index past the end of the coefficients' table)
+        const unsigned mid = ld ? (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) : 0u;
+        const unsigned mcur = mid | ((unsigned)flags << 16);
+        if (s == first_p && ld) {
 #pragma unroll
             for (int a = 0; a < 3; ++a) e0[a] = Conv<T, S>::widen(rd_elem<S>(sf(st, a) + me, fld[a] + c));
         }
         T h[3] = {T(0), T(0), T(0)}, en[3] = {T(0), T(0), T(0)};
-        if (s < z1) {
+        if (s < z1 && do_h) {
             // ---- H at plane s, from old E at planes s (neighbours from the stage), s + 1
             unsigned char* sn = stage(s + 1);
             const idx_t cn = column + plane * wrap_any(s + 1, nz);
@@ -708,7 +758,7 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 storef<T, S, 1>(hz1, cp, Pack<T, 1>{{T(0)}});
             }
         }
-        if (s > z0) {
+        if (s > z0 && !xtra) {
             // ---- E at plane s - 1 (z0 .. z1 - 1), from new H at planes s - 1 (neighbours
             // from the buffer written last iteration) and s - 2
             const int k = s - 1, kwe = wrap_any(k, nz);

@@ -656,10 +656,26 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     // sector costs the L2 a read from DRAM to merge it)
     const bool pad_xy = ox == 0 && bnx == nx && gi >= nx && gi < px && tile_x &&
                         ty >= 1 && ty < BY - 1 && gj - oy < bny;
-    // AL: what this thread loads (the tile's threads past the cell after the row's last
-    // read nothing: no owned cell reads their slots) and whether it updates H
-    const bool ld = !AL || (!idle && gi <= nx);
-    const bool do_h = !ahead && !idle;
+    // The halo's roles: a thread one cell behind the owned cells along x or y updates only
+    // H (E at its cell is nobody's), one ahead of them only holds E for the H before it.
+    // What it copies into the stage (bits 0 .. 5: Ex .. Hz, bit 6: the id): behind along x
+    // no Hx (E at the first owned column reads Hy and Hz there), behind along y no Hy;
+    // ahead along x Ey and Ez, along y Ex and Ez (what H before it reads), at the corner
+    // ahead of both nothing. Each value there costs an L2 request for its row, and L2
+    // requests bound this kernel (see above). Along x, only the aligned tiles' extra warp
+    // copies less: the overlapping tiles' halo columns are lanes of warps that read their
+    // rows' sectors anyway (a mask per lane took their loop from 327 to 368 instructions).
+    // AL: the tile's threads past the cell after the row's last copy nothing either (no
+    // owned cell reads their slots).
+    const bool bx = AL ? xtra && !ahead : tx == 0, ax = AL ? ahead : tx == BX - 1;
+    const bool by = ty == 0, ay = ty == BY - 1;
+    const bool cx = AL && bx, dx = AL && ax;   // the x roles that copy less
+    unsigned want = (dx || ay) ? (dx && ay ? 0u : dx ? 0x6u : 0x5u)
+                               : 0x7fu & ~(cx ? 1u << 3 : 0u) & ~(by ? 1u << 4 : 0u);
+    if (AL && (idle || gi > nx)) want = 0u;
+    // the padding's threads compute (from whatever their slots hold, id 0) to write zeros
+    const bool do_h = (want != 0u && !ax && !ay) || pad_xy;
+    const bool do_e = (do_h && !bx && !by) || pad_xy;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const idx_t column = (idx_t)i + (idx_t)px * j;
@@ -680,16 +696,10 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             const int pw = wrap_any(p, nz);
             const idx_t c = column + plane * pw;
             unsigned char* st = stage(p);
-            if (ld) {
-                // the column behind needs no Hx (E at the tile's first column reads Hy and
-                // Hz there), the column ahead only Ey and Ez (H at the last column): each
-                // value there costs an L2 request for its row
 #pragma unroll
-                for (int a = 0; a < 6; ++a)
-                    if (!xtra || (ahead ? a == 1 || a == 2 : a != 3))
-                        cp_elem<S>(sf(st, a) + me, fld[a] + c);
-                if (!ahead) cp_elem<ID>(sid(st) + tid, cid + c);
-            }
+            for (int a = 0; a < 6; ++a)
+                if (want >> a & 1u) cp_elem<S>(sf(st, a) + me, fld[a] + c);
+            if (want & 64u) cp_elem<ID>(sid(st) + tid, cid + c);
             if (tid == 0) cp_elem<unsigned char>(sfl(st), c_events.plane_flags + pw);
         }
         cp_commit();   // every iteration commits one group, empty or not
@@ -715,9 +725,9 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         const int flags = (int)rd_elem<unsigned char>(sfl(st), c_events.plane_flags + kw);
         // (a thread that loads nothing takes id 0: its stage slots hold no id of this plane,
         // and a stale one could index past the end of the coefficients' table)
-        const unsigned mid = ld ? (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) : 0u;
+        const unsigned mid = (want & 64u) ? (unsigned)rd_elem<ID>(sid(st) + tid, cid + c) : 0u;
         const unsigned mcur = mid | ((unsigned)flags << 16);
-        if (s == first_p && ld) {
+        if (s == first_p && do_h) {
 #pragma unroll
             for (int a = 0; a < 3; ++a) e0[a] = Conv<T, S>::widen(rd_elem<S>(sf(st, a) + me, fld[a] + c));
         }
@@ -758,7 +768,7 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 storef<T, S, 1>(hz1, cp, Pack<T, 1>{{T(0)}});
             }
         }
-        if (s > z0 && !xtra) {
+        if (s > z0 && do_e) {
             // ---- E at plane s - 1 (z0 .. z1 - 1), from new H at planes s - 1 (neighbours
             // from the buffer written last iteration) and s - 2
             const int k = s - 1, kwe = wrap_any(k, nz);

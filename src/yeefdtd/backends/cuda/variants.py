@@ -346,11 +346,13 @@ class March(Variant):
     def aligned(self) -> bool:
         """Whether march3f's tiles over the grid own whole 32-byte sectors along x (AL in
         march.cu: no overlap along x, an extra warp for the column behind the tile and the
-        one ahead): 32- and 64-bit storage only. Measured on an H100 (512, 300 steps):
-        float32 dipole-cpml 29.0 Gcells/s against 28.2 for the tiles that overlap by one
-        cell on each side, pec-box 40.9-41.8 against 41.3; float16 pec-box 44.1 against
-        50.0 (the halo columns cost as many L2 requests as in float32, the rows half the
-        sectors). $YEEFDTD_FUSED=overlap picks the overlapping tiles, for comparison."""
+        one ahead): 32- and 64-bit storage only. Measured on an H100 (512, 300 steps, 64 x
+        7, before the halo's threads were lightened): float32 dipole-cpml 29.0 Gcells/s
+        against 28.2 for the tiles that overlap by one cell on each side, pec-box 40.9-41.8
+        against 41.3; float16 pec-box 44.1 against 50.0 (the halo columns cost as many L2
+        requests as in float32, the rows half the sectors). Since (1000 steps, tuned): float32
+        dipole-cpml 30.7, pec-box 44.1. $YEEFDTD_FUSED=overlap picks the overlapping tiles,
+        for comparison."""
         import os
 
         return self.staged and not self.half and os.environ.get("YEEFDTD_FUSED") != "overlap"

@@ -215,6 +215,9 @@ def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     assert v.aligned and v.pitches((513, 513, 513)) == (528, 513)
     v.half = True
     assert not v.aligned and v.pitches((513, 513, 513)) == (513, 513)
+    monkeypatch.setenv("YEEFDTD_FUSED", "aligned")
+    assert v.aligned and v.pitches((513, 513, 513)) == (528, 513)
+    monkeypatch.delenv("YEEFDTD_FUSED")
     v.x_layers = True
     assert v.pitches((513, 513, 513)) == (528, 513)
     monkeypatch.setenv("YEEFDTD_FUSED", "overlap")

@@ -351,11 +351,14 @@ class March(Variant):
         against 28.2 for the tiles that overlap by one cell on each side, pec-box 40.9-41.8
         against 41.3; float16 pec-box 44.1 against 50.0 (the halo columns cost as many L2
         requests as in float32, the rows half the sectors). Since (1000 steps, tuned): float32
-        dipole-cpml 30.7, pec-box 44.1. $YEEFDTD_FUSED=overlap picks the overlapping tiles,
-        for comparison."""
+        dipole-cpml 30.7, pec-box 44.1; float16 (300 steps) still slower aligned, pec-box
+        48.5 (32 x 8) against 49.5 overlapping (64 x 8), dipole-cpml 33.7 against 33.9.
+        $YEEFDTD_FUSED=overlap picks the overlapping tiles, =aligned the aligned ones for
+        16-bit storage too, for comparison."""
         import os
 
-        return self.staged and not self.half and os.environ.get("YEEFDTD_FUSED") != "overlap"
+        env = os.environ.get("YEEFDTD_FUSED")
+        return self.staged and env != "overlap" and (not self.half or env == "aligned")
 
     def tuning_tag(self) -> str:
         """The 3D kernel the passes run ('fused': march3f, its tiles and stages; the

@@ -281,6 +281,19 @@ def test_parity_float16_march(variant, mode, case):
     _check16(mode, case, variant=variant)
 
 
+@pytest.mark.parametrize("case", [0, 1])
+def test_parity_float16_fused_aligned_tiles(case, monkeypatch):
+    """$YEEFDTD_FUSED=aligned runs 3D 'fused' with float16 storage on the aligned tiles too
+    (float16 runs the overlapping ones by default): the same bounds as every float16 kernel."""
+    from yeefdtd.backends.cuda.variants import make_variant
+
+    monkeypatch.setenv("YEEFDTD_FUSED", "aligned")
+    v = make_variant("fused")
+    v.mode, v.half = "3d", True
+    assert v.aligned
+    _check16("3d", case, variant="fused")
+
+
 def _indexed_3d_shapes16():
     from yeefdtd.backends.cuda.variants import make_variant
 

@@ -270,10 +270,14 @@ class MarchStepper(CudaStepper):
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
         names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
         if self.cpml_mode == "slabs":
-            names += [f"slab3<{T}, {S}, {ID}, {CT}, {half}>" for half in (0, 1)]
+            names += [self._slab3(half) for half in (0, 1)]
         names += [self.variant.kernel("pass", c, *self._tparams, self.layer_mask())
                   for c in self._box_configs()]
         return list(dict.fromkeys(names))
+
+    def _slab3(self, half: int) -> str:
+        """The slab3 instance of half step ``half`` (1: H, 0: E) for this stepper's types."""
+        return f"slab3<{self._tparams[1]}, {self._tparams[2]}, {self._tparams[3]}, {half}>"
 
     def _upload_table(self) -> None:
         if self.const_table:   # the combinations' table (see _cell_table)
@@ -362,15 +366,13 @@ class MarchStepper(CudaStepper):
         if not self._boxes["h"]:
             return []
         if src not in self._slab_plan:
-            T, S = self._tparams[1].split(", ")
-            ID, CT = self._tparams[2], self._tparams[3]
             nx, ny, nz = self.shape
             px, py = self.pitch
             common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px),
                       _i32(py))
             plan = []
             for half, kind in ((1, "h"), (0, "e")):
-                fn = self._fn(f"slab3<{T}, {S}, {ID}, {CT}, {half}>")
+                fn = self._fn(self._slab3(half))
                 hin = f if half else g
                 fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
                           *[g[c] for c in (("hx", "hy", "hz") if half else ("ex", "ey", "ez"))])

@@ -440,9 +440,9 @@ class March(Variant):
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
-        ox = self.owned(cfg, pml)[0]
+        ox, oy = self.owned(cfg, pml)
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else (a, b, 1)
-        return (_ceil(nx, ox), _ceil(ny, b - 2 * nt), _ceil(nz, seg)), block, seg
+        return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
 
     def threads(self, cfg, pml: int = 0) -> int:
         if self.mode != "3d":

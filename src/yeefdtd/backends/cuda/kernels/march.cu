@@ -76,6 +76,15 @@
 template <typename T, typename S>
 __device__ __forceinline__ T rnd(T v) { return Conv<T, S>::widen(Conv<T, S>::narrow(v)); }
 
+// Stores a cell's three components v at entry c of the arrays a, b, d.
+template <typename T, typename S>
+__device__ __forceinline__ void store3(S* __restrict__ a, S* __restrict__ b,
+                                       S* __restrict__ d, idx_t c, const T (&v)[3]) {
+    storef<T, S, 1>(a, c, Pack<T, 1>{{v[0]}});
+    storef<T, S, 1>(b, c, Pack<T, 1>{{v[1]}});
+    storef<T, S, 1>(d, c, Pack<T, 1>{{v[2]}});
+}
+
 __device__ __forceinline__ int wrap_any(int g, int n) {
     if (g >= 0 && g < n) return g;
     const int r = g % n;
@@ -453,12 +462,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             if (own) {
                 if (flags & PLANE_PROBE) probes3<T>(kw, key, n, e, h);
                 if (last) {
-                    storef<T, S, 1>(ex1, c, Pack<T, 1>{{e[0]}});
-                    storef<T, S, 1>(ey1, c, Pack<T, 1>{{e[1]}});
-                    storef<T, S, 1>(ez1, c, Pack<T, 1>{{e[2]}});
-                    storef<T, S, 1>(hx1, c, Pack<T, 1>{{h[0]}});
-                    storef<T, S, 1>(hy1, c, Pack<T, 1>{{h[1]}});
-                    storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
+                    store3<T, S>(ex1, ey1, ez1, c, e);
+                    store3<T, S>(hx1, hy1, hz1, c, h);
                 }
             }
         }
@@ -763,14 +768,10 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             T* hw = hb + (s & 1) * 3 * SP;
             hw[me] = h[0]; hw[SP + me] = h[1]; hw[2 * SP + me] = h[2];
             if (own) {
-                storef<T, S, 1>(hx1, c, Pack<T, 1>{{h[0]}});
-                storef<T, S, 1>(hy1, c, Pack<T, 1>{{h[1]}});
-                storef<T, S, 1>(hz1, c, Pack<T, 1>{{h[2]}});
+                store3<T, S>(hx1, hy1, hz1, c, h);
             } else if (pad_xy && s >= z0) {
                 const idx_t cp = pad_column + plane * kw;
-                storef<T, S, 1>(hx1, cp, Pack<T, 1>{{T(0)}});
-                storef<T, S, 1>(hy1, cp, Pack<T, 1>{{T(0)}});
-                storef<T, S, 1>(hz1, cp, Pack<T, 1>{{T(0)}});
+                store3<T, S>(hx1, hy1, hz1, cp, {T(0), T(0), T(0)});
             }
         }
         if (s > z0 && do_e) {
@@ -784,21 +785,16 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                {h1[0] - h2[0], h1[2] - hr[2 * SP + me - 1]},    // dHx/dz, dHz/dx
                                {h1[1] - hr[SP + me - 1], h1[0] - hr[me - SW]}}; // dHy/dx, dHx/dy
             const bool in_z = (PML & 4) && (fl & PLANE_FACE);
-            const bool own = own_xy;
             T e[3];
             curl3<T, S, CT>(gtab, crow<T, 6>(mprev & 0xffffu), 0, em, d, in_x, in_y, in_z,
-                            src, i, j, kwe, ny, px, true, true, own, slot, e);
+                            src, i, j, kwe, ny, px, true, true, own_xy, slot, e);
             if (fl & PLANE_SRC_E) sources3<T, S, 0>(kwe, key, n0, e);
-            if (own) {
+            if (own_xy) {
                 if (fl & PLANE_PROBE) probes3<T>(kwe, key, n0, e, h1);
-                storef<T, S, 1>(ex1, ce, Pack<T, 1>{{e[0]}});
-                storef<T, S, 1>(ey1, ce, Pack<T, 1>{{e[1]}});
-                storef<T, S, 1>(ez1, ce, Pack<T, 1>{{e[2]}});
+                store3<T, S>(ex1, ey1, ez1, ce, e);
             } else if (pad_xy) {
                 const idx_t cp = pad_column + plane * kwe;
-                storef<T, S, 1>(ex1, cp, Pack<T, 1>{{T(0)}});
-                storef<T, S, 1>(ey1, cp, Pack<T, 1>{{T(0)}});
-                storef<T, S, 1>(ez1, cp, Pack<T, 1>{{T(0)}});
+                store3<T, S>(ex1, ey1, ez1, cp, {T(0), T(0), T(0)});
             }
         }
 #pragma unroll
@@ -861,9 +857,7 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
         // 32-byte sector of the row is written whole (see _slab_boxes in march.py)
         if (bx0 + qx < px) {
             const idx_t cp = flat3(bx0 + qx, j, k, px, py);
-            storef<T, S, 1>(ox, cp, Pack<T, 1>{{T(0)}});
-            storef<T, S, 1>(oy, cp, Pack<T, 1>{{T(0)}});
-            storef<T, S, 1>(oz, cp, Pack<T, 1>{{T(0)}});
+            store3<T, S>(ox, oy, oz, cp, {T(0), T(0), T(0)});
         }
         return;
     }
@@ -886,9 +880,7 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
         curl3<T, S, CT>(gtab, rb, 3, old, d, in_x, in_y, in_z, src, i, j, k, ny, px, true, true,
                         true, slot, h);
         if (flags & PLANE_SRC_H) sources3<T, S, 1>(k, key, n, h);
-        storef<T, S, 1>(ox, c, Pack<T, 1>{{h[0]}});
-        storef<T, S, 1>(oy, c, Pack<T, 1>{{h[1]}});
-        storef<T, S, 1>(oz, c, Pack<T, 1>{{h[2]}});
+        store3<T, S>(ox, oy, oz, c, h);
     } else {
         const idx_t cx = flat3(wrap_down(i, nx), j, k, px, py);
         const idx_t cy = flat3(i, wrap_down(j, ny), k, px, py);
@@ -903,9 +895,7 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
                         true, slot, e);
         if (flags & PLANE_SRC_E) sources3<T, S, 0>(k, key, n, e);
         if (flags & PLANE_PROBE) probes3<T>(k, key, n, e, h);
-        storef<T, S, 1>(ox, c, Pack<T, 1>{{e[0]}});
-        storef<T, S, 1>(oy, c, Pack<T, 1>{{e[1]}});
-        storef<T, S, 1>(oz, c, Pack<T, 1>{{e[2]}});
+        store3<T, S>(ox, oy, oz, c, e);
     }
 }
 

@@ -185,7 +185,9 @@ def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
 def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
     """slab3's boxes along x start and end on 32-byte sectors when the rows are padded to
     them (a box that ends at the last cell goes on through the padding), cover the layers
-    and the cells the layers' terms reach, and are left as they were on unpadded rows."""
+    and the cells the layers' terms reach, and are left as they were on unpadded rows. An
+    H box reaches the last cell where its E box does (so that the pass can leave both out:
+    see test_fused_pass_leaves_out_what_both_slab_boxes_recompute)."""
     import numpy as np
 
     st = _march_stub((41, 30, 20), [(0, 5, 0, 0), (0, 5, 36, 35), (1, 4, 0, 0)])
@@ -193,7 +195,7 @@ def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
     st.field_dtype = np.dtype(f"f{itemsize}")
     sector = 32 // itemsize
     boxes = st._slab_boxes()
-    need = {"h": [(0, 5), (35, 40), (0, 41)], "e": [(0, 6), (35, 41), (0, 41)]}
+    need = {"h": [(0, 5), (35, 41), (0, 41)], "e": [(0, 6), (35, 41), (0, 41)]}
     for kind in ("h", "e"):
         for box, (lo, hi) in zip(boxes[kind], need[kind], strict=True):
             x0, x1 = box[0], box[0] + box[3]
@@ -204,6 +206,37 @@ def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
             assert x0 % sector == 0 and x1 % sector == 0   # whole sectors
             assert x1 <= 41 or x1 == pitch   # past the last cell only through the padding
             assert hi - lo < x1 - x0 < hi - lo + 2 * sector or x1 == pitch
+
+
+@pytest.mark.parametrize("pitch", [48, 41])
+def test_fused_pass_leaves_out_what_both_slab_boxes_recompute(pitch):
+    """The pass over the grid leaves out, along each axis, the planes at either end that an H
+    box and an E box of that axis both hold (slab3 replaces the pass's values there), and
+    no other cell: every cell outside the pass lies in an H box and in an E box. Along x its
+    origin stays on a multiple of 16 cells; an axis without layers keeps every plane."""
+    import numpy as np
+
+    st = _march_stub((41, 30, 20), [(0, 5, 0, 0), (0, 5, 36, 35), (1, 4, 0, 0),
+                                    (1, 4, 26, 25), (2, 12, 0, 0)])
+    st.pitch = (pitch, 30)
+    st.field_dtype = np.dtype("f4")
+    st.cpml_mode = "slabs"
+    st._boxes = st._slab_boxes()
+    org, ext = st._pass_box()
+    # x: both low boxes end at 8 on padded rows (whole sectors), 6 unpadded: origin 0 (a
+    # multiple of 16); high: both boxes start at 32 padded, 35 unpadded; y: low boxes end at
+    # 4 (H) and 5 (E), high ones start at 25; z: one layer, 12 thick, at the low end
+    assert org == (0, 4, 12)
+    assert ext == ((32 if pitch == 48 else 35), 21, 8)
+    inside = np.zeros((41, 30, 20), dtype=bool)
+    inside[org[0]:org[0] + ext[0], org[1]:org[1] + ext[1], org[2]:org[2] + ext[2]] = True
+    for kind in ("h", "e"):
+        boxed = np.zeros_like(inside)
+        for b in st._boxes[kind]:
+            boxed[b[0]:b[0] + b[3], b[1]:b[1] + b[4], b[2]:b[2] + b[5]] = True
+        assert (inside | boxed).all()
+    st.cpml_mode = "inpass"
+    assert st._pass_box() == ((0, 0, 0), (41, 30, 20))
 
 
 def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):

@@ -656,15 +656,16 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int ty = !AL ? (int)threadIdx.y : !xtra ? tid / BX : ahead ? lane - 16 : lane;
     const bool idle = xtra && ty >= BY;
     const int me = (ty + 1) * SW + tx + 1;
-    const int gi = AL ? (int)blockIdx.x * BX + tx : ox + (int)blockIdx.x * (BX - 2) + tx - 1;
+    // (AL: ox is a multiple of 16 cells, so that each warp row still starts on a sector)
+    const int gi = AL ? ox + (int)blockIdx.x * BX + tx : ox + (int)blockIdx.x * (BX - 2) + tx - 1;
     const int gj = oy + (int)blockIdx.y * (BY - 2) + ty - 1;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
     const bool tile_x = AL ? !xtra : tx >= 1 && tx < BX - 1;   // the x of an owned cell
     const bool own_xy = tile_x && ty >= 1 && ty < BY - 1 && gi - ox < bnx && gj - oy < bny;
-    // the row's padding (cells nx .. px - 1) of a pass over the grid: zeros are written
-    // there, so that the last 32-byte sector of each row is written whole (a part-written
-    // sector costs the L2 a read from DRAM to merge it)
-    const bool pad_xy = ox == 0 && bnx == nx && gi >= nx && gi < px && tile_x &&
+    // the row's padding (cells nx .. px - 1) of a pass that reaches the row's last cell:
+    // zeros are written there, so that the last 32-byte sector of each row is written whole
+    // (a part-written sector costs the L2 a read from DRAM to merge it)
+    const bool pad_xy = ox + bnx == nx && gi >= nx && gi < px && tile_x &&
                         ty >= 1 && ty < BY - 1 && gj - oy < bny;
     // The halo's roles: a thread one cell behind the owned cells along x or y updates only
     // H (E at its cell is nobody's), one ahead of them only holds E for the H before it.

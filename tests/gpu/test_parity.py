@@ -388,6 +388,38 @@ def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, whe
             assert np.max(np.abs(got.probes[name][comp] - v)) <= 1e-9 * np.max(np.abs(v))
 
 
+@pytest.mark.parametrize("variant", ["fused", "temporal"])
+def test_marching_passes_update_the_last_planes_once_set_field_writes_there(variant):
+    """The passes leave out the grid's last planes where they stay zero (PEC and CPML walls,
+    no source or probe there); set_field writing something else there brings them back,
+    so the fields come out as in NumPy after the same steps."""
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+    from yeefdtd.backends.numpy import NumpyStepper
+
+    cells = (30, 20, 18)
+    scene = yf.Scene(grid=yf.Grid(cells=cells, spacing=1e-3),
+                     boundaries={"x_min": "pec", "x_max": "pec", "y_min": {"cells": 4},
+                                 "y_max": {"cells": 4}, "z_min": "pec", "z_max": "pec"},
+                     sources=[yf.PointSource(component="ez", cell=(12, 9, 8),
+                                             waveform=yf.Gaussian(tau=10e-12))],
+                     run=yf.RunSettings(steps=60))
+    model = yf.build_model(scene)
+    got = CudaStepper(model, "float64", variant=variant, tune=False)
+    ref = NumpyStepper(model, "float64")
+    assert got.update_shape == (30, 20, 18)   # the last plane along each axis left out
+    rng = np.random.default_rng(3)
+    for comp in ("hx", "ey"):
+        v = np.zeros(model.grid.shape)
+        v[-1, 1:-1, 1:-1] = rng.standard_normal((19, 17))   # in the last plane along x only
+        got.set_field(comp, v)
+        ref.set_field(comp, v)
+    assert got.update_shape == (31, 20, 18)
+    got.advance(0, 60)
+    ref.advance(0, 60)
+    assert rel_l2(got.fields(), ref.fields()) < 1e-10
+    assert np.abs(got.fields()["hx"][-1]).max() > 0   # kept, not zeroed
+
+
 def test_a_tuning_sweep_leaves_no_trace(tmp_path, monkeypatch):
     """The sweep runs the update kernels on random fields; fields and CPML auxiliary values
     must be back at rest before the run starts (an empty cache forces the sweep)."""

@@ -261,3 +261,34 @@ def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     t = make_variant("temporal")
     t.mode, t.x_layers = "3d", True
     assert t.pitches((513, 513, 513)) == (513, 513)
+
+
+def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
+    """The last plane along an axis needs no update (it stays zero) where the wall there is
+    PEC or CPML and no source or probe lies in it; a PMC wall, a periodic axis, a source or
+    a probe in the plane keep it in."""
+    import yeefdtd as yf
+    from yeefdtd.backends.cuda.march import MarchStepper
+
+    def inert(**kw):
+        base = dict(grid=yf.Grid(cells=(10, 8, 6), spacing=1e-3), boundaries="pec",
+                    run=yf.RunSettings(steps=3))
+        m = yf.build_model(yf.Scene(**{**base, **kw}))
+        st = object.__new__(MarchStepper)
+        st._probe_groups = [{"group": pg} for pg in m.probes]
+        return st._inert_ends(m)
+
+    walls = {f"{a}_{s}": "pec" for a in "xyz" for s in ("min", "max")}
+    wf = yf.Gaussian(tau=1e-11)
+    assert inert() == (True, True, True)
+    cpml = yf.Cpml(cells=2)
+    assert inert(boundaries={**walls, "y_min": cpml, "y_max": cpml}) == (True, True, True)
+    assert inert(boundaries={**walls, "x_max": "pmc"}) == (False, True, True)
+    assert inert(boundaries={**walls, "z_min": "pmc"}) == (True, True, True)
+    assert inert(boundaries={**walls, "y_min": "periodic", "y_max": "periodic"}) == \
+        (True, False, True)
+    assert inert(monitors=[yf.Probe(name="p", position=(0.010, 0.004, 0.003))]) == \
+        (False, True, True)
+    assert inert(sources=[yf.PointSource(component="ex", position=(0.0045, 0.004, 0.006),
+                                             waveform=wf)]) == \
+        (True, True, False)

@@ -837,6 +837,17 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // ends at the last cell, through the padding, zeroed: see _slab_boxes in march.py), an x
 // box takes 0.145 ms against 0.240 (the padded box 0.26), and dipole-cpml ran at 28.3
 // Gcells/s against 27.2 on unpadded rows with the boxes widened, 27.8 before.
+// Since, the pass leaves out the slabs of planes these kernels recompute in both half
+// steps and the grid's last planes where they stay zero (MarchStepper._pass_box and
+// _inert_ends): on an H100 (dipole-cpml 512 float32, 32 x 8 aligned tiles, per step) the
+// pass 2.48 ms against 3.06, slab3 1.22 ms against 1.35; 36.5 Gcells/s against 30.7.
+// Nsight Compute on slab3 (before): L2 throughput 76-85% of its peak, DRAM 53-58%, about
+// one L2 request per cell, so it too is bound by the L2. Tried and dropped (H100, same
+// scene, per step): each thread walking 8 or 16 planes along z, the z neighbours carried
+// from one plane to the next (2 of 9 E or H loads saved): 4.38 and 4.59 ms against 3.98
+// (and 4.07 walking one plane, 62 registers against 48); the last x boxes 24 cells wide (to
+// the end of the last cell's sector, not the pitch) instead of 32: 0.253 ms against 0.256
+// (a warp's cost follows the rows it touches).
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>

@@ -155,7 +155,8 @@ def _march_stub(shape, layers):
     from yeefdtd.backends.cuda.march import MarchStepper
 
     st = object.__new__(MarchStepper)
-    st.shape = shape
+    st.shape = st.update_shape = shape
+    st.variant = make_variant("fused")
     st._slabs = [{"slab": SimpleNamespace(axis=a, cells=L), "e": {"start": es},
                   "h": {"start": hs}} for a, L, es, hs in layers]
     return st

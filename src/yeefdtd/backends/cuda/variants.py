@@ -296,15 +296,19 @@ class March(Variant):
     #: whether the grid has CPML layers on x faces (set by the stepper, as ``mode`` is)
     x_layers = False
 
+    #: 3D 'fused': rows are padded to, and the pass's x origin is, a multiple of this many
+    #: cells (a 32-byte sector or more, whatever the storage type)
+    ROW_CELLS = 16
+
     def pitches(self, shape):
-        """3D 'fused': rows padded to a multiple of 16 cells, so that they start on 32-byte
+        """3D 'fused': rows padded to a multiple of ROW_CELLS, so that they start on 32-byte
         sector boundaries: the aligned tiles of march3f write whole sectors only there, and
         so do slab3's x boxes (see MarchStepper._slab_boxes). The overlapping tiles
         ($YEEFDTD_FUSED=overlap) ran slower on padded rows (H100, pec-box 512: 39.7
         Gcells/s against 41.4), so they keep them unpadded unless the grid has x layers
         (dipole-cpml: 28.3 against 27.8, from slab3)."""
         if self.mode == "3d" and self.staged and (self.x_layers or self.aligned):
-            return _ceil(shape[0], 16) * 16, shape[1]
+            return _ceil(shape[0], self.ROW_CELLS) * self.ROW_CELLS, shape[1]
         return super().pitches(shape)
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis

@@ -536,7 +536,8 @@ class MarchStepper(CudaStepper):
         size, ids = self.field_dtype.itemsize, self.id_dtype.itemsize
         steps = self.steps_per_pass
         g = self.model.grid
-        out = self.variant.interior_bytes(g.mode, size, ids, steps) + \
+        passed = int(np.prod(self.pass_box[1])) / g.num_cells   # the cells the pass updates
+        out = self.variant.interior_bytes(g.mode, size, ids, steps) * passed + \
             cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
         # beside the pass: slab3's cells read six fields and an id and write three; the
         # boxes' cells are read and written as in the pass

@@ -350,17 +350,18 @@ def test_many_materials_use_16_bit_ids_and_the_global_table(variant, mode):
 
 
 @pytest.mark.parametrize("variant,where", [("fused", "boxes"), ("fused", "slabs"),
-                                           ("fused", "inpass"), ("temporal:steps=2", "boxes"),
+                                           ("fused", "slabm"), ("fused", "inpass"),
+                                           ("temporal:steps=2", "boxes"),
                                            ("temporal:steps=3", "boxes"),
                                            ("temporal:steps=3", "inpass")])
 def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, where,
                                                                     monkeypatch):
     """The marching variants in 3D update the CPML layers beside the pass (the pass without
     the CPML terms, then the same kernel with them over a box around each layer, widened by
-    the steps per pass; or, 'fused', slab3 over the layers); sources and probes inside the
-    layers, at an edge where two layers meet, and one cell inside the interior, must come
-    out as in NumPy. The same scene with the layers kept in the pass ($YEEFDTD_CPML=inpass)
-    too."""
+    the steps per pass; or, 'fused', slab3 or slab3m over the layers); sources and probes
+    inside the layers, at an edge where two layers meet, and one cell inside the interior,
+    must come out as in NumPy. The same scene with the layers kept in the pass
+    ($YEEFDTD_CPML=inpass) too."""
     monkeypatch.setenv("YEEFDTD_CPML", where)
     cells, d = (30, 27, 25), 1e-3
     layers = {"x_min": {"cells": 5}, "x_max": {"cells": 6}, "y_min": {"cells": 4},
@@ -381,6 +382,7 @@ def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, whe
                  stepper_options={"variant": variant})
     assert got.stats["cpml"] == {"boxes": "beside the pass (boxes)",
                                  "slabs": "beside the pass (slab3)",
+                                 "slabm": "beside the pass (slab3m)",
                                  "inpass": "in the pass"}[where]
     assert rel_l2(got.fields, ref.fields) < 1e-10
     for name, p in ref.probes.items():

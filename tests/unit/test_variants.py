@@ -157,6 +157,7 @@ def _march_stub(shape, layers):
     st = object.__new__(MarchStepper)
     st.shape = st.update_shape = shape
     st.variant = make_variant("fused")
+    st.cpml_mode = "slabs"
     st._slabs = [{"slab": SimpleNamespace(axis=a, cells=L), "e": {"start": es},
                   "h": {"start": hs}} for a, L, es, hs in layers]
     return st
@@ -209,26 +210,35 @@ def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
             assert hi - lo < x1 - x0 < hi - lo + 2 * sector or x1 == pitch
 
 
+@pytest.mark.parametrize("mode", ["slabm", "slabs"])
 @pytest.mark.parametrize("pitch", [48, 41])
-def test_fused_pass_leaves_out_what_both_slab_boxes_recompute(pitch):
+def test_fused_pass_leaves_out_what_both_slab_boxes_recompute(pitch, mode):
     """The pass over the grid leaves out, along each axis, the planes at either end that an H
     box and an E box of that axis both hold (slab3 replaces the pass's values there), and
     no other cell: every cell outside the pass lies in an H box and in an E box. Along x its
-    origin stays on a multiple of 16 cells; an axis without layers keeps every plane."""
+    origin stays on a multiple of 16 cells; an axis without layers keeps every plane.
+    slab3 ("slabs") recomputes H over the H boxes and E over the E boxes, slab3m ("slabm")
+    both over each E box."""
     import numpy as np
 
     st = _march_stub((41, 30, 20), [(0, 5, 0, 0), (0, 5, 36, 35), (1, 4, 0, 0),
                                     (1, 4, 26, 25), (2, 12, 0, 0)])
     st.pitch = (pitch, 30)
     st.field_dtype = np.dtype("f4")
-    st.cpml_mode = "slabs"
+    st.cpml_mode = mode
     st._boxes = st._slab_boxes()
     org, ext = st._pass_box()
     # x: both low boxes end at 8 on padded rows (whole sectors), 6 unpadded: origin 0 (a
     # multiple of 16); high: both boxes start at 32 padded, 35 unpadded; y: low boxes end at
-    # 4 (H) and 5 (E), high ones start at 25; z: one layer, 12 thick, at the low end
-    assert org == (0, 4, 12)
-    assert ext == ((32 if pitch == 48 else 35), 21, 8)
+    # 4 (H) and 5 (E), high ones start at 25; z: one layer, 12 thick, at the low end, its
+    # H box ending at 12, its E box at 13
+    if mode == "slabm":   # the H boxes are the E boxes
+        assert st._boxes["h"] == st._boxes["e"]
+        assert org == (0, 5, 13)
+        assert ext == ((32 if pitch == 48 else 35), 20, 7)
+    else:
+        assert org == (0, 4, 12)
+        assert ext == ((32 if pitch == 48 else 35), 21, 8)
     inside = np.zeros((41, 30, 20), dtype=bool)
     inside[org[0]:org[0] + ext[0], org[1]:org[1] + ext[1], org[2]:org[2] + ext[2]] = True
     for kind in ("h", "e"):

@@ -48,14 +48,15 @@ class MarchStepper(CudaStepper):
 
         #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
         #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
-        #: march.cu); "boxes": the pass runs without them, then the same kernel with them
-        #: over a box around each layer, widened by the steps per pass; "inpass" (the
-        #: default of 'temporal'): the pass applies them itself. $YEEFDTD_CPML picks
-        #: another, for comparison (measured: see march.cu).
+        #: march.cu), two launches per box (H, then E); "slabm": the same with slab3m, one
+        #: launch per box (slower: see march.cu); "boxes": the pass runs without them, then
+        #: the same kernel with them over a box around each layer, widened by the steps per
+        #: pass; "inpass" (the default of 'temporal'): the pass applies them itself.
+        #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
         default = "slabs" if self.variant.staged else "inpass"
         mode = os.environ.get("YEEFDTD_CPML", default)
-        if mode not in ("boxes", "slabs", "inpass") or \
-                (mode == "slabs" and not self.variant.staged):
+        if mode not in ("boxes", "slabs", "slabm", "inpass") or \
+                (mode in ("slabs", "slabm") and not self.variant.staged):
             mode = default
         if not self._slabs or model.grid.mode != "3d":
             mode = "inpass"
@@ -71,11 +72,16 @@ class MarchStepper(CudaStepper):
         #: the extent that needs updating: the grid less its inert last planes
         self.update_shape = tuple(n - 1 if inert else n
                                   for n, inert in zip(self.shape, self._inert, strict=True))
-        self._boxes = self._slab_boxes() if self.cpml_mode == "slabs" else {"h": [], "e": []}
+        self._boxes = self._slab_boxes() if self.slabs else {"h": [], "e": []}
         #: (origin, extent) of the cells the pass over the grid updates
         self.pass_box = self._pass_box()
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
+
+    @property
+    def slabs(self) -> bool:
+        """Whether slab kernels (slab3m or slab3) recompute the CPML layers after the pass."""
+        return self.cpml_mode in ("slabs", "slabm")
 
     def _inert_ends(self, model) -> tuple[bool, bool, bool]:
         """Per axis, whether the grid's last plane (index N - 1 along a non-periodic axis)
@@ -162,6 +168,8 @@ class MarchStepper(CudaStepper):
                                      f"{ext[2]} cells is too large for its kernel; use "
                                      "'temporal' or 'indexed'")
                 out[kind].append((*org, *ext))
+        if self.cpml_mode == "slabm":   # slab3m: H and E over each E box
+            out["h"] = list(out["e"])
         return out
 
     def _pass_box(self) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -174,7 +182,7 @@ class MarchStepper(CudaStepper):
         30.7, the pass over 480 x 492 x 492 cells in 2.51 ms instead of 513^3 in 3.06."""
         shape = self.update_shape
         org, end = [0, 0, 0], list(shape)
-        if self.cpml_mode != "slabs":
+        if not self.slabs:
             return tuple(org), tuple(end)
         for a in range(3):
             n = shape[a]
@@ -357,6 +365,8 @@ class MarchStepper(CudaStepper):
         names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
         if self.cpml_mode == "slabs":
             names += [self._slab3(half) for half in (0, 1)]
+        elif self.cpml_mode == "slabm":
+            names += [self._slab3m(shape) for shape in self.SLAB3M_TILES]
         names += [self.variant.kernel("pass", c, *self._tparams, self.layer_mask())
                   for c in self._box_configs()]
         return list(dict.fromkeys(names))
@@ -364,6 +374,16 @@ class MarchStepper(CudaStepper):
     def _slab3(self, half: int) -> str:
         """The slab3 instance of half step ``half`` (1: H, 0: E) for this stepper's types."""
         return f"slab3<{self._tparams[1]}, {self._tparams[2]}, {self._tparams[3]}, {half}>"
+
+    #: slab3m's tiles (x, y threads): 16-cell-wide x boxes take the narrow one
+    SLAB3M_TILES = ((32, 7), (16, 15))
+    #: slab3m's z segment: boxes at most this thick along z go in one, others in 16 planes
+    SLAB3M_ZLEN = 24
+
+    def _slab3m(self, tile: tuple[int, int]) -> str:
+        """The slab3m instance with ``tile`` threads for this stepper's types."""
+        return (f"slab3m<{self._tparams[1]}, {self._tparams[2]}, {self._tparams[3]}, "
+                f"{tile[0]}, {tile[1]}>")
 
     def _upload_table(self) -> None:
         if self.const_table:   # the combinations' table (see _cell_table)
@@ -451,6 +471,22 @@ class MarchStepper(CudaStepper):
         set are built once; only the step changes."""
         if not self._boxes["h"]:
             return []
+        if src not in self._slab_plan and self.cpml_mode == "slabm":
+            nx, ny, nz = self.shape
+            px, py = self.pitch
+            fields = [f[c] for c in self.order] + [g[c] for c in self.order]
+            common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px),
+                      _i32(py))
+            plan = []
+            for box in self._boxes["e"]:
+                tile = self.SLAB3M_TILES[1 if box[3] <= 16 else 0]
+                zlen = box[5] if box[5] <= self.SLAB3M_ZLEN else 16
+                grid = (_ceil(box[3], tile[0]), _ceil(box[4], tile[1]), _ceil(box[5], zlen))
+                threads = tile[0] * (tile[1] + 1) + 32   # the tile, its halo row, one warp
+                plan.append((self._fn(self._slab3m(tile)), grid, (threads,),
+                             (*fields, *common, *[_i32(b) for b in box], _i32(zlen),
+                              _i32(src))))
+            self._slab_plan[src] = plan
         if src not in self._slab_plan:
             nx, ny, nz = self.shape
             px, py = self.pitch
@@ -541,8 +577,12 @@ class MarchStepper(CudaStepper):
             cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
         # beside the pass: slab3's cells read six fields and an id and write three; the
         # boxes' cells are read and written as in the pass
-        boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
-        out += boxed * (9 * size + ids) / g.num_cells
+        if self.cpml_mode == "slabm":   # slab3m: each box's six fields and id read, written
+            boxed = sum(b[3] * b[4] * b[5] for b in self._boxes["e"])
+            out += boxed * (12 * size + ids) / g.num_cells
+        else:
+            boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
+            out += boxed * (9 * size + ids) / g.num_cells
         if self.cpml_mode == "boxes":
             cells = sum(e[0] * e[1] * e[2] for _, e, _ in self.march_boxes(steps))
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
@@ -575,6 +615,7 @@ class MarchStepper(CudaStepper):
         out["steps_per_pass"] = cfg[0]
         if self._slabs and self.model.grid.mode == "3d":
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
+                           "slabm": "beside the pass (slab3m)",
                            "inpass": "in the pass"}[self.cpml_mode]
             if self.cpml_mode == "boxes":
                 out["cpml_boxes"] = [

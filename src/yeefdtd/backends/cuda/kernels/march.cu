@@ -911,6 +911,118 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
     }
 }
 
+// slab3m: both half steps over one box in one launch (H then E), for the same cells as
+// slab3's E box and the H box inside it. A block of TX x TY threads owns a tile of the
+// box's (x, y) plane and marches along z through a segment of zlen planes; new H passes
+// to the E of the next cells along x and y through shared memory (one barrier per plane,
+// two buffers), and along z in registers. E at the tile's first column and row reads new H
+// one cell behind, which no other block can be waited for: a row of TX threads behind the
+// tile (ty = -1) and one more warp (lanes 0 .. TY - 1: the column tx = -1) recompute it,
+// and the segment starts with H one plane behind (halo recomputation, as in march3f).
+// Everything is recomputed from the source set, so the boxes stay independent of one
+// another and of the pass, which they follow. Against slab3 (two launches per box), each
+// value of the box is read from DRAM once rather than twice.
+// Measured on an H100 (dipole-cpml 512 float32, 32 x 8 aligned pass, per step) and kept
+// only as an option ($YEEFDTD_CPML=slabm), as it is slower: 4.39 ms a step against 3.70
+// with slab3; an x box 0.42 ms against 0.15 + 0.15 (H, E), y 0.29 against 0.08 + 0.08, z
+// 0.24-0.25 against 0.08 + 0.08 (72 registers, 3 blocks of 288 threads per SM). Like the
+// pass kernel over boxes, it waits on its loads: each plane chains the loads of the
+// fields, then of the auxiliary values (read at use, out of line) for H, a barrier, the
+// auxiliary values for E. Loading each plane's fields and id an iteration ahead made it
+// slower still (94 registers, 2 blocks per SM: x box 0.47 ms, z 0.28-0.30), as did longer
+// segments (32 planes: x box 0.56); 8-plane segments gained 4% over 16. slab3's thread per
+// cell and half step keeps many more loads in flight. Next: the auxiliary values staged
+// ahead like the fields (cp.async), so that no load waits in the chain.
+template <typename T, typename S, typename ID, bool CT, int TX, int TY>
+__global__ void __launch_bounds__(TX * (TY + 1) + 32)
+slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz, int px,
+       int py, int bx0, int by0, int bz0, int bnx, int bny, int bnz, int zlen, int src,
+       long long n) {
+    constexpr int SW = TX + 1, SP = SW * (TY + 1);
+    __shared__ T hs[2][3][SP];
+    const int tid = (int)threadIdx.x;
+    const bool xtra = tid >= TX * (TY + 1);
+    const int tx = xtra ? -1 : tid % TX;
+    const int ty = xtra ? tid - TX * (TY + 1) : tid / TX - 1;   // the extra warp: >= TY idle
+    const int gi = bx0 + (int)blockIdx.x * TX + tx, gj = by0 + (int)blockIdx.y * TY + ty;
+    const bool inx = gi - bx0 < bnx, iny = gj - by0 < bny;
+    const bool pad = gi >= nx;   // the row's padding (boxes that end at nx reach the pitch)
+    const bool own = tx >= 0 && ty >= 0 && inx && iny && !pad;
+    const bool pad_own = tx >= 0 && ty >= 0 && inx && iny && pad;
+    // the halo: behind the tile along x (column) or y (row), for an owned cell's E
+    const bool halo = (xtra && ty < TY && iny) || (ty == -1 && inx && !pad);
+    const bool do_h = own || halo;
+    const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
+    const int me = (ty + 1) * SW + tx + 1;
+    const int zb = bz0 + (int)blockIdx.z * zlen, ze = min(bz0 + bnz, zb + zlen);
+    const idx_t column = (idx_t)i + (idx_t)px * j, pad_column = (idx_t)gi + (idx_t)px * j;
+    const idx_t plane = (idx_t)px * py;
+    const idx_t dx1 = wrap_up(i, nx) - i, dy1 = (idx_t)px * (wrap_up(j, ny) - j);
+    const int key = j * nx + i;
+    const bool in_x = mnear<0>(i), in_y = mnear<1>(j);
+    T slot[3][2][2];   // one step: written, never read back
+    T e0[3] = {T(0), T(0), T(0)}, hp[3] = {T(0), T(0), T(0)};   // old E at s, new H at s - 1
+    if (do_h) {
+        const idx_t c = column + plane * wrap_any(zb - 1, nz);
+        e0[0] = getf<T, S>(ex0, c); e0[1] = getf<T, S>(ey0, c); e0[2] = getf<T, S>(ez0, c);
+    }
+    for (int s = zb - 1; s < ze; ++s) {
+        const int kw = wrap_any(s, nz);
+        const idx_t c = column + plane * kw;
+        const int flags = c_events.plane_flags[kw];
+        T h[3] = {T(0), T(0), T(0)}, en[3] = {T(0), T(0), T(0)};
+        // H at plane s (the segment's first iteration: one plane behind, for E at zb)
+        if (do_h) {
+            const idx_t cn = column + plane * wrap_any(s + 1, nz);
+            en[0] = getf<T, S>(ex0, cn); en[1] = getf<T, S>(ey0, cn); en[2] = getf<T, S>(ez0, cn);
+        }
+        if (do_h && (s >= zb || own)) {
+            const T d[3][2] = {{getf<T, S>(ez0, c + dy1) - e0[2], en[1] - e0[1]},
+                               {en[0] - e0[0], getf<T, S>(ez0, c + dx1) - e0[2]},
+                               {getf<T, S>(ey0, c + dx1) - e0[1], getf<T, S>(ex0, c + dy1) - e0[0]}};
+            const T old[3] = {getf<T, S>(hx0, c), getf<T, S>(hy0, c), getf<T, S>(hz0, c)};
+            const unsigned rb = crow<T, 6>((unsigned)cid[c]);
+            curl3<T, S, CT>(gtab, rb, 3, old, d, in_x, in_y, mnear<2>(kw), src, i, j, kw, ny, px,
+                            true, true, own && s >= zb, slot, h);
+            if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
+        }
+        if (s < zb) {   // uniform over the block: no barrier yet
+#pragma unroll
+            for (int a = 0; a < 3; ++a) { hp[a] = h[a]; e0[a] = en[a]; }
+            continue;
+        }
+        T* hw = &hs[s & 1][0][0];
+        if (ty < TY) { hw[me] = h[0]; hw[SP + me] = h[1]; hw[2 * SP + me] = h[2]; }
+        if (own) {
+            store3<T, S>(hx1, hy1, hz1, c, h);
+        } else if (pad_own) {
+            store3<T, S>(hx1, hy1, hz1, pad_column + plane * kw, {T(0), T(0), T(0)});
+        }
+        __syncthreads();   // new H of plane s in shared memory
+        if (own) {
+            // E at plane s, from new H at s (x - 1, y - 1: shared memory) and s - 1
+            const T d[3][2] = {{h[2] - hw[2 * SP + me - SW], h[1] - hp[1]},   // dHz/dy, dHy/dz
+                               {h[0] - hp[0], h[2] - hw[2 * SP + me - 1]},    // dHx/dz, dHz/dx
+                               {h[1] - hw[SP + me - 1], h[0] - hw[me - SW]}}; // dHy/dx, dHx/dy
+            const unsigned rb = crow<T, 6>((unsigned)cid[c]);
+            T e[3];
+            curl3<T, S, CT>(gtab, rb, 0, e0, d, in_x, in_y, mnear<2>(kw), src, i, j, kw, ny, px,
+                            true, true, true, slot, e);
+            if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
+            if (flags & PLANE_PROBE) probes3<T>(kw, key, n, e, h);
+            store3<T, S>(ex1, ey1, ez1, c, e);
+        } else if (pad_own) {
+            store3<T, S>(ex1, ey1, ez1, pad_column + plane * kw, {T(0), T(0), T(0)});
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a) { hp[a] = h[a]; e0[a] = en[a]; }
+    }
+}
+
 // ---------------------------------------------------------------------------- 2D
 // TMz (Ez, Hx, Hy) and TEz (Hz, Ex, Ey), marching along y. A warp owns a tile of 32 V cells
 // along x, lane l holding cells l, l + 32, .., l + 32 (V - 1) of it (so each load or store

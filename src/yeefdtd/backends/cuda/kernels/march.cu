@@ -847,7 +847,12 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // from one plane to the next (2 of 9 E or H loads saved): 4.38 and 4.59 ms against 3.98
 // (and 4.07 walking one plane, 62 registers against 48); the last x boxes 24 cells wide (to
 // the end of the last cell's sector, not the pitch) instead of 32: 0.253 ms against 0.256
-// (a warp's cost follows the rows it touches).
+// (a warp's cost follows the rows it touches). Also tried and dropped (H100, same scene,
+// 3.726 ms a step): blocks as tiles of 32 x 8 cells of the box's (x, y) plane instead of
+// runs along x, so that the y neighbours come from the L1 (z boxes 0.074 ms against 0.078,
+// y boxes 1% slower; the step 3.713 ms); each box's E right after its H, in reverse block
+// order, so that E finds in the L2 what H left there (3.72-3.76 ms: no gain, this kernel
+// being bound by L2 throughput rather than DRAM); one launch for both halves (slab3m below).
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>

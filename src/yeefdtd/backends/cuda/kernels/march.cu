@@ -934,10 +934,11 @@ slab3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict_
 // pass kernel over boxes, it waits on its loads: each plane chains the loads of the
 // fields, then of the auxiliary values (read at use, out of line) for H, a barrier, the
 // auxiliary values for E. Loading each plane's fields and id an iteration ahead made it
-// slower still (94 registers, 2 blocks per SM: x box 0.47 ms, z 0.28-0.30), as did longer
-// segments (32 planes: x box 0.56); 8-plane segments gained 4% over 16. slab3's thread per
-// cell and half step keeps many more loads in flight. Next: the auxiliary values staged
-// ahead like the fields (cp.async), so that no load waits in the chain.
+// slower still (94 registers, 2 blocks per SM: x box 0.47 ms, z 0.28-0.30); with that,
+// segments of 32 planes were slower again (x box 0.56) and of 8 planes 4% faster than 16.
+// slab3's thread per cell and half step keeps many more loads in flight. Next: the
+// auxiliary values staged ahead like the fields (cp.async), so that no load waits in the
+// chain.
 template <typename T, typename S, typename ID, bool CT, int TX, int TY>
 __global__ void __launch_bounds__(TX * (TY + 1) + 32)
 slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
@@ -964,7 +965,8 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
     const int me = (ty + 1) * SW + tx + 1;
     const int zb = bz0 + (int)blockIdx.z * zlen, ze = min(bz0 + bnz, zb + zlen);
-    const idx_t column = (idx_t)i + (idx_t)px * j, pad_column = (idx_t)gi + (idx_t)px * j;
+    const idx_t column = (idx_t)i + (idx_t)px * j;
+    const idx_t pad_column = (idx_t)gi + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const idx_t dx1 = wrap_up(i, nx) - i, dy1 = (idx_t)px * (wrap_up(j, ny) - j);
     const int key = j * nx + i;
@@ -988,7 +990,8 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         if (do_h && (s >= zb || own)) {
             const T d[3][2] = {{getf<T, S>(ez0, c + dy1) - e0[2], en[1] - e0[1]},
                                {en[0] - e0[0], getf<T, S>(ez0, c + dx1) - e0[2]},
-                               {getf<T, S>(ey0, c + dx1) - e0[1], getf<T, S>(ex0, c + dy1) - e0[0]}};
+                               {getf<T, S>(ey0, c + dx1) - e0[1],
+                                getf<T, S>(ex0, c + dy1) - e0[0]}};
             const T old[3] = {getf<T, S>(hx0, c), getf<T, S>(hy0, c), getf<T, S>(hz0, c)};
             const unsigned rb = crow<T, 6>((unsigned)cid[c]);
             curl3<T, S, CT>(gtab, rb, 3, old, d, in_x, in_y, mnear<2>(kw), src, i, j, kw, ny, px,

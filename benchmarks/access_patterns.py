@@ -135,6 +135,8 @@ def main(n: int = 512, only: tuple | None = None) -> None:
     import cupy as cp
     import numpy as np
 
+    from yeefdtd.bench import copy_bandwidth
+
     cells = n ** 3
     fin = cp.random.random((6, cells), dtype=cp.float32)
     fout = cp.zeros((6, cells), dtype=cp.float32)
@@ -173,9 +175,7 @@ def main(n: int = 512, only: tuple | None = None) -> None:
         fn = mod.get_function(name)
         return lambda: fn(grid, block, args)
 
-    src = cp.zeros(cells * 6, dtype=cp.float32)
-    dst = cp.empty_like(src)
-    copy_bw = 2 * src.nbytes / timed(lambda: cp.copyto(dst, src))
+    copy_bw = copy_bandwidth()
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, N = {n}; "
           f"copy bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); 49 bytes per owned cell")
     print(f"{'pattern':34s} {'L':>4s} {'unroll':>6s} {'Gcells/s':>9s} {'GB/s':>6s} {'%copy':>6s}")

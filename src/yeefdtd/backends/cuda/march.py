@@ -61,7 +61,6 @@ class MarchStepper(CudaStepper):
         if not self._slabs or model.grid.mode != "3d":
             mode = "inpass"
         self.cpml_mode = mode
-        self.split_cpml = mode != "inpass"
         self._inert = self._inert_ends(model)
         self._plan_boxes()
 
@@ -77,6 +76,11 @@ class MarchStepper(CudaStepper):
         self.pass_box = self._pass_box()
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
+
+    @property
+    def split_cpml(self) -> bool:
+        """Whether the CPML layers are updated beside the pass rather than in it."""
+        return self.cpml_mode != "inpass"
 
     @property
     def slabs(self) -> bool:
@@ -466,41 +470,39 @@ class MarchStepper(CudaStepper):
                 for org, ext, a in self.march_boxes(cfg[0])]
 
     def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
-        """slab3 over the boxes after a one-step pass from set f to set g: H from the old
-        fields, then E from the old E and the new (corrected) H. The launches of each source
-        set are built once; only the step changes."""
+        """The slab kernels over the boxes after a one-step pass from set f to set g: slab3,
+        H from the old fields, then E from the old E and the new (corrected) H; or slab3m,
+        both over each E box. The launches of each source set are built once; only the step
+        changes."""
         if not self._boxes["h"]:
             return []
-        if src not in self._slab_plan and self.cpml_mode == "slabm":
-            nx, ny, nz = self.shape
-            px, py = self.pitch
-            fields = [f[c] for c in self.order] + [g[c] for c in self.order]
-            common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px),
-                      _i32(py))
-            plan = []
-            for box in self._boxes["e"]:
-                tile = self.SLAB3M_TILES[1 if box[3] <= 16 else 0]
-                zlen = box[5] if box[5] <= self.SLAB3M_ZLEN else 16
-                grid = (_ceil(box[3], tile[0]), _ceil(box[4], tile[1]), _ceil(box[5], zlen))
-                threads = tile[0] * (tile[1] + 1) + 32   # the tile, its halo row, one warp
-                plan.append((self._fn(self._slab3m(tile)), grid, (threads,),
-                             (*fields, *common, *[_i32(b) for b in box], _i32(zlen),
-                              _i32(src))))
-            self._slab_plan[src] = plan
         if src not in self._slab_plan:
             nx, ny, nz = self.shape
             px, py = self.pitch
             common = (self._cells, self._gtab, _i32(nx), _i32(ny), _i32(nz), _i32(px),
                       _i32(py))
             plan = []
-            for half, kind in ((1, "h"), (0, "e")):
-                fn = self._fn(self._slab3(half))
-                hin = f if half else g
-                fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
-                          *[g[c] for c in (("hx", "hy", "hz") if half else ("ex", "ey", "ez"))])
-                for box in self._boxes[kind]:
-                    plan.append((fn, (_ceil(box[3] * box[4], 256), box[5]), (256,),
-                                 (*fields, *common, *[_i32(b) for b in box], _i32(src))))
+            if self.cpml_mode == "slabm":
+                fields = [f[c] for c in self.order] + [g[c] for c in self.order]
+                for box in self._boxes["e"]:
+                    tile = self.SLAB3M_TILES[1 if box[3] <= 16 else 0]
+                    zlen = box[5] if box[5] <= self.SLAB3M_ZLEN else 16
+                    grid = (_ceil(box[3], tile[0]), _ceil(box[4], tile[1]),
+                            _ceil(box[5], zlen))
+                    threads = tile[0] * (tile[1] + 1) + 32   # the tile, its halo row, a warp
+                    plan.append((self._fn(self._slab3m(tile)), grid, (threads,),
+                                 (*fields, *common, *[_i32(b) for b in box], _i32(zlen),
+                                  _i32(src))))
+            else:
+                for half, kind in ((1, "h"), (0, "e")):
+                    fn = self._fn(self._slab3(half))
+                    hin = f if half else g
+                    out = ("hx", "hy", "hz") if half else ("ex", "ey", "ez")
+                    fields = (f["ex"], f["ey"], f["ez"], hin["hx"], hin["hy"], hin["hz"],
+                              *[g[c] for c in out])
+                    for box in self._boxes[kind]:
+                        plan.append((fn, (_ceil(box[3] * box[4], 256), box[5]), (256,),
+                                     (*fields, *common, *[_i32(b) for b in box], _i32(src))))
             self._slab_plan[src] = plan
         n = np.int64(n0)
         return [(fn, grid, block, (*args, n), 0) for fn, grid, block, args in self._slab_plan[src]]

@@ -981,11 +981,14 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         const int kw = wrap_any(s, nz);
         const idx_t c = column + plane * kw;
         const int flags = c_events.plane_flags[kw];
+        const bool in_z = mnear<2>(kw);
         T h[3] = {T(0), T(0), T(0)}, en[3] = {T(0), T(0), T(0)};
+        unsigned rb = 0u;   // the cell's table row (H and E)
         // H at plane s (the segment's first iteration: one plane behind, for E at zb)
         if (do_h) {
             const idx_t cn = column + plane * wrap_any(s + 1, nz);
             en[0] = getf<T, S>(ex0, cn); en[1] = getf<T, S>(ey0, cn); en[2] = getf<T, S>(ez0, cn);
+            rb = crow<T, 6>((unsigned)cid[c]);
         }
         if (do_h && (s >= zb || own)) {
             const T d[3][2] = {{getf<T, S>(ez0, c + dy1) - e0[2], en[1] - e0[1]},
@@ -993,9 +996,8 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                {getf<T, S>(ey0, c + dx1) - e0[1],
                                 getf<T, S>(ex0, c + dy1) - e0[0]}};
             const T old[3] = {getf<T, S>(hx0, c), getf<T, S>(hy0, c), getf<T, S>(hz0, c)};
-            const unsigned rb = crow<T, 6>((unsigned)cid[c]);
-            curl3<T, S, CT>(gtab, rb, 3, old, d, in_x, in_y, mnear<2>(kw), src, i, j, kw, ny, px,
-                            true, true, own && s >= zb, slot, h);
+            curl3<T, S, CT>(gtab, rb, 3, old, d, in_x, in_y, in_z, src, i, j, kw, ny, px, true,
+                            true, own && s >= zb, slot, h);
             if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
         }
         if (s < zb) {   // uniform over the block: no barrier yet
@@ -1016,10 +1018,9 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             const T d[3][2] = {{h[2] - hw[2 * SP + me - SW], h[1] - hp[1]},   // dHz/dy, dHy/dz
                                {h[0] - hp[0], h[2] - hw[2 * SP + me - 1]},    // dHx/dz, dHz/dx
                                {h[1] - hw[SP + me - 1], h[0] - hw[me - SW]}}; // dHy/dx, dHx/dy
-            const unsigned rb = crow<T, 6>((unsigned)cid[c]);
             T e[3];
-            curl3<T, S, CT>(gtab, rb, 0, e0, d, in_x, in_y, mnear<2>(kw), src, i, j, kw, ny, px,
-                            true, true, true, slot, e);
+            curl3<T, S, CT>(gtab, rb, 0, e0, d, in_x, in_y, in_z, src, i, j, kw, ny, px, true,
+                            true, true, slot, e);
             if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             if (flags & PLANE_PROBE) probes3<T>(kw, key, n, e, h);
             store3<T, S>(ex1, ey1, ez1, c, e);

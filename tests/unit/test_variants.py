@@ -125,7 +125,7 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
 def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypatch):
     """3D 'fused' is march3f with dynamic shared memory: STAGES planes of six fields of the
     padded tile (values under 4 bytes in 4-byte words) plus ids and a flags word, rounded to
-    16 bytes, then two H buffers of the arithmetic type."""
+    16 bytes, then two H buffers of the arithmetic type; 'temporal' stays on march3."""
     v = make_variant("fused")
     v.mode = "3d"
     cfg = (1, 32, 8, 64)
@@ -141,28 +141,10 @@ def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypa
     monkeypatch.setenv("YEEFDTD_FUSED", "block")
     assert v.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3<")
     assert v.shared_bytes(cfg, "float", "float") == 0
-
-
-def test_temporal_3d_runs_the_skewed_kernel_and_asks_for_its_shared_memory(monkeypatch):
-    """3D 'temporal' is march3s: two buffers of NT slots of six planes of the padded tile, of
-    the arithmetic type; shapes whose buffers would pass the 227 kB a block may have are not
-    offered; $YEEFDTD_TEMPORAL=block runs march3 (static shared memory only)."""
     t = make_variant("temporal")
     t.mode = "3d"
-    cfg = (2, 32, 16, 64)
-    assert t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3s<")
-    assert t.shared_bytes(cfg, "float", "float") == 2 * 2 * 6 * 34 * 18 * 4
-    assert t.shared_bytes(cfg, "float", "half_t") == t.shared_bytes(cfg, "float", "float")
-    assert t.shared_bytes(cfg, "double", "double") == 2 * t.shared_bytes(cfg, "float", "float")
-    t.arith_bytes = 8
-    wide = [c for c in t.configs("pass", (64, 64, 64))]
-    assert wide and all(t.shared_bytes(c, "double", "double") <= t.MAX_SHARED for c in wide)
-    assert (4, 32, 16, 0) not in wide   # 2 x 4 x 6 x 612 x 8 bytes
-    t.arith_bytes = 4
-    assert (4, 32, 16, 0) in t.configs("pass", (64, 64, 64))
-    monkeypatch.setenv("YEEFDTD_TEMPORAL", "block")
-    assert t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true").startswith("march3<")
-    assert t.shared_bytes(cfg, "float", "float") == 0
+    assert t.kernel("pass", (2, 32, 16, 64), "3d", "float, float", "id8_t", "true") \
+        .startswith("march3<")
 
 
 def _march_stub(shape, layers):

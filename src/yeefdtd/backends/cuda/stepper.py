@@ -79,7 +79,6 @@ class CudaStepper(Stepper):
         self._cp = cp
         self.variant.half = self.storage.is16
         self.variant.mode = g.mode
-        self.variant.arith_bytes = self.dtype.itemsize
         self.variant.x_layers = any(slab.axis == 0 for slab in model.slabs)
         #: the dtype the field arrays are stored in (float16: scaled, see build/storage.py)
         self.field_dtype = np.dtype(np.float16) if self.storage.is16 else self.dtype

@@ -379,34 +379,16 @@ class March(Variant):
         without them do: the pass over the grid when the layers are beside it)."""
         return self.aligned and not pml
 
-    @property
-    def skewed(self) -> bool:
-        """Whether 3D 'temporal' passes run march3s (steps skewed by two planes, one barrier
-        per plane) rather than march3 ($YEEFDTD_TEMPORAL=block, for comparison)."""
-        import os
-
-        return self.mode == "3d" and self.name == "temporal" and \
-            os.environ.get("YEEFDTD_TEMPORAL") != "block"
-
-    #: bytes of the arithmetic type (set by the stepper, as ``mode`` is): march3s's shared
-    #: memory grows with it
-    arith_bytes = 4
-    #: the most dynamic shared memory a block may ask for (227 kB on sm_80 and later)
-    MAX_SHARED = 232448
-
     def shared_bytes(self, cfg, T: str, S: str, pml: int = 0) -> int:
         """Dynamic shared memory of a march3f pass (M3f in march.cu): the stages, each six
         fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
         word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
-        type. march3s (M3s): two buffers of NT slots of six planes of the padded tile, of
-        the arithmetic type."""
+        type."""
+        if not self.staged:
+            return 0
         a, b = cfg[1], cfg[2]
         size = {"float": 4, "double": 8}
         sp = (a + 2) * (b + 2)
-        if self.skewed:
-            return 2 * cfg[0] * 6 * sp * size[T]
-        if not self.staged:
-            return 0
         slot = 4 if S == "half_t" else size[S]
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
@@ -417,8 +399,7 @@ class March(Variant):
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d":
-            kind = "march3s" if self.skewed else "march3"
-            return f"{kind}<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
+            return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
         te = "true" if mode == "tez" else "false"
         return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"
 
@@ -441,9 +422,6 @@ class March(Variant):
         for nt in self.steps:
             for bx, by in self.TILES:
                 if by - 2 * nt < 2:
-                    continue
-                if self.skewed and 2 * nt * 6 * (bx + 2) * (by + 2) * self.arith_bytes > \
-                        self.MAX_SHARED:
                     continue
                 out.append((nt, bx, by, 0))
         nz = shape[2]

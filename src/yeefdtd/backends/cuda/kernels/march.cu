@@ -57,6 +57,22 @@
 // block of 256-512 threads runs per SM: latency and the two barriers per step and plane
 // bound it, not DRAM (16-33% of the copy bandwidth).
 //
+// Tried for 'temporal' and dropped (commit f029ec9 holds it): march3s, the steps skewed by
+// two planes each (in iteration s, step t updates H at plane s - 2t + 1 and E at s - 2t),
+// so that everything read from shared memory was written in the iteration before, and
+// double buffers of NT slots of six planes let one barrier per plane serve every step.
+// Exact, but slower on an H100 (512 float32, 300 steps, same session): pec-box 40.1
+// Gcells/s against this kernel's 44.6 (both NT 2, 32 x 16, segments of 128), dipole-cpml
+// 23.5 (CPML boxes 22.0). Nsight Compute, one pass: fewer stalls (9.6 cycles between a
+// warp's instructions against 12.5; no eligible warp 58% of cycles against 68%) but 42%
+// more instructions (2.81 billion warp instructions a pass against 1.98: about 400 per
+// thread and plane against 290), with 96 registers against 88, so one block of 512
+// threads per SM either way. Computing the planes' wrapped indices only where a store,
+// source or probe needs them changed nothing (2.85 billion). What is left to try there:
+// triple buffers and a skew of three planes, so that no step in an iteration waits on
+// another (more independent work per warp), with the loop unrolled by the rings' period
+// so that the register rings need no moves.
+//
 // Tried for 'fused' and dropped (commit 6f0a507 holds it): warp tiles as in 2D. A warp
 // owned 32 V cells along x by R rows along y, each lane holding its R rows in registers,
 // x neighbours by shuffles, no barrier; with one step per pass only H needs recomputing,
@@ -464,183 +480,6 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 if (last) {
                     store3<T, S>(ex1, ey1, ez1, c, e);
                     store3<T, S>(hx1, hy1, hz1, c, h);
-                }
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------- 3D skewed
-// 'temporal' in 3D (march3s): march3's tiles, halo recomputation and double-buffered
-// passes, with the NT steps skewed by two planes each, so that a block meets one barrier
-// per plane for all its steps where march3 meets two per step and plane. In iteration s,
-// step 0 (the planes as read) puts E at plane s into shared memory, and step t (1 .. NT)
-// updates H at plane s - 2t + 1, then E at plane s - 2t. Whatever an iteration reads from
-// shared memory was written in the iteration before: H of step t at plane p reads the x
-// and y neighbours of E of step t - 1 at p, and E of step t at q those of H of step t at q,
-// both written there. Shared memory holds two buffers, the iterations alternating between
-// them, each of NT slots of six planes (slot u: E of step u, H of step u + 1), so that the
-// one barrier at the top of an iteration both publishes the planes of the last iteration
-// and ends the reads of the buffer this one overwrites. Each step keeps the own column's
-// last three planes of E and of H in registers (H of step t at p reads E of step t - 1 at
-// p and p + 1, E of step t at q reads H of step t at q and q - 1 and the old E at q).
-// The pipeline is 2 NT planes deep (march3's: NT), so a segment takes zlen + 3 NT
-// iterations. CPML auxiliary values stay in a ring of 2 NT planes (a plane's are in use
-// from step 1's H to step NT's E, 2 NT iterations).
-template <typename T, int NT, int BX, int BY>
-struct M3s {
-    static constexpr int SP = (BX + 2) * (BY + 2);
-    static constexpr int BYTES = 2 * NT * 6 * SP * (int)sizeof(T);
-};
-
-template <typename T, typename S, typename ID, bool CT, int NT, int BX, int BY, int PML>
-__global__ void __launch_bounds__(BX * BY, MARCH_MINB)
-march3s(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
-        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
-        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
-        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
-        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-        int src, long long n0) {
-    constexpr int SW = BX + 2, SP = SW * (BY + 2), BUF = NT * 6 * SP;
-    extern __shared__ __align__(16) unsigned char m3s_sh[];
-    T* const sh = reinterpret_cast<T*>(m3s_sh);
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int me = (ty + 1) * SW + tx + 1;
-    for (int q = ty * BX + tx; q < 2 * BUF; q += BX * BY) sh[q] = T(0);   // the padding
-    const int gi = ox + (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
-    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
-    const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
-    const bool own_xy = tx >= NT && tx < BX - NT && ty >= NT && ty < BY - NT &&
-                        gi - ox < bnx && gj - oy < bny;
-    const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
-    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    const idx_t column = (idx_t)i + (idx_t)px * j;
-    const idx_t plane = (idx_t)px * py;
-    const int key = j * nx + i;
-    // planes kstart .. klast are read; iterations run to the one that updates E of step nt
-    // at plane z1 - 1
-    const int kstart = z0 - nt, klast = z1 + nt - 1, send = z1 - 1 + 2 * nt;
-    const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
-
-    // per step, the own column's E and H at its newest plane ([0]) and the two before; the
-    // ids with the planes' flags above (id | flags << 16) at planes s, s - 1, .., s - 2 NT
-    T e[NT + 1][3][3], h[NT + 1][3][3];
-    unsigned m[2 * NT + 1];
-#pragma unroll
-    for (int t = 0; t <= NT; ++t)
-#pragma unroll
-        for (int r = 0; r < 3; ++r)
-#pragma unroll
-            for (int a = 0; a < 3; ++a) e[t][r][a] = h[t][r][a] = T(0);
-#pragma unroll
-    for (int r = 0; r <= 2 * NT; ++r) m[r] = 0u;
-    T ring[2 * NT][3][2][2];   // CPML auxiliary values: [plane mod 2 NT][axis][half][which]
-    Plane<S, ID> next;         // plane s, read during iteration s - 1
-    load_plane<S, ID>(next, fld, cid, column + plane * wrap_any(kstart, nz),
-                      wrap_any(kstart, nz));
-    for (int s = kstart; s <= send; ++s) {
-        __syncthreads();   // the last iteration's planes written, its reads of wr done
-        T* const wr = sh + (s & 1) * BUF;          // written in this iteration
-        const T* const rd = sh + ((s & 1) ^ 1) * BUF;   // written in the last one
-        // ---- step 0: plane s as read; plane s + 1 requested
-#pragma unroll
-        for (int r = 2 * NT; r > 0; --r) m[r] = m[r - 1];
-#pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            e[0][2][a] = e[0][1][a];
-            e[0][1][a] = e[0][0][a];
-            h[0][2][a] = h[0][1][a];
-            h[0][1][a] = h[0][0][a];
-        }
-        if (s <= klast) {
-#pragma unroll
-            for (int a = 0; a < 3; ++a) {
-                e[0][0][a] = Conv<T, S>::widen(next.f[a]);
-                h[0][0][a] = Conv<T, S>::widen(next.f[a + 3]);
-            }
-            m[0] = (unsigned)next.m | ((unsigned)next.flags << 16);
-            if (s < klast) {
-                const int kw1 = wrap_any(s + 1, nz);
-                load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
-            }
-        } else {
-            m[0] = 0u;
-        }
-        wr[me] = e[0][0][0];
-        wr[SP + me] = e[0][0][1];
-        wr[2 * SP + me] = e[0][0][2];
-#pragma unroll
-        for (int t = 1; t <= NT; ++t) {
-            if (t > nt) break;
-            const long long n = n0 + t - 1;
-            const bool first = t == 1, last = t == nt;
-            // ---- H of step t at plane p, from E of step t - 1 at p (neighbours from the
-            // last iteration's slot t - 1) and p + 1, and H of step t - 1 at p
-            {
-                const int p = s - 2 * t + 1, kw = wrap_any(p, nz);
-                const unsigned mp = m[2 * t - 1];
-                const int flags = (int)(mp >> 16);
-                const bool in_z = (PML & 4) && (flags & PLANE_FACE);
-                const bool own = own_xy && p >= z0 && p < z1;
-                T (&slot)[3][2][2] = ring[(p - kstart + 2 * NT) % (2 * NT)];
-                const T* re = rd + (t - 1) * 6 * SP;
-                const T (&ec)[3] = e[t - 1][1];   // E of step t - 1 at p
-                const T (&ea)[3] = e[t - 1][0];   // ... at p + 1
-                const T (&ho)[3] = h[t - 1][t == 1 ? 1 : 2];   // H of step t - 1 at p
-                const T d[3][2] = {{re[2 * SP + me + SW] - ec[2], ea[1] - ec[1]},  // dEz/dy, dEy/dz
-                                   {ea[0] - ec[0], re[2 * SP + me + 1] - ec[2]},   // dEx/dz, dEz/dx
-                                   {re[SP + me + 1] - ec[1], re[me + SW] - ec[0]}};  // dEy/dx, dEx/dy
-                T hn[3];
-                curl3<T, S, CT>(gtab, crow<T, 6>(mp & 0xffffu), 3, ho, d, in_x, in_y, in_z, src,
-                                i, j, kw, ny, px, first, last, own, slot, hn);
-                if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, hn);
-#pragma unroll
-                for (int a = 0; a < 3; ++a) {
-                    h[t][2][a] = h[t][1][a];
-                    h[t][1][a] = h[t][0][a];
-                    h[t][0][a] = hn[a];
-                }
-                T* wh = wr + (t - 1) * 6 * SP + 3 * SP;
-                wh[me] = hn[0];
-                wh[SP + me] = hn[1];
-                wh[2 * SP + me] = hn[2];
-                if (own && last) store3<T, S>(hx1, hy1, hz1, column + plane * kw, hn);
-            }
-            // ---- E of step t at plane q, from H of step t at q (neighbours from the last
-            // iteration's slot t - 1) and q - 1, and E of step t - 1 at q
-            {
-                const int q = s - 2 * t, kw = wrap_any(q, nz);
-                const unsigned mq = m[2 * t];
-                const int flags = (int)(mq >> 16);
-                const bool in_z = (PML & 4) && (flags & PLANE_FACE);
-                const bool own = own_xy && q >= z0 && q < z1;
-                T (&slot)[3][2][2] = ring[(q - kstart + 2 * NT) % (2 * NT)];
-                const T* rh = rd + (t - 1) * 6 * SP + 3 * SP;
-                const T (&hc)[3] = h[t][1];   // H of step t at q
-                const T (&hb)[3] = h[t][2];   // ... at q - 1
-                const T d[3][2] = {{hc[2] - rh[2 * SP + me - SW], hc[1] - hb[1]},  // dHz/dy, dHy/dz
-                                   {hc[0] - hb[0], hc[2] - rh[2 * SP + me - 1]},   // dHx/dz, dHz/dx
-                                   {hc[1] - rh[SP + me - 1], hc[0] - rh[me - SW]}};  // dHy/dx, dHx/dy
-                T en[3];
-                curl3<T, S, CT>(gtab, crow<T, 6>(mq & 0xffffu), 0, e[t - 1][2], d, in_x, in_y,
-                                in_z, src, i, j, kw, ny, px, first, last, own, slot, en);
-                if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, en);
-#pragma unroll
-                for (int a = 0; a < 3; ++a) {
-                    e[t][2][a] = e[t][1][a];
-                    e[t][1][a] = e[t][0][a];
-                    e[t][0][a] = en[a];
-                }
-                if (t < NT) {
-                    T* we = wr + t * 6 * SP;
-                    we[me] = en[0];
-                    we[SP + me] = en[1];
-                    we[2 * SP + me] = en[2];
-                }
-                if (own) {
-                    if (flags & PLANE_PROBE) probes3<T>(kw, key, n, en, hc);
-                    if (last) store3<T, S>(ex1, ey1, ez1, column + plane * kw, en);
                 }
             }
         }

@@ -68,10 +68,12 @@
 // more instructions (2.81 billion warp instructions a pass against 1.98: about 400 per
 // thread and plane against 290), with 96 registers against 88, so one block of 512
 // threads per SM either way. Computing the planes' wrapped indices only where a store,
-// source or probe needs them changed nothing (2.85 billion). What is left to try there:
-// triple buffers and a skew of three planes, so that no step in an iteration waits on
-// another (more independent work per warp), with the loop unrolled by the rings' period
-// so that the register rings need no moves.
+// source or probe needs them changed nothing (2.85 billion). Within an iteration only H
+// of step t waits on work of the same iteration (E of step t - 1 at the plane ahead), so
+// more independent work per warp (triple buffers, a skew of three planes) would not help
+// much; what bounds it is the instructions (the register rings' moves, 3 planes a step,
+// and the index arithmetic of 2 NT planes an iteration), which the loop unrolled by the
+// rings' period would cut.
 //
 // Tried for 'fused' and dropped (commit 6f0a507 holds it): warp tiles as in 2D. A warp
 // owned 32 V cells along x by R rows along y, each lane holding its R rows in registers,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from yeefdtd.backends.cuda.variants import make_variant
-from yeefdtd.exceptions import ValidationError
+from yeefdtd.exceptions import SetupError, ValidationError
 
 
 def test_fused_is_one_step_per_pass_and_temporal_several():
@@ -303,3 +303,62 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     assert inert(sources=[yf.PointSource(component="ex", position=(0.0045, 0.004, 0.006),
                                              waveform=wf)]) == \
         (True, True, False)
+
+
+@pytest.mark.parametrize("name,value,reads", [
+    ("YEEFDTD_FUSED", "blocks", lambda v: v.staged),
+    ("YEEFDTD_STAGES", "2", lambda v: v.stages),
+    ("YEEFDTD_STAGES", "four", lambda v: v.stages),
+    ("YEEFDTD_CPML", "slab", lambda v: v.tuning_tag()),
+])
+def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
+                                                                         monkeypatch):
+    """The environment switches that run other kernels (experiments.py) say which variable
+    holds what they cannot read, and what it takes, instead of falling back silently."""
+    v = make_variant("fused")
+    v.mode = "3d"
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SetupError) as err:
+        reads(v)
+    msg = str(err.value)
+    assert msg.startswith(f"${name}: {value!r}") and "unset it" in msg and "\n" not in msg
+
+
+def test_the_switches_take_what_they_document(monkeypatch):
+    from yeefdtd.backends.cuda.launch import SLAB_DEFAULT, slab_setting
+
+    v = make_variant("fused")
+    v.mode = "3d"
+    monkeypatch.setenv("YEEFDTD_STAGES", "5")
+    assert v.stages == 5
+    monkeypatch.setenv("YEEFDTD_STAGES", "")
+    assert v.stages == v.STAGES_3D
+    monkeypatch.setenv("YEEFDTD_CPML", "boxes")
+    assert v.tuning_tag().endswith("cpml=boxes")
+    assert slab_setting() == SLAB_DEFAULT
+    monkeypatch.setenv("YEEFDTD_SLAB", "4, 128")
+    assert slab_setting() == (4, 128)
+    for bad in ("4", "4,x", "0,256"):
+        monkeypatch.setenv("YEEFDTD_SLAB", bad)
+        with pytest.raises(SetupError, match=r"^\$YEEFDTD_SLAB: .*2 comma-separated integers"):
+            slab_setting()
+
+
+def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(
+        monkeypatch):
+    """Slabs (one step) follow 'fused' only; with nothing to place (no layers, 2D) the
+    switch does not matter; 'fused' defaults to slab3, 'temporal' to the pass itself."""
+    from yeefdtd.backends.cuda.march import cpml_mode
+
+    fused, temporal = make_variant("fused"), make_variant("temporal")
+    fused.mode = temporal.mode = "3d"
+    assert cpml_mode(fused, True, "3d") == "slabs"
+    assert cpml_mode(temporal, True, "3d") == "inpass"
+    assert cpml_mode(fused, False, "3d") == cpml_mode(fused, True, "tmz") == "inpass"
+    monkeypatch.setenv("YEEFDTD_CPML", "boxes")
+    assert cpml_mode(fused, True, "3d") == cpml_mode(temporal, True, "3d") == "boxes"
+    monkeypatch.setenv("YEEFDTD_CPML", "slabm")
+    assert cpml_mode(fused, True, "3d") == "slabm"
+    with pytest.raises(SetupError, match=r"^\$YEEFDTD_CPML: 'slabm' follows one-step passes"):
+        cpml_mode(temporal, True, "3d")
+    assert cpml_mode(temporal, False, "3d") == "inpass"

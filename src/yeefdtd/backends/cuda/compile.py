@@ -23,9 +23,9 @@ OPTIONS = ("-std=c++17",)
 
 def options() -> tuple[str, ...]:
     """Compiler options; $YEEFDTD_NVRTC_OPTIONS adds more (for experiments)."""
-    import os
+    from .experiments import compiler_options
 
-    return OPTIONS + tuple(os.environ.get("YEEFDTD_NVRTC_OPTIONS", "").split())
+    return OPTIONS + compiler_options()
 
 
 def read_kernel(name: str) -> str:

@@ -18,12 +18,10 @@ SLAB_DEFAULT = (2, 256)
 
 
 def slab_setting() -> tuple[int, int]:
-    import os
+    from .experiments import integers
 
-    if os.environ.get("YEEFDTD_SLAB"):
-        v, threads = (int(x) for x in os.environ["YEEFDTD_SLAB"].split(","))
-        return v, threads
-    return SLAB_DEFAULT
+    v, threads = integers("YEEFDTD_SLAB", 2, 1, 1024) or SLAB_DEFAULT
+    return v, threads
 
 
 def slab_shape() -> tuple[int, int, int, int]:

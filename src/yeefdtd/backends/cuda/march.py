@@ -44,8 +44,6 @@ class MarchStepper(CudaStepper):
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._events = self._event_tables(model)
-        import os
-
         #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
         #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
         #: march.cu), two launches per box (H, then E); "slabm": the same with slab3m, one
@@ -53,14 +51,7 @@ class MarchStepper(CudaStepper):
         #: the same kernel with them over a box around each layer, widened by the steps per
         #: pass; "inpass" (the default of 'temporal'): the pass applies them itself.
         #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
-        default = "slabs" if self.variant.staged else "inpass"
-        mode = os.environ.get("YEEFDTD_CPML", default)
-        if mode not in ("boxes", "slabs", "slabm", "inpass") or \
-                (mode in ("slabs", "slabm") and not self.variant.staged):
-            mode = default
-        if not self._slabs or model.grid.mode != "3d":
-            mode = "inpass"
-        self.cpml_mode = mode
+        self.cpml_mode = cpml_mode(self.variant, bool(self._slabs), model.grid.mode)
         self._inert = self._inert_ends(model)
         self._plan_boxes()
 
@@ -640,6 +631,22 @@ class MarchStepper(CudaStepper):
         except Exception:   # attributes this CuPy does not expose: leave them out
             pass
         return out
+
+
+def cpml_mode(variant, layers: bool, mode: str) -> str:
+    """Where a marching stepper updates the CPML layers (see MarchStepper._allocate):
+    $YEEFDTD_CPML, else the variant's default; "inpass" where there is nothing to place (no
+    layers, or 2D). The slab kernels follow one-step passes of march3f only."""
+    from ...exceptions import SetupError
+    from .variants import cpml_place
+
+    place = cpml_place() or ("slabs" if variant.staged else "inpass")
+    if not layers or mode != "3d":
+        return "inpass"
+    if place in ("slabs", "slabm") and not variant.staged:
+        raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
+                         f"only; for {variant.name!r} set it to boxes or inpass, or unset it")
+    return place
 
 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

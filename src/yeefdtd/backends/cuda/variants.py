@@ -331,20 +331,14 @@ class March(Variant):
 
     @property
     def stages(self) -> int:
-        import os
+        from .experiments import integers
 
-        try:
-            return max(3, int(os.environ.get("YEEFDTD_STAGES", self.STAGES_3D)))
-        except ValueError:
-            return self.STAGES_3D
+        return (integers("YEEFDTD_STAGES", 1, 3, 8) or (self.STAGES_3D,))[0]
 
     @property
     def staged(self) -> bool:
         """Whether passes run march3f (3D 'fused': staged loads, one barrier per plane)."""
-        import os
-
-        return self.mode == "3d" and self.name == "fused" and \
-            os.environ.get("YEEFDTD_FUSED") != "block"
+        return self.mode == "3d" and self.name == "fused" and fused_kernel() != "block"
 
     @property
     def aligned(self) -> bool:
@@ -359,20 +353,16 @@ class March(Variant):
         48.5 (32 x 8) against 49.5 overlapping (64 x 8), dipole-cpml 33.7 against 33.9.
         $YEEFDTD_FUSED=overlap picks the overlapping tiles, =aligned the aligned ones for
         16-bit storage too, for comparison."""
-        import os
-
-        env = os.environ.get("YEEFDTD_FUSED")
+        env = fused_kernel()
         return self.staged and env != "overlap" and (not self.half or env == "aligned")
 
     def tuning_tag(self) -> str:
         """The 3D kernel the passes run ('fused': march3f, its tiles and stages; the
         environment variables above pick others, for comparison) and where the CPML is."""
-        import os
-
         if self.mode != "3d":
             return ""
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
-        return f"{kind} stages={self.stages} cpml={os.environ.get('YEEFDTD_CPML', '')}"
+        return f"{kind} stages={self.stages} cpml={cpml_place() or ''}"
 
     def aligned_for(self, pml: int) -> bool:
         """Whether a pass with the CPML terms of ``pml`` runs aligned tiles (only passes
@@ -474,6 +464,26 @@ _OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"},
             "seed-xy": {"pad32", "noshared"},
             "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set(),
             "fused": set(), "temporal": {"steps"}}
+
+
+def fused_kernel() -> str | None:
+    """$YEEFDTD_FUSED: another 3D 'fused' kernel than the default, for comparison (see
+    March.staged and March.aligned)."""
+    from .experiments import choice
+
+    return choice("YEEFDTD_FUSED", ("block", "overlap", "aligned"))
+
+
+#: where the marching variants may update the CPML layers (see MarchStepper._allocate)
+CPML_PLACES = ("slabs", "slabm", "boxes", "inpass")
+
+
+def cpml_place() -> str | None:
+    """$YEEFDTD_CPML: where the marching variants update the CPML layers, when not the
+    default."""
+    from .experiments import choice
+
+    return choice("YEEFDTD_CPML", CPML_PLACES)
 
 
 def make_variant(spec: str) -> Variant:

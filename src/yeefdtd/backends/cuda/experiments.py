@@ -1,0 +1,58 @@
+"""Environment variables that run other kernels or settings than the defaults, for
+comparisons (the README lists them; each is documented where it acts). Every one is read
+here, and a value that is not understood raises a one-line SetupError that names the
+variable and what it takes, rather than being ignored.
+
+- ``YEEFDTD_FUSED``: 3D 'fused' kernel: ``block`` (march3), ``overlap`` (march3f with
+  overlapping tiles), ``aligned`` (march3f with aligned tiles, 16-bit storage too).
+- ``YEEFDTD_CPML``: where the marching variants update the CPML layers: ``slabs``,
+  ``slabm`` ('fused' only), ``boxes``, ``inpass``.
+- ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
+- ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
+  boxes.
+- ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...exceptions import SetupError
+
+
+def _raw(name: str) -> str:
+    return os.environ.get(name, "").strip()
+
+
+def choice(name: str, choices: tuple[str, ...]) -> str | None:
+    """The value of ``name`` (one of ``choices``), or None when it is unset or empty."""
+    raw = _raw(name)
+    if not raw:
+        return None
+    if raw not in choices:
+        raise SetupError(f"${name}: {raw!r} is not understood; set it to one of "
+                         f"{', '.join(choices)}, or unset it")
+    return raw
+
+
+def integers(name: str, count: int, lo: int, hi: int) -> tuple[int, ...] | None:
+    """``count`` comma-separated integers from ``lo`` to ``hi`` in ``name``, or None when it
+    is unset or empty."""
+    raw = _raw(name)
+    if not raw:
+        return None
+    parts = [p.strip() for p in raw.split(",")]
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != count or not all(lo <= v <= hi for v in values):
+        what = "an integer" if count == 1 else f"{count} comma-separated integers"
+        raise SetupError(f"${name}: {raw!r} is not understood; set it to {what} from {lo} "
+                         f"to {hi}, or unset it")
+    return values
+
+
+def compiler_options() -> tuple[str, ...]:
+    """The options $YEEFDTD_NVRTC_OPTIONS adds (none when unset)."""
+    return tuple(_raw("YEEFDTD_NVRTC_OPTIONS").split())

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from yeefdtd.bench import HEADER, bench_scene, copy_bandwidth, format_row, measure
-from yeefdtd.build.model import build_model
+from yeefdtd.bench import HEADER, bench_model, copy_bandwidth, format_row, measure
 
 
 def main() -> None:
@@ -33,7 +32,7 @@ def main() -> None:
     except ValueError:
         p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
     bw = copy_bandwidth()
-    model = build_model(bench_scene(a.scene, a.n, a.steps))
+    model = bench_model(a.scene, a.n, a.steps)
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):

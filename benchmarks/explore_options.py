@@ -12,8 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from yeefdtd.bench import HEADER, bench_scene, copy_bandwidth, format_row, measure
-from yeefdtd.build.model import build_model
+from yeefdtd.bench import HEADER, bench_model, copy_bandwidth, format_row, measure
 
 
 def main() -> None:
@@ -29,7 +28,7 @@ def main() -> None:
                    help="launch shapes 'V,BX' for the boxes holding CPML layers")
     a = p.parse_args()
     bw = copy_bandwidth()
-    model = build_model(bench_scene(a.scene, a.n, a.steps))
+    model = bench_model(a.scene, a.n, a.steps)
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s")
     print(HEADER)
     for name in a.options:

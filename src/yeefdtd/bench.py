@@ -122,7 +122,20 @@ class Row:
     steps_per_pass: int = 1
 
 
-def time_stepper(stepper, steps: int, warmup: int = 20, segments: int = 5) -> float:
+#: steps run before the timed ones (clocks, caches, the first launches); a model that a
+#: benchmark times over N steps is built for N + WARMUP (see bench_model)
+WARMUP = 20
+
+
+def bench_model(name: str, n: int | None, steps: int, dtype: str = "float32"):
+    """The model of benchmark scene ``name`` for timing ``steps`` steps after the warm-up
+    (a stepper refuses steps past its model's, whose waveforms and records end there)."""
+    from .build.model import build_model
+
+    return build_model(bench_scene(name, n, steps + WARMUP, dtype))
+
+
+def time_stepper(stepper, steps: int, warmup: int = WARMUP, segments: int = 5) -> float:
     """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events: the steps
     run in ``segments`` back-to-back segments and the median segment's rate is reported (a
     clock or power transient in one segment does not move the figure; lent GPUs showed

@@ -6,8 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .bench import HEADER, Row, bench_scene, format_row, measure
-from .build.model import build_model
+from .bench import HEADER, Row, bench_model, format_row, measure
 
 SUITES = ("table", "sizes", "threads", "blocks2d", "coalescing", "seeds", "all")
 
@@ -23,7 +22,7 @@ def _models():
         key = (scene, n)
         if key not in cache:
             cache.clear()  # one model at a time: they are large
-            cache[key] = build_model(bench_scene(scene, n, steps))
+            cache[key] = bench_model(scene, n, steps)
         return cache[key]
 
     return get

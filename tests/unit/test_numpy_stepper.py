@@ -100,3 +100,15 @@ def test_memory_report_counts_fields_and_coefficients():
     model = yf.build_model(lossy_scene())
     st = yf.backends.get_stepper_class("numpy")(model, "float32")
     assert st.memory_bytes() >= 6 * 4 * model.grid.num_nodes
+
+
+def test_steps_past_the_models_last_are_refused_in_one_line():
+    """A model's source waveforms and monitor records are laid out for its steps: a stepper
+    asked to go past them says so (benchmarks build their models for the warm-up too)."""
+    from yeefdtd.exceptions import SetupError
+
+    st = yf.backends.get_stepper_class("numpy")(yf.build_model(lossy_scene(steps=10)),
+                                                "float64")
+    st.advance(0, 10)
+    with pytest.raises(SetupError, match=r"^advance: steps 8 to 10 pass the model's 10 steps "):
+        st.advance(8, 3)

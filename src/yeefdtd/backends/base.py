@@ -74,8 +74,20 @@ class Stepper:
         """Monitors due after step n."""
 
     # ---- whole steps ---------------------------------------------------------------
+    def check_span(self, start: int, count: int) -> None:
+        """Refuses steps past the model's last: its source waveforms and monitor records
+        are laid out for ``model.steps`` steps, so a step beyond would read or write past
+        them."""
+        if start < 0 or start + count > self.model.steps:
+            from ..exceptions import SetupError
+
+            raise SetupError(f"advance: steps {start} to {start + count - 1} pass the model's "
+                             f"{self.model.steps} steps (0 to {self.model.steps - 1}); build "
+                             "it with more steps (build_model(scene, steps=...))")
+
     def advance(self, start: int, count: int) -> None:
         """Run steps ``start`` .. ``start + count - 1``."""
+        self.check_span(start, count)
         for n in range(start, start + count):
             self.update_h()
             self.update_h_boundaries()

@@ -540,6 +540,7 @@ class MarchStepper(CudaStepper):
         return max(1, out)
 
     def advance(self, start: int, count: int) -> None:
+        self.check_span(start, count)
         cfg = self.configs["pass"]
         with self._stream:
             n, end = start, start + count

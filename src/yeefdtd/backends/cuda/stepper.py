@@ -446,6 +446,7 @@ class CudaStepper(Stepper):
         self._graph.launch(self._stream)
 
     def advance(self, start: int, count: int) -> None:
+        self.check_span(start, count)
         with self._stream:
             if start != self._n:
                 self._step_dev.fill(start)

@@ -53,6 +53,22 @@ def integers(name: str, count: int, lo: int, hi: int) -> tuple[int, ...] | None:
     return values
 
 
+def fused_kernel() -> str | None:
+    """$YEEFDTD_FUSED: another 3D 'fused' kernel than the default (see March.staged and
+    March.aligned in variants.py)."""
+    return choice("YEEFDTD_FUSED", ("block", "overlap", "aligned"))
+
+
+#: where the marching variants may update the CPML layers (see march.cpml_mode)
+CPML_PLACES = ("slabs", "slabm", "boxes", "inpass")
+
+
+def cpml_place() -> str | None:
+    """$YEEFDTD_CPML: where the marching variants update the CPML layers, when not the
+    default."""
+    return choice("YEEFDTD_CPML", CPML_PLACES)
+
+
 def compiler_options() -> tuple[str, ...]:
     """The options $YEEFDTD_NVRTC_OPTIONS adds (none when unset)."""
     return tuple(_raw("YEEFDTD_NVRTC_OPTIONS").split())

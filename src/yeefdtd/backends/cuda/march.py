@@ -51,7 +51,9 @@ class MarchStepper(CudaStepper):
         #: the same kernel with them over a box around each layer, widened by the steps per
         #: pass; "inpass" (the default of 'temporal'): the pass applies them itself.
         #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
-        self.cpml_mode = cpml_mode(self.variant, bool(self._slabs), model.grid.mode)
+        self.cpml_mode = cpml_mode(self.variant, bool(self._slabs))
+        #: whether passes run march3f (read once: its nt argument carries its shared bytes)
+        self.staged = self.variant.staged
         self._inert = self._inert_ends(model)
         self._plan_boxes()
 
@@ -443,7 +445,7 @@ class MarchStepper(CudaStepper):
             where = (*[_i32(o) for o in org], *[_i32(e) for e in ext])
         else:
             sizes, where = (_i32(nx), _i32(ny), _i32(px)), ()
-        if self.variant.staged:   # march3f takes its shared bytes, for its check, for nt
+        if self.staged:   # march3f takes its shared bytes, for its check, for nt
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0))
@@ -634,15 +636,15 @@ class MarchStepper(CudaStepper):
         return out
 
 
-def cpml_mode(variant, layers: bool, mode: str) -> str:
+def cpml_mode(variant, layers: bool) -> str:
     """Where a marching stepper updates the CPML layers (see MarchStepper._allocate):
     $YEEFDTD_CPML, else the variant's default; "inpass" where there is nothing to place (no
-    layers, or 2D). The slab kernels follow one-step passes of march3f only."""
+    layers, or a 2D variant). The slab kernels follow one-step passes of march3f only."""
     from ...exceptions import SetupError
-    from .variants import cpml_place
+    from .experiments import cpml_place
 
     place = cpml_place() or ("slabs" if variant.staged else "inpass")
-    if not layers or mode != "3d":
+    if not layers or variant.mode != "3d":
         return "inpass"
     if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "

@@ -338,6 +338,8 @@ class March(Variant):
     @property
     def staged(self) -> bool:
         """Whether passes run march3f (3D 'fused': staged loads, one barrier per plane)."""
+        from .experiments import fused_kernel
+
         return self.mode == "3d" and self.name == "fused" and fused_kernel() != "block"
 
     @property
@@ -353,12 +355,16 @@ class March(Variant):
         48.5 (32 x 8) against 49.5 overlapping (64 x 8), dipole-cpml 33.7 against 33.9.
         $YEEFDTD_FUSED=overlap picks the overlapping tiles, =aligned the aligned ones for
         16-bit storage too, for comparison."""
+        from .experiments import fused_kernel
+
         env = fused_kernel()
         return self.staged and env != "overlap" and (not self.half or env == "aligned")
 
     def tuning_tag(self) -> str:
         """The 3D kernel the passes run ('fused': march3f, its tiles and stages; the
         environment variables above pick others, for comparison) and where the CPML is."""
+        from .experiments import cpml_place
+
         if self.mode != "3d":
             return ""
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
@@ -464,26 +470,6 @@ _OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"},
             "seed-xy": {"pad32", "noshared"},
             "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set(),
             "fused": set(), "temporal": {"steps"}}
-
-
-def fused_kernel() -> str | None:
-    """$YEEFDTD_FUSED: another 3D 'fused' kernel than the default, for comparison (see
-    March.staged and March.aligned)."""
-    from .experiments import choice
-
-    return choice("YEEFDTD_FUSED", ("block", "overlap", "aligned"))
-
-
-#: where the marching variants may update the CPML layers (see MarchStepper._allocate)
-CPML_PLACES = ("slabs", "slabm", "boxes", "inpass")
-
-
-def cpml_place() -> str | None:
-    """$YEEFDTD_CPML: where the marching variants update the CPML layers, when not the
-    default."""
-    from .experiments import choice
-
-    return choice("YEEFDTD_CPML", CPML_PLACES)
 
 
 def make_variant(spec: str) -> Variant:

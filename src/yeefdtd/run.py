@@ -42,8 +42,11 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     cls = get_stepper_class(name)
     accepted = inspect.signature(cls.__init__).parameters
     # CUDA-only options (variant, tune...) mean nothing to NumPy, where 'auto' may land
-    return cls(model, dtype or model.scene.run.dtype,
-               **{k: v for k, v in options.items() if k in accepted})
+    stepper = cls(model, dtype or model.scene.run.dtype,
+                  **{k: v for k, v in options.items() if k in accepted})
+    if getattr(stepper, "auto_note", None):
+        _note_once(stepper.auto_note)
+    return stepper
 
 
 def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,

@@ -32,14 +32,16 @@ def test_more_than_2_31_values_per_array():
     assert (N_BIG + 1) ** 3 > 2**31
     steps = 12
     big_model = yf.build_model(_scene(N_BIG, steps))
-    st = yf.backends.get_stepper_class("cuda")(big_model, "float32", tune=False)
+    st = yf.backends.get_stepper_class("cuda")(big_model, "float32", variant="indexed",
+                                               tune=False)
     st.advance(0, steps)
     c = N_BIG // 2
     with st._stream:
         big = {k: f[c - 8:c + 9, c - 8:c + 9, c - 8:c + 9].get() for k, f in st._f.items()}
     del st
     cp.get_default_memory_pool().free_all_blocks()
-    small = yf.run(_scene(64, steps), backend="cuda", keep_fields=True, progress=False).fields
+    small = yf.run(_scene(64, steps), backend="cuda", keep_fields=True, progress=False,
+                   stepper_options={"variant": "indexed"}).fields
     for k, v in big.items():
         ref = small[k][32 - 8:32 + 9, 32 - 8:32 + 9, 32 - 8:32 + 9]
         assert np.abs(ref).max() > 0 or k == "hz"

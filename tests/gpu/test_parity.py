@@ -431,3 +431,24 @@ def test_a_tuning_sweep_leaves_no_trace(tmp_path, monkeypatch):
                  stepper_options={"variant": "indexed", "tune": True})
     assert (tmp_path / "tuning.json").exists()
     assert rel_l2(got.fields, r64.fields) < 1e-10
+
+
+@pytest.mark.parametrize("mode, dtype, expect", [("3d", "float32", "fused"),
+                                                 ("3d", "float16", "indexed"),
+                                                 ("tmz", "float32", "temporal")])
+def test_auto_runs_the_fastest_variant_for_the_mode_and_dtype(mode, dtype, expect,
+                                                              monkeypatch):
+    """'auto' (the scenes' default) picks by grid, size and dtype: 'indexed' below the
+    measured crossovers (these scenes are small), else a marching variant as if they were
+    large (the thresholds lowered), matching NumPy within the bounds of the variant it
+    picked: no worse than three times NumPy's own error in the same storage dtype."""
+    from yeefdtd.backends.cuda import variants
+
+    scene, r64, r32 = reference(mode, 0)
+    small = yf.run(scene, backend="cuda", dtype=dtype, steps=2, progress=False)
+    assert small.stats["variant"] == "indexed"
+    monkeypatch.setattr(variants, "AUTO_MIN_CELLS", dict.fromkeys(variants.AUTO_MIN_CELLS, 0))
+    got = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True, progress=False)
+    assert got.stats["variant"] == expect
+    own = rel_l2(r32.fields, r64.fields) if dtype == "float32" else reference16(mode, 0)[1]
+    assert rel_l2(got.fields, r64.fields) <= 3 * own

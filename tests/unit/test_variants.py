@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from yeefdtd.backends.cuda.variants import make_variant
+from yeefdtd.backends.cuda.variants import default_variant, make_variant
 from yeefdtd.exceptions import SetupError, ValidationError
 
 
@@ -25,7 +25,27 @@ def test_every_shape_owns_cells(name):
 def test_long_grids_get_z_segments():
     shapes = make_variant("fused").configs("pass", (512, 512, 512))
     assert any(c[3] for c in shapes) and any(c[3] == 0 for c in shapes)
-    assert not any(c[3] for c in make_variant("fused").configs("pass", (64, 64, 64)))
+    assert not any(c[3] for c in make_variant("fused").configs("pass", (64, 64, 64))[1:])
+
+
+@pytest.mark.parametrize("mode, shape", [("3d", (65, 65, 65)), ("3d", (129, 129, 257)),
+                                         ("3d", (513, 513, 513)), ("tmz", (1025, 1025, 1)),
+                                         ("tmz", (8193, 8193, 1)), ("tez", (61, 47, 1))])
+@pytest.mark.parametrize("name", ["fused", "temporal"])
+def test_the_untuned_shape_cuts_segments_until_the_blocks_fill_the_gpu(name, mode, shape):
+    """Grids too small to tune run the first shape: whole columns there left all but a few
+    SMs idle (tmz-2d 1025: 3 blocks), so its segments are cut to give FILL_BLOCKS blocks or
+    more, but no shorter than MIN_SEGMENT_* (each recomputes about 2 NT planes or rows)."""
+    v = _in(mode, name)
+    first = v.configs("pass", shape)[0]
+    axis, floor = (2, v.MIN_SEGMENT_3D) if mode == "3d" else (1, v.MIN_SEGMENT_2D)
+    grid, _, seg = v.launch(first, shape)
+    blocks = grid[0] * grid[1] * grid[2]
+    if first[3]:
+        assert floor <= seg < shape[axis]
+        assert blocks >= v.FILL_BLOCKS or seg == floor
+    else:
+        assert grid[0] * grid[1] >= v.FILL_BLOCKS or shape[axis] <= floor
 
 
 @pytest.mark.parametrize("bad", ["1", "7", "x"])
@@ -49,7 +69,7 @@ def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
     v.check(mode)
     shapes = v.configs("pass", (8192, 8192, 1))
     assert shapes and all(32 * c[1] - 2 * c[0] >= 8 for c in shapes)
-    assert any(c[3] for c in shapes) and not any(c[3] for c in v.configs("pass", (61, 47, 1)))
+    assert any(c[3] for c in shapes) and not any(c[3] for c in v.configs("pass", (61, 47, 1))[1:])
     te = "true" if mode == "tez" else "false"
     assert all(n.startswith("march2<") and n.endswith(f", {te}>")
                for n in v.instances(mode, "float", "id8_t", "true", masks=[3]))
@@ -364,3 +384,31 @@ def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_
     with pytest.raises(SetupError, match=r"^\$YEEFDTD_CPML: 'slabm' follows one-step passes"):
         cpml_mode(temporal, True)
     assert cpml_mode(temporal, False) == "inpass"
+
+
+@pytest.mark.parametrize("mode, dtype, expect", [
+    ("3d", "float32", "fused"), ("3d", "float64", "fused"), ("3d", "float16", "indexed"),
+    ("tmz", "float32", "temporal"), ("tez", "float16", "temporal"),
+    ("tmz", "float64", "temporal")])
+def test_auto_runs_the_fastest_measured_variant_for_large_grids(mode, dtype, expect):
+    assert default_variant(mode, dtype, 513**3, True, 10**9, 10**12) == (expect, None)
+    assert default_variant(mode, dtype) == (expect, None)   # no device to ask
+
+
+@pytest.mark.parametrize("mode, cells, cpml, expect", [
+    ("3d", 129**3, False, "indexed"), ("3d", 193**3, False, "fused"),
+    ("3d", 321**3, True, "indexed"), ("3d", 449**3, True, "fused"),
+    ("tmz", 1025**2, False, "indexed"), ("tmz", 2049**2, False, "temporal"),
+    ("tez", 3073**2, True, "indexed"), ("tez", 4097**2, True, "temporal")])
+def test_auto_runs_indexed_on_grids_below_the_measured_crossover(mode, cells, cpml, expect):
+    assert default_variant(mode, "float32", cells, cpml)[0] == expect
+
+
+def test_auto_runs_indexed_where_two_sets_of_fields_would_not_fit():
+    # 3 GiB of fields twice against 7 GiB free: over 80% of it
+    name, note = default_variant("3d", "float32", 513**3, True, 3 * 2**30, 7 * 2**30)
+    assert name == "indexed"
+    assert "'fused'" in note and "6.0 GiB" in note and "7.0 GiB free" in note
+    assert default_variant("3d", "float32", 513**3, True, 3 * 2**30, 8 * 2**30)[0] == "fused"
+    assert default_variant("tmz", "float32", 8193**2, False, 3 * 2**30, 7 * 2**30)[0] == \
+        "indexed"

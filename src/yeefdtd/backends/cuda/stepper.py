@@ -52,12 +52,17 @@ class CudaStepper(Stepper):
 
     def __new__(cls, model: Model, dtype: str = "float32", variant: str | None = None,
                 *args, **kwargs):
-        spec = variant or getattr(model.scene.run, "variant", "auto")
+        spec, note = _resolve_variant(model, str(dtype), variant)
         if cls is CudaStepper and spec.partition(":")[0] in ("fused", "temporal"):
             from .march import MarchStepper
 
-            return super().__new__(MarchStepper)
-        return super().__new__(cls)
+            obj = super().__new__(MarchStepper)
+        else:
+            obj = super().__new__(cls)
+        obj._spec = spec
+        #: why 'auto' did not run the fastest variant (None when it did, or was not asked)
+        obj.auto_note = note
+        return obj
 
     def __init__(self, model: Model, dtype: str = "float32", variant: str | None = None,
                  tune: bool | None = None, graphs: bool = True,
@@ -67,8 +72,7 @@ class CudaStepper(Stepper):
             raise SetupError("dtype bfloat16 runs on the numpy backend only; on cuda use "
                              "float16 (16-bit storage with the smaller measured errors)")
         g = model.grid
-        spec = variant or getattr(model.scene.run, "variant", "auto")
-        self.variant = make_variant(default_variant(g.mode) if spec == "auto" else spec)
+        self.variant = make_variant(self._spec)
         self.variant.check(g.mode)
         if self.storage.is16 and not self.variant.storage16:
             raise SetupError(f"variant {self.variant.name!r} stores float32 or float64 fields "
@@ -557,6 +561,24 @@ class CudaStepper(Stepper):
             "traffic_bytes_per_cell": self.traffic_bytes_per_cell(),
             "coefficient_table": "constant" if self.const_table else "global",
         }
+
+
+def _resolve_variant(model: Model, dtype: str, variant: str | None) -> tuple[str, str | None]:
+    """The variant spec to run ('auto' resolved; see default_variant) and the note to show."""
+    spec = variant or getattr(model.scene.run, "variant", "auto")
+    if spec != "auto":
+        return spec, None
+    g = model.grid
+    size = 2 if dtype in ("float16", "bfloat16") else np.dtype(dtype).itemsize
+    field_bytes = len(g.components) * math.prod(g.shape) * size
+    try:
+        import cupy as cp
+
+        free = int(cp.cuda.runtime.memGetInfo()[0])
+        free += int(cp.get_default_memory_pool().free_bytes())
+    except Exception:   # no device here: the constructor says so
+        free = None
+    return default_variant(g.mode, dtype, g.num_cells, bool(model.slabs), field_bytes, free)
 
 
 _MAXABS = {}

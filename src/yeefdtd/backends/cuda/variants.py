@@ -291,7 +291,7 @@ class March(Variant):
                 raise ValidationError(f"variant: temporal steps must be an integer from 2 to "
                                       f"{self.max_steps}, not {self.options['steps']!r}")
             return (n,)
-        return (3, 2, 4) if self.mode == "3d" else self.STEPS_2D
+        return (2, 3, 4) if self.mode == "3d" else self.STEPS_2D   # first: the fastest
 
     #: whether the grid has CPML layers on x faces (set by the stepper, as ``mode`` is)
     x_layers = False
@@ -404,6 +404,15 @@ class March(Variant):
         shapes = dict.fromkeys(c[:3] for c in self.configs("pass", (0, 0, 0)))
         return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
 
+    #: blocks the first launch shape (the one grids too small to tune run) gives at least,
+    #: where whole columns give fewer: several per SM, so that every SM has work and the last
+    #: wave is short. Whole columns left most of an H100 idle on small grids (tmz-2d 1024,
+    #: 3 blocks: 2.5 Gcells/s against 78 for 'indexed')
+    FILL_BLOCKS = 1024
+    #: the shortest segment that first shape cuts (3D: planes; 2D: rows), as each segment
+    #: recomputes about 2 NT of them
+    MIN_SEGMENT_3D, MIN_SEGMENT_2D = 16, 32
+
     def configs(self, role, shape):
         out = []
         if self.mode != "3d":
@@ -414,16 +423,30 @@ class March(Variant):
             if shape[1] >= 512:   # y segments: enough warps to fill the GPU (whole columns of
                 # 8192 rows leave most SMs idle), overlap 2 NT rows per segment
                 out += [(nt, v, w, y) for nt, v, w, _ in out[:4] for y in (128, 64)]
-            return out
-        for nt in self.steps:
-            for bx, by in self.TILES:
-                if by - 2 * nt < 2:
-                    continue
-                out.append((nt, bx, by, 0))
-        nz = shape[2]
-        if nz >= 256:   # shorter z segments: more blocks, a smaller last wave
-            out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
-        return out
+        else:
+            for nt in self.steps:
+                for bx, by in self.TILES:
+                    if by - 2 * nt < 2:
+                        continue
+                    out.append((nt, bx, by, 0))
+            if shape[2] >= 256:   # shorter z segments: more blocks, a smaller last wave
+                out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
+        first = self._filled(out[0], shape)
+        return [first] + [c for c in out if c != first]
+
+    def _filled(self, cfg, shape) -> tuple:
+        """``cfg`` with segments short enough for FILL_BLOCKS blocks over ``shape``, where
+        whole columns give fewer (and no shorter than MIN_SEGMENT_*)."""
+        if not all(shape):
+            return cfg
+        grid, _, _ = self.launch((*cfg[:3], 0), shape)
+        across = grid[0] * grid[1]   # blocks per segment
+        if across >= self.FILL_BLOCKS:
+            return cfg
+        extent, floor = ((shape[2], self.MIN_SEGMENT_3D) if self.mode == "3d"
+                         else (shape[1], self.MIN_SEGMENT_2D))
+        seg = max(floor, _ceil(extent, _ceil(self.FILL_BLOCKS, across)))
+        return cfg if seg >= extent else (*cfg[:3], seg)
 
     def shape_help(self) -> tuple[str, str]:
         """What a launch shape holds, for messages: the tile's fields and the segment's."""
@@ -490,8 +513,41 @@ def make_variant(spec: str) -> Variant:
     return variant
 
 
-def default_variant(mode: str) -> str:
-    return "indexed"
+#: the fraction of the free device memory the marching variants' two sets of fields may
+#: take before 'auto' runs 'indexed' instead (the rest: tables, CPML, monitors, CuPy's pool)
+AUTO_MEMORY_SHARE = 0.8
+#: the cells from which 'auto' runs a marching variant, by grid (3D or 2D) and whether it has
+#: CPML layers: below them 'indexed' is faster. Crossovers measured on an H100 (float32,
+#: tuned where the grid has 4M cells or more; README, Performance): pec-box 'fused' against
+#: 'indexed' 29.5 / 26.1 Gcells/s at 128^3 (2.1M cells), 35.3 / 38.3 at 192^3; dipole-cpml
+#: 31.6 / 32.1 at 384^3 (57M), 32.7 / 34.9 at 448^3 (float64: 15.9 / 15.4 at 256^3, 17.1 /
+#: 19.2 at 384^3); tmz-2d 'temporal' 77 / 65 at 1024^2, 90 / 112 at 1536^2 (float16: 159 /
+#: 144 at 2048^2, 127 / 213 at 3072^2); tmz-2d-cpml 57 / 53 at 3072^2, 65 / 77 at 4096^2.
+#: Small grids lose more than the kernels' speed: the marching steppers launch each pass
+#: from Python, where 'indexed' replays a CUDA graph.
+AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
+                  ("2d", False): 4 << 20, ("2d", True): 12 << 20}
+
+
+def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
+                    cpml: bool = False, field_bytes: int = 0,
+                    free_bytes: int | None = None) -> tuple[str, str | None]:
+    """The variant 'auto' runs, and why when it is not the fastest kind: a marching variant
+    ('fused' in 3D, 'temporal' in 2D) on grids of AUTO_MIN_CELLS or more, except 3D with
+    16-bit storage, where 'indexed' stays the fastest (H100, dipole-cpml 512 float16: 55.1
+    Gcells/s against 43.5 for 'fused'); 'indexed' otherwise. The marching variants keep two
+    sets of fields (``field_bytes`` each); where they would take more than
+    AUTO_MEMORY_SHARE of ``free_bytes``, 'indexed' runs instead."""
+    grid = "3d" if mode == "3d" else "2d"
+    if (grid == "3d" and dtype in ("float16", "bfloat16")) or \
+            cells < AUTO_MIN_CELLS[grid, bool(cpml)]:
+        return "indexed", None
+    best = "fused" if grid == "3d" else "temporal"
+    if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:
+        return "indexed", (f"variant 'auto': {best!r} keeps two copies of the fields "
+                           f"({2 * field_bytes / 2**30:.1f} GiB) and the GPU has "
+                           f"{free_bytes / 2**30:.1f} GiB free; using 'indexed'")
+    return best, None
 
 
 def cpml_bytes(model, size: int, id_size: int, form: str, fused: bool = False) -> float:

@@ -119,8 +119,9 @@ def _cmd_run(args) -> int:
         return 130 if isinstance(exc, RunInterrupted) else 1
     result.save(out)
     st = result.stats
+    how = st["dtype"] + (f", {st['variant']}" if st.get("variant") else "")
     print(f"{scene.name}: {st['steps']} steps of {st['dt']:.4g} s on {st['backend']} "
-          f"({st['dtype']}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
+          f"({how}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
           f"{st['bytes_per_cell']:.1f} bytes/cell -> {out}")
     if args.plot:
         for path in plot_result(result, out.parent, out.stem):

@@ -569,7 +569,10 @@ def _resolve_variant(model: Model, dtype: str, variant: str | None) -> tuple[str
     if spec != "auto":
         return spec, None
     g = model.grid
-    size = 2 if dtype in ("float16", "bfloat16") else np.dtype(dtype).itemsize
+    try:
+        size = 2 if dtype in ("float16", "bfloat16") else np.dtype(dtype).itemsize
+    except TypeError:   # not a dtype: the constructor says so
+        size = 4
     field_bytes = len(g.components) * math.prod(g.shape) * size
     try:
         import cupy as cp

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
+from ...build.storage import STORAGE16, compute_dtype
 from ...exceptions import OutOfMemory, SetupError
 from ..base import Records, Stepper
 from . import tuning
@@ -569,10 +570,7 @@ def _resolve_variant(model: Model, dtype: str, variant: str | None) -> tuple[str
     if spec != "auto":
         return spec, None
     g = model.grid
-    try:
-        size = 2 if dtype in ("float16", "bfloat16") else np.dtype(dtype).itemsize
-    except TypeError:   # not a dtype: the constructor says so
-        size = 4
+    size = 2 if dtype in STORAGE16 else compute_dtype(dtype).itemsize   # (refuses a bad one)
     field_bytes = len(g.components) * math.prod(g.shape) * size
     try:
         import cupy as cp

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ...build.storage import STORAGE16
 from ...constants import KERNEL_VARIANTS as VARIANTS
 from ...exceptions import SetupError, ValidationError
 
@@ -539,7 +540,7 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     sets of fields (``field_bytes`` each); where they would take more than
     AUTO_MEMORY_SHARE of ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
-    if (grid == "3d" and dtype in ("float16", "bfloat16")) or \
+    if (grid == "3d" and dtype in STORAGE16) or \
             cells < AUTO_MIN_CELLS[grid, bool(cpml)]:
         return "indexed", None
     best = "fused" if grid == "3d" else "temporal"

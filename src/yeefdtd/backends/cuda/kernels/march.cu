@@ -870,7 +870,12 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // runs along x, so that the y neighbours come from the L1 (z boxes 0.074 ms against 0.078,
 // y boxes 1% slower; the step 3.713 ms); each box's E right after its H, in reverse block
 // order, so that E finds in the L2 what H left there (3.72-3.76 ms: no gain, this kernel
-// being bound by L2 throughput rather than DRAM); one launch for both halves (slab3m below).
+// being bound by L2 throughput rather than DRAM); one launch for both halves (slab3m below);
+// the y and z layers in the pass (aligned tiles with those terms: a warp is a row along x,
+// so their tests are uniform across it; commit 5dd593f holds it), slab3 over the x layers
+// only: exact, but 4.191 ms a step against 3.677 (the pass 1.1 ms slower for the 0.64 ms
+// of slab3 it spared: in the pass, each layer plane waits on its auxiliary values, read
+// at use; hot loop 376 SASS instructions a plane against 327, 72 registers against 70).
 // One thread per cell of the box bx0 + [0, bnx) x by0 + [0, bny) x bz0 + [0, bnz), wrapped
 // modulo the grid's extent; the launch's grid is (ceil(bnx bny / 256), bnz).
 template <typename T, typename S, typename ID, bool CT, int HALF>

@@ -46,9 +46,7 @@ class MarchStepper(CudaStepper):
         self._events = self._event_tables(model)
         #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
         #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
-        #: march.cu), two launches per box (H, then E); "slabx": the pass applies the y and
-        #: z layers itself (its warps are rows along x, so those tests are uniform across a
-        #: warp) and slab3 recomputes only the x layers; "slabm": as "slabs" with slab3m, one
+        #: march.cu), two launches per box (H, then E); "slabm": the same with slab3m, one
         #: launch per box (slower: see march.cu); "boxes": the pass runs without them, then
         #: the same kernel with them over a box around each layer, widened by the steps per
         #: pass; "inpass" (the default of 'temporal'): the pass applies them itself.
@@ -80,7 +78,7 @@ class MarchStepper(CudaStepper):
     @property
     def slabs(self) -> bool:
         """Whether slab kernels (slab3m or slab3) recompute the CPML layers after the pass."""
-        return self.cpml_mode in ("slabs", "slabx", "slabm")
+        return self.cpml_mode in ("slabs", "slabm")
 
     def _inert_ends(self, model) -> tuple[bool, bool, bool]:
         """Per axis, whether the grid's last plane (index N - 1 along a non-periodic axis)
@@ -124,10 +122,7 @@ class MarchStepper(CudaStepper):
             self._plan_boxes()
 
     def pass_mask(self) -> int:
-        """The CPML axes the pass kernel handles itself (none when split; y and z when only
-        the x layers are beside it)."""
-        if self.cpml_mode == "slabx":
-            return self.layer_mask() & 6
+        """The CPML axes the pass kernel handles itself (none when split)."""
         return 0 if self.split_cpml else self.layer_mask()
 
     def _slab_boxes(self) -> dict[str, list[tuple[int, ...]]]:
@@ -153,8 +148,6 @@ class MarchStepper(CudaStepper):
         aligned = px % sector == 0   # rows start on sector boundaries
         for entry in self._slabs:
             a, L = entry["slab"].axis, entry["slab"].cells
-            if self.cpml_mode == "slabx" and a != 0:   # the pass applies the y and z layers
-                continue
             hs, es = entry["h"]["start"], entry["e"]["start"]
             e_lo, e_hi = min(es, hs), min(max(es + L, hs + L + 1), shape[a])
             h_hi = shape[a] if e_hi >= shape[a] else hs + L
@@ -367,7 +360,7 @@ class MarchStepper(CudaStepper):
         CT = "true" if self.const_table else "false"
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
         names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
-        if self.cpml_mode in ("slabs", "slabx") and self._boxes["h"]:
+        if self.cpml_mode == "slabs":
             names += [self._slab3(half) for half in (0, 1)]
         elif self.cpml_mode == "slabm":
             names += [self._slab3m(shape) for shape in self.SLAB3M_TILES]
@@ -618,7 +611,6 @@ class MarchStepper(CudaStepper):
         out["steps_per_pass"] = cfg[0]
         if self._slabs and self.model.grid.mode == "3d":
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
-                           "slabx": "x layers beside the pass (slab3), y and z in it",
                            "slabm": "beside the pass (slab3m)",
                            "inpass": "in the pass"}[self.cpml_mode]
             if self.cpml_mode == "boxes":
@@ -654,7 +646,7 @@ def cpml_mode(variant, layers: bool) -> str:
     place = cpml_place() or ("slabs" if variant.staged else "inpass")
     if not layers or variant.mode != "3d":
         return "inpass"
-    if place in ("slabs", "slabx", "slabm") and not variant.staged:
+    if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
                          f"only; for {variant.name!r} set it to boxes or inpass, or unset it")
     return place

@@ -373,9 +373,8 @@ class March(Variant):
 
     def aligned_for(self, pml: int) -> bool:
         """Whether a pass with the CPML terms of ``pml`` runs aligned tiles (only passes
-        without x terms do: their halo warp's lanes are one column, which an x layer would
-        split)."""
-        return self.aligned and not pml & 1
+        without them do: the pass over the grid when the layers are beside it)."""
+        return self.aligned and not pml
 
     def shared_bytes(self, cfg, T: str, S: str, pml: int = 0) -> int:
         """Dynamic shared memory of a march3f pass (M3f in march.cu): the stages, each six

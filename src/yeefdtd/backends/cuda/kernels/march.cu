@@ -660,7 +660,7 @@ march3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     typedef typename Slot<ID>::type SI;
     constexpr int SW = L::SW, SP = L::SP, D = STAGES - 1;
     static_assert(STAGES >= 3, "march3f needs at least two planes in flight");
-    static_assert(!AL || (BY <= 16 && (PML & 1) == 0), "aligned tiles: BY <= 16, no x CPML");
+    static_assert(!AL || (BY <= 16 && PML == 0), "aligned tiles: BY <= 16, no CPML terms");
     extern __shared__ __align__(16) unsigned char m3f_sh[];
     if (smem < L::BYTES) __trap();   // the host asked for too little shared memory
     // AL: a 1D block, BX x BY tile threads then one warp whose lanes 0 .. BY - 1 take the

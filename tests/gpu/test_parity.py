@@ -353,7 +353,8 @@ def test_many_materials_use_16_bit_ids_and_the_global_table(variant, mode):
                                            ("fused", "slabm"), ("fused", "inpass"),
                                            ("temporal:steps=2", "boxes"),
                                            ("temporal:steps=3", "boxes"),
-                                           ("temporal:steps=3", "inpass")])
+                                           ("temporal:steps=3", "inpass"),
+                                           ("temporal:steps=2", "xboxes")])
 def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, where,
                                                                     monkeypatch):
     """The marching variants in 3D update the CPML layers beside the pass (the pass without
@@ -381,8 +382,44 @@ def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, whe
     got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
                  stepper_options={"variant": variant})
     assert got.stats["cpml"] == {"boxes": "beside the pass (boxes)",
+                                 "xboxes": "x layers beside the pass (boxes), the others in it",
                                  "slabs": "beside the pass (slab3)",
                                  "slabm": "beside the pass (slab3m)",
+                                 "inpass": "in the pass"}[where]
+    assert rel_l2(got.fields, ref.fields) < 1e-10
+    for name, p in ref.probes.items():
+        for comp, v in p.data.items():
+            assert np.max(np.abs(got.probes[name][comp] - v)) <= 1e-9 * np.max(np.abs(v))
+
+
+@pytest.mark.parametrize("where", ["xboxes", "inpass"])
+@pytest.mark.parametrize("variant", ["fused", "temporal:steps=4", "temporal:steps=7"])
+@pytest.mark.parametrize("mode", ["tmz", "tez"])
+def test_2d_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(mode, variant, where,
+                                                                       monkeypatch):
+    """2D marching variants: the pass applies the y layers and the same kernel with every
+    CPML term recomputes a box around each x layer, widened by the steps per pass
+    ("xboxes", the default); or the pass applies them all ("inpass"). Layers on all four
+    faces, sources and probes inside them, at a corner where two meet and one cell inside
+    the interior: the same fields and probes as NumPy."""
+    monkeypatch.setenv("YEEFDTD_CPML", where)
+    cells, d = (70, 45), 1e-3
+    layers = {"x_min": {"cells": 7}, "x_max": {"cells": 9}, "y_min": {"cells": 5},
+              "y_max": {"cells": 6}}
+    at = [(2, 20), (66, 42), (3, 2), (10, 22), (61, 30)]
+    comps = yf.Grid(mode=mode, cells=cells, spacing=d).components
+    sources = [yf.PointSource(component=comps[q % 3], cell=p, kind="hard" if q == 1 else "soft",
+                              waveform=yf.Gaussian(tau=(8 + 2 * q) * 1e-12))
+               for q, p in enumerate(at)]
+    monitors = [yf.Probe(name=f"p{q}", cell=p, every=1 + q % 2) for q, p in enumerate(at)]
+    scene = yf.Scene(grid=yf.Grid(mode=mode, cells=cells, spacing=d), boundaries=layers,
+                     materials={"m": yf.Material(eps_r=3.0, sigma_e=0.2, mu_r=1.5)},
+                     objects=[yf.Box(center=(5e-3, 30e-3), size=(8e-3, 6e-3), material="m")],
+                     sources=sources, monitors=monitors, run=yf.RunSettings(steps=300))
+    ref = yf.run(scene, backend="numpy", dtype="float64", keep_fields=True, progress=False)
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": variant})
+    assert got.stats["cpml"] == {"xboxes": "x layers beside the pass (boxes), the others in it",
                                  "inpass": "in the pass"}[where]
     assert rel_l2(got.fields, ref.fields) < 1e-10
     for name, p in ref.probes.items():

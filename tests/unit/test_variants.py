@@ -178,6 +178,7 @@ def _march_stub(shape, layers):
     st.shape = st.update_shape = shape
     st.variant = make_variant("fused")
     st.cpml_mode = "slabs"
+    st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d"))
     st._slabs = [{"slab": SimpleNamespace(axis=a, cells=L), "e": {"start": es},
                   "h": {"start": hs}} for a, L, es, hs in layers]
     return st
@@ -366,24 +367,53 @@ def test_the_switches_take_what_they_document(monkeypatch):
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(
         monkeypatch):
-    """Slabs (one step) follow 'fused' only; with nothing to place (no layers, 2D) the
-    switch does not matter; 'fused' defaults to slab3, 'temporal' to the pass itself."""
+    """Slabs (one step) follow 'fused' only; with no layers the switch does not matter;
+    3D 'fused' defaults to slab3, 'temporal' to the pass itself, 2D to boxes around the x
+    layers (and takes only those or the pass)."""
     from yeefdtd.backends.cuda.march import cpml_mode
 
     fused, temporal = make_variant("fused"), make_variant("temporal")
     fused.mode = temporal.mode = "3d"
-    flat = make_variant("fused")
+    flat = make_variant("temporal")
     flat.mode = "tmz"
     assert cpml_mode(fused, True) == "slabs"
     assert cpml_mode(temporal, True) == "inpass"
-    assert cpml_mode(fused, False) == cpml_mode(flat, True) == "inpass"
+    assert cpml_mode(flat, True) == "xboxes"
+    assert cpml_mode(fused, False) == cpml_mode(flat, False) == "inpass"
     monkeypatch.setenv("YEEFDTD_CPML", "boxes")
     assert cpml_mode(fused, True) == cpml_mode(temporal, True) == "boxes"
+    with pytest.raises(SetupError, match=r"^\$YEEFDTD_CPML: 'boxes' is for 3D grids; in 2D "):
+        cpml_mode(flat, True)
     monkeypatch.setenv("YEEFDTD_CPML", "slabm")
     assert cpml_mode(fused, True) == "slabm"
     with pytest.raises(SetupError, match=r"^\$YEEFDTD_CPML: 'slabm' follows one-step passes"):
         cpml_mode(temporal, True)
     assert cpml_mode(temporal, False) == "inpass"
+    monkeypatch.setenv("YEEFDTD_CPML", "inpass")
+    assert cpml_mode(flat, True) == "inpass"
+    monkeypatch.setenv("YEEFDTD_CPML", "xboxes")
+    assert cpml_mode(flat, True) == cpml_mode(temporal, True) == "xboxes"
+
+
+def test_2d_boxes_hold_the_x_layers_only_and_a_tile_owns_their_width():
+    """2D with the x layers beside the pass: a box around each x layer (its E and H
+    columns, the column after, and NT - 1 more each way), none around the y layers (the
+    pass applies those); each box's tile owns its whole width, in short segments."""
+    st = _march_stub((61, 47, 1), [(0, 5, 0, 0), (0, 6, 55, 54), (1, 4, 0, 0), (1, 5, 42, 41)])
+    st.cpml_mode = "xboxes"
+    st.model.grid.mode = "tmz"
+    for nt in (1, 4, 8):
+        boxes = st.march_boxes(nt)
+        assert [a for _, _, a in boxes] == [0, 0]
+        assert boxes[0][:2] == ((0, 0, 0), (6 + nt - 1, 47, 1))
+        lo = 54 - (nt - 1)
+        assert boxes[1][:2] == ((lo, 0, 0), (61 - lo, 47, 1))
+        for _, ext, a in boxes:
+            cfg = st.box_config((nt, 4, 4, 128), a, ext)
+            assert cfg[0] == nt and 32 * cfg[1] - 2 * nt >= ext[0] and cfg[2] == 1
+            assert cfg[3] == st.BOX_ROWS_2D
+    st.cpml_mode = "inpass"
+    assert len(st.march_boxes(2)) == 4
 
 
 @pytest.mark.parametrize("mode, dtype, expect", [
@@ -399,7 +429,7 @@ def test_auto_runs_the_fastest_measured_variant_for_large_grids(mode, dtype, exp
     ("3d", 129**3, False, "indexed"), ("3d", 193**3, False, "fused"),
     ("3d", 321**3, True, "indexed"), ("3d", 449**3, True, "fused"),
     ("tmz", 1025**2, False, "indexed"), ("tmz", 2049**2, False, "temporal"),
-    ("tez", 3073**2, True, "indexed"), ("tez", 4097**2, True, "temporal")])
+    ("tez", 1025**2, True, "indexed"), ("tez", 2049**2, True, "temporal")])
 def test_auto_runs_indexed_on_grids_below_the_measured_crossover(mode, cells, cpml, expect):
     assert default_variant(mode, "float32", cells, cpml)[0] == expect
 

@@ -6,7 +6,7 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_FUSED``: 3D 'fused' kernel: ``block`` (march3), ``overlap`` (march3f with
   overlapping tiles), ``aligned`` (march3f with aligned tiles, 16-bit storage too).
 - ``YEEFDTD_CPML``: where the marching variants update the CPML layers: ``slabs``,
-  ``slabm`` ('fused' only), ``boxes``, ``inpass``.
+  ``slabm`` ('fused' only), ``boxes``, ``xboxes``, ``inpass``.
 - ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
 - ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
   boxes.
@@ -60,7 +60,7 @@ def fused_kernel() -> str | None:
 
 
 #: where the marching variants may update the CPML layers (see march.cpml_mode)
-CPML_PLACES = ("slabs", "slabm", "boxes", "inpass")
+CPML_PLACES = ("slabs", "slabm", "boxes", "xboxes", "inpass")
 
 
 def cpml_place() -> str | None:

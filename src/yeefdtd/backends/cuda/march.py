@@ -49,7 +49,10 @@ class MarchStepper(CudaStepper):
         #: march.cu), two launches per box (H, then E); "slabm": the same with slab3m, one
         #: launch per box (slower: see march.cu); "boxes": the pass runs without them, then
         #: the same kernel with them over a box around each layer, widened by the steps per
-        #: pass; "inpass" (the default of 'temporal'): the pass applies them itself.
+        #: pass; "xboxes": the pass applies the y and z layers itself (uniform across its
+        #: warps, which are rows along x) and the same kernel with every CPML term runs over
+        #: a box around each x layer, widened by the steps per pass; "inpass" (the default of
+        #: 'temporal'): the pass applies them itself.
         #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
         self.cpml_mode = cpml_mode(self.variant, bool(self._slabs))
         #: whether passes run march3f (read once: its nt argument carries its shared bytes)
@@ -122,7 +125,10 @@ class MarchStepper(CudaStepper):
             self._plan_boxes()
 
     def pass_mask(self) -> int:
-        """The CPML axes the pass kernel handles itself (none when split)."""
+        """The CPML axes the pass kernel handles itself (none when split; all but x when
+        the x layers are in boxes)."""
+        if self.cpml_mode == "xboxes":
+            return self.layer_mask() & ~1
         return 0 if self.split_cpml else self.layer_mask()
 
     def _slab_boxes(self) -> dict[str, list[tuple[int, ...]]]:
@@ -203,6 +209,8 @@ class MarchStepper(CudaStepper):
         out = []
         for entry in self._slabs:
             a, L = entry["slab"].axis, entry["slab"].cells
+            if self.cpml_mode == "xboxes" and a != 0:   # the pass applies the others
+                continue
             hs, es = entry["h"]["start"], entry["e"]["start"]
             lo = max(0, min(hs, es) - (nt - 1))
             hi = min(self.shape[a], max(es + L, hs + L + 1) + (nt - 1))
@@ -217,6 +225,12 @@ class MarchStepper(CudaStepper):
         x and y, the narrowest tile of 512 threads whose owned cells cover the box's
         thickness."""
         nt = cfg[0]
+        if self.model.grid.mode != "3d":
+            # 2D (x boxes only): the fewest cells per lane whose tile owns the box's
+            # width, a warp per block (one tile across the box) and short segments along y,
+            # as each CPML row waits on its auxiliary values' loads
+            v = next((v for v in (1, 2, 4, 8) if 32 * v - 2 * nt >= ext[0]), 8)
+            return (nt, v, 1, self.BOX_ROWS_2D)
         if axis == 2:
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
         sides = (16, 32, 64) if axis == 0 else (8, 16, 32)
@@ -227,14 +241,22 @@ class MarchStepper(CudaStepper):
         # with segments of 16 6.0, of 8 5.9)
         return (nt, side, other, 16) if axis == 0 else (nt, other, side, 16)
 
+    #: 2D: rows per segment of the boxes around the x layers. Their rows wait on the
+    #: auxiliary values' loads, so the shorter the segment the sooner the boxes are done,
+    #: despite the 2 NT - 1 rows each recomputes. Measured on an H100 (tmz-2d-cpml 8192
+    #: float32, NT 4, V 4, 300 steps): 4 rows 208 Gcells/s, 8 202, 16 189, 32 168
+    BOX_ROWS_2D = 4
+
     def _box_configs(self) -> list[tuple]:
         """The launch shapes of the CPML kernels, over every pass shape the tuner may pick."""
-        if self.cpml_mode != "boxes":
+        if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         out = []
         for cfg in self.variant.configs("pass", self.shape):
             for _, ext, a in self.march_boxes(cfg[0]):
                 out.append(self.box_config(cfg, a, ext))
+        if self.model.grid.mode != "3d":   # (the segment is not part of the kernel's name)
+            return list(dict.fromkeys(out))
         return list(dict.fromkeys(c[:3] for c in out))
 
     @property
@@ -443,8 +465,9 @@ class MarchStepper(CudaStepper):
             org, ext = box or self.pass_box
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
             where = (*[_i32(o) for o in org], *[_i32(e) for e in ext])
-        else:
-            sizes, where = (_i32(nx), _i32(ny), _i32(px)), ()
+        else:   # the columns the tiles own
+            org, ext = box or ((0, 0, 0), self.shape)
+            sizes, where = (_i32(nx), _i32(ny), _i32(px)), (_i32(org[0]), _i32(ext[0]))
         if self.staged:   # march3f takes its shared bytes, for its check, for nt
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
@@ -456,7 +479,7 @@ class MarchStepper(CudaStepper):
         """The CPML kernel over each box after a pass of ``nt`` steps without the CPML
         terms (same source and destination sets: it reads only the source set, so its
         result does not depend on the pass's, which it replaces in the box)."""
-        if self.cpml_mode != "boxes":
+        if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         return [self._pass_launch(self.box_config(cfg, a, ext), nt, n0, src, f, g,
                                   (org, ext))
@@ -579,7 +602,7 @@ class MarchStepper(CudaStepper):
         else:
             boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
             out += boxed * (9 * size + ids) / g.num_cells
-        if self.cpml_mode == "boxes":
+        if self.cpml_mode in ("boxes", "xboxes"):
             cells = sum(e[0] * e[1] * e[2] for _, e, _ in self.march_boxes(steps))
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
         return out
@@ -609,11 +632,12 @@ class MarchStepper(CudaStepper):
         cfg = self.configs["pass"]
         v = self.variant
         out["steps_per_pass"] = cfg[0]
-        if self._slabs and self.model.grid.mode == "3d":
+        if self._slabs:
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
+                           "xboxes": "x layers beside the pass (boxes), the others in it",
                            "slabm": "beside the pass (slab3m)",
                            "inpass": "in the pass"}[self.cpml_mode]
-            if self.cpml_mode == "boxes":
+            if self.cpml_mode in ("boxes", "xboxes"):
                 out["cpml_boxes"] = [
                     {"origin": list(o), "extent": list(e),
                      "threads": list(self.box_config(cfg, a, e)[1:3])}
@@ -638,17 +662,23 @@ class MarchStepper(CudaStepper):
 
 def cpml_mode(variant, layers: bool) -> str:
     """Where a marching stepper updates the CPML layers (see MarchStepper._allocate):
-    $YEEFDTD_CPML, else the variant's default; "inpass" where there is nothing to place (no
-    layers, or a 2D variant). The slab kernels follow one-step passes of march3f only."""
+    $YEEFDTD_CPML, else the variant's default ("slabs" for 3D 'fused', "inpass" for 3D
+    'temporal', "xboxes" in 2D); "inpass" where there are no layers. The slab kernels
+    follow one-step passes of march3f only; 2D takes "xboxes" or "inpass"."""
     from ...exceptions import SetupError
     from .experiments import cpml_place
 
-    place = cpml_place() or ("slabs" if variant.staged else "inpass")
-    if not layers or variant.mode != "3d":
+    flat = variant.mode != "3d"
+    place = cpml_place() or ("xboxes" if flat else "slabs" if variant.staged else "inpass")
+    if not layers:
         return "inpass"
+    if flat and place not in ("xboxes", "inpass"):
+        raise SetupError(f"$YEEFDTD_CPML: {place!r} is for 3D grids; in 2D set it to xboxes "
+                         "or inpass, or unset it")
     if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
-                         f"only; for {variant.name!r} set it to boxes or inpass, or unset it")
+                         f"only; for {variant.name!r} set it to boxes, xboxes or inpass, or "
+                         "unset it")
     return place
 
 

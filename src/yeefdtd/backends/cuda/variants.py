@@ -523,11 +523,12 @@ AUTO_MEMORY_SHARE = 0.8
 #: 'indexed' 29.5 / 26.1 Gcells/s at 128^3 (2.1M cells), 35.3 / 38.3 at 192^3; dipole-cpml
 #: 31.6 / 32.1 at 384^3 (57M), 32.7 / 34.9 at 448^3 (float64: 15.9 / 15.4 at 256^3, 17.1 /
 #: 19.2 at 384^3); tmz-2d 'temporal' 77 / 65 at 1024^2, 90 / 112 at 1536^2 (float16: 159 /
-#: 144 at 2048^2, 127 / 213 at 3072^2); tmz-2d-cpml 57 / 53 at 3072^2, 65 / 77 at 4096^2.
-#: Small grids lose more than the kernels' speed: the marching steppers launch each pass
-#: from Python, where 'indexed' replays a CUDA graph.
+#: 144 at 2048^2, 127 / 213 at 3072^2); tmz-2d-cpml (the x layers in boxes beside the pass)
+#: 43.4 / 55.7 at 2048^2, 55.7 / 94.1 at 3072^2. Small grids lose more than the kernels'
+#: speed: the marching steppers launch each pass from Python, where 'indexed' replays a
+#: CUDA graph.
 AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
-                  ("2d", False): 4 << 20, ("2d", True): 12 << 20}
+                  ("2d", False): 4 << 20, ("2d", True): 4 << 20}
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,

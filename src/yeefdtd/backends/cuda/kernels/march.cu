@@ -289,6 +289,70 @@ __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int 
     if (f->psi2) r2 = mpml<T>(f, 1, at, u, d2, first, last, own, src, slots[1]);
 }
 
+// V values, passed to and returned from a function that is not inlined in registers (an
+// array whose address reached it would live in local memory: see sources3 below).
+template <typename X, int V>
+struct Vals {
+    X v[V];
+};
+
+// 2D: one auxiliary value (which: 0 psi1, 1 psi2) of the y face of half step h across this
+// lane's V cells of a row (x at i.v[e]) that lies in the layers, with the differences
+// d.v[e]: as mpml for each cell, but the face is looked up once for the row (its depth,
+// profile values and entries' row are the same for every cell) and every load is issued
+// before any value is used, so that the row waits on one load's latency rather than on V
+// in turn. slots: cell e's ring slot at slots[8 e] (the ring's [V][2][2][2] layout); own:
+// bit e when cell e is owned. Returns the correction factors (0 where the row is not in
+// the face of this half step).
+template <typename T, int V>
+__device__ __noinline__ Vals<T, V> mpml_row(int src, int h, int which, Vals<int, V> i, int kw,
+                                            int ny, int px, Vals<T, V> d, bool first,
+                                            bool last, unsigned own, T* slots) {
+    Vals<T, V> r;
+    int u;
+    idx_t at;   // the row's first entry (i = 0)
+    const Face* f = face_in<1>(&c_mfaces[src][h][1][0], 0, kw, 0, ny, px, u, at);
+    const T* ps = f == nullptr ? nullptr : static_cast<const T*>(which ? f->psi2 : f->psi1);
+    if (ps == nullptr) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) r.v[e] = T(0);
+        return r;
+    }
+    const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
+    const T ki = static_cast<const T*>(f->k)[u];
+    T p[V];
+#pragma unroll
+    for (int e = 0; e < V; ++e) p[e] = first ? ps[at + i.v[e]] : slots[8 * e];
+    const Face* g = f + (src ? -12 : 12);   // the same face in the other buffer
+    T* out = static_cast<T*>(which ? g->psi2 : g->psi1);
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+        p[e] = b * p[e] + cc * d.v[e];
+        slots[8 * e] = p[e];
+        r.v[e] = ki * d.v[e] + p[e];
+        if (last && (own >> e & 1u)) out[at + i.v[e]] = p[e];
+    }
+    return r;
+}
+
+// mpml_row for the arrays of march2.
+template <typename T, int V>
+__device__ __forceinline__ void pml_row(int src, int h, int which, const int (&i)[V], int kw,
+                                        int ny, int px, const T (&d)[V], bool first, bool last,
+                                        unsigned own, T* slots, T (&r)[V]) {
+    Vals<int, V> ic;
+    Vals<T, V> dc;
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+        ic.v[e] = i[e];
+        dc.v[e] = d[e];
+    }
+    const Vals<T, V> rc = mpml_row<T, V>(src, h, which, ic, kw, ny, px, dc, first, last, own,
+                                         slots);
+#pragma unroll
+    for (int e = 0; e < V; ++e) r[e] = rc.v[e];
+}
+
 // ---------------------------------------------------------------------------- 3D
 // One half step of the 3D curl update at a cell, E (base 0) or H (base 3, the table's
 // component): out[a] = C0 old[a] + C1 d[a][0] + C2 d[a][1], where d[a] holds component a's
@@ -1090,6 +1154,23 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   8 warps per block (221 against 229), y segments of 256 (145 against 164) and launch
 //   bounds asking for 5 or 6 blocks per SM (174 and 190 against 229: spills).
 // float16 storage does not help (272 against 278): the kernel is not bound by DRAM.
+//
+// CPML (H100, 8192^2 float32, 10-cell layers, NT 4, V 4, y segments of 128, 300 steps;
+// without layers 268.8 Gcells/s): with every layer in the pass, 69-73 (114 at V 2, 125
+// tuned at NT 3), though the layers hold 0.5% of the cells. Two causes:
+// - The x layers: the tiles at either end of each row run the CPML path for their first
+//   or last cells at every row and step, and the instance needs 182-188 registers against
+//   168 (2 blocks per SM instead of 3). x layers alone: 77. So the pass leaves them out
+//   (the instance with y terms only: 168 registers) and the same kernel with every term
+//   recomputes a box around each x layer (MarchStepper.march_boxes: one tile across, in
+//   segments of 4 rows), exact as in 3D: x layers alone 213.5.
+// - The y layers: a layer row called the out-of-line CPML pair once per cell, each call
+//   waiting on its loads in turn (V per step and half step). mpml_row does the row's V
+//   cells in one call, its loads issued together: y layers alone 164 -> 242 (the end
+//   segments dispatched first, so that their slow rows did not form the last wave,
+//   changed nothing: 174 against 164, dropped).
+// Both: 208.4 Gcells/s (1.66 times the single-step bound; 300-step runs, box segments of 2
+// rows 197.8, 4 208.4, 8 201.7, 16 188.9, 32 167.6).
 
 // The value one cell ahead along x (lane + 1; lane 31: lane 0's next element). The last
 // element of lane 31 has none in the tile (the overlap absorbs it).
@@ -1175,22 +1256,24 @@ template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS
 __global__ void __launch_bounds__(32 * WARPS, MARCH2_MINB)
 march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__ c0,
        S* __restrict__ a1, S* __restrict__ b1, S* __restrict__ c1,
-       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int px, int nt, int ylen, int src,
-       long long n0) {
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int px, int nt, int ylen,
+       int ox, int bnx, int src, long long n0) {
     constexpr int W = 32 * V, OW = W - 2 * NT;   // tile width, owned width
     const int lane = threadIdx.x & 31;
     const int tile = (int)blockIdx.x * WARPS + (int)(threadIdx.x >> 5);
-    if (tile * OW >= nx) return;   // the whole warp
+    if (tile * OW >= bnx) return;   // the whole warp
+    // the tiles own the columns ox .. ox + bnx - 1 (the grid's, or a box's around CPML layers)
+    const int x0 = ox + tile * OW - NT;
     Cols<V> col;
-    col.x0 = tile * OW - NT + lane;
-    col.wraps = tile * OW - NT < 0 || tile * OW - NT + W > nx;
+    col.x0 = x0 + lane;
+    col.wraps = x0 < 0 || x0 + W > nx;
     int (&i)[V] = col.i;
     bool own_x[V], in_x[V];
 #pragma unroll
     for (int m = 0; m < V; ++m) {
-        const int o = lane + 32 * m, gi = tile * OW - NT + o;
+        const int o = lane + 32 * m, gi = x0 + o;
         i[m] = wrap_any(gi, nx);
-        own_x[m] = o >= NT && o < W - NT && gi < nx;
+        own_x[m] = o >= NT && o < W - NT && gi - ox < bnx && gi < nx;
         in_x[m] = (PML & 1) && mnear<0>(i[m]);
     }
     const int y0 = (int)blockIdx.y * ylen, y1 = min(ny, y0 + ylen);
@@ -1261,6 +1344,9 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             const int fl = flags[t];
             const bool in_y = (PML & 2) && (fl & PLANE_FACE);
             T (&slot)[V][2][2][2] = ring[(k - kstart) % NT];
+            unsigned own_row = 0u;   // bit e: cell e owned (the y layers' writes)
+#pragma unroll
+            for (int e = 0; e < V; ++e) own_row |= (own_x[e] && own_y) ? 1u << e : 0u;
             T nf[V], np[V], nq[V];   // the new row of step t
             if (!TE) {
                 // ---- TMz. H: Hx from Ez along y, Hy from Ez along x
@@ -1280,11 +1366,19 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
                         nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
-                    if (in_y) {   // Hx: b-difference along y
-                        mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, T(0), dezy, first, last,
-                                        own_x[e] && own_y, slot[e][1][1], r1, r2);
-                        np[e] += cf<T, CT>(gtab, rb, 1, 1) * r2;
-                    }
+                }
+                if (in_y) {   // Hx: b-difference along y
+                    T dy[V], r[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][0][e] - old[0][e];
+                    pml_row<T, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
+                                  &slot[0][1][1][1], r);
+#pragma unroll
+                    for (int e = 0; e < V; ++e)
+                        np[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 1, 1) * r[e];
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
                 }
@@ -1313,13 +1407,19 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
                         nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
                     }
-                    if (in_y) {   // Ez: c-difference along y
-                        mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, dhxy, T(0), first, last,
-                                        own_x[e] && own_y, slot[e][1][0], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
-                    }
-                    nf[e] = rnd<T, S>(nf[e]);
                 }
+                if (in_y) {   // Ez: c-difference along y
+                    T dy[V], r[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = np[e] - d[t][1][e];
+                    pml_row<T, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
+                                  &slot[0][1][0][0], r);
+#pragma unroll
+                    for (int e = 0; e < V; ++e)
+                        nf[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 0, 2) * r[e];
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
                 if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
@@ -1345,13 +1445,19 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
                         nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
                     }
-                    if (in_y) {   // Hz: c-difference along y
-                        mpml_pair<T, 1>(src, 1, i[e], kw, 0, ny, px, dexy, T(0), first, last,
-                                        own_x[e] && own_y, slot[e][1][1], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 2) * r1;
-                    }
-                    nf[e] = rnd<T, S>(nf[e]);
                 }
+                if (in_y) {   // Hz: c-difference along y
+                    T dy[V], r[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][1][e] - old[1][e];
+                    pml_row<T, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
+                                  &slot[0][1][1][0], r);
+#pragma unroll
+                    for (int e = 0; e < V; ++e)
+                        nf[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 0, 2) * r[e];
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
                 if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
@@ -1377,11 +1483,19 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
                         nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
-                    if (in_y) {   // Ex: b-difference along y
-                        mpml_pair<T, 1>(src, 0, i[e], kw, 0, ny, px, T(0), dhzy, first, last,
-                                        own_x[e] && own_y, slot[e][1][0], r1, r2);
-                        np[e] += cf<T, CT>(gtab, rb, 1, 1) * r2;
-                    }
+                }
+                if (in_y) {   // Ex: b-difference along y
+                    T dy[V], r[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = nf[e] - d[t][0][e];
+                    pml_row<T, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
+                                  &slot[0][1][0][1], r);
+#pragma unroll
+                    for (int e = 0; e < V; ++e)
+                        np[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 1, 1) * r[e];
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
                 }

@@ -223,7 +223,8 @@ class MarchStepper(CudaStepper):
         """The launch shape of the CPML kernel over a box thin along ``axis``: for z, tiles
         of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
         x and y, the narrowest tile of 512 threads whose owned cells cover the box's
-        thickness."""
+        thickness; in 2D (x boxes), the fewest cells per lane that do, one warp per block
+        and segments of BOX_ROWS_2D rows."""
         nt = cfg[0]
         if self.model.grid.mode != "3d":
             # 2D (x boxes only): the fewest cells per lane whose tile owns the box's
@@ -255,8 +256,6 @@ class MarchStepper(CudaStepper):
         for cfg in self.variant.configs("pass", self.shape):
             for _, ext, a in self.march_boxes(cfg[0]):
                 out.append(self.box_config(cfg, a, ext))
-        if self.model.grid.mode != "3d":   # (the segment is not part of the kernel's name)
-            return list(dict.fromkeys(out))
         return list(dict.fromkeys(c[:3] for c in out))
 
     @property

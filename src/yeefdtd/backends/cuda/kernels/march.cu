@@ -1246,6 +1246,21 @@ __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)
     r.flags = c_events.plane_flags[kw];
 }
 
+// march2's y-layer term of a row: value `which` of half step h (see mpml_row) advanced
+// with the differences dy, its correction times column q of component `comp`'s
+// coefficients added to out.
+template <typename T, typename ID, bool CT, int V>
+__device__ __forceinline__ void row_face(int src, int h, int which, const int (&i)[V], int kw,
+                                         int ny, int px, const T (&dy)[V], bool first,
+                                         bool last, unsigned own, T (&slot)[V][2][2][2],
+                                         const T* __restrict__ gtab, const IdPack<ID, V>& m,
+                                         int comp, int q, T (&out)[V]) {
+    T r[V];
+    pml_row<T, V>(src, h, which, i, kw, ny, px, dy, first, last, own, &slot[0][1][h][which], r);
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] += cf<T, CT>(gtab, crow<T, 3>(m.get(e)), comp, q) * r[e];
+}
+
 // Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
 // Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH2_MINB=n for experiments.
 #ifndef MARCH2_MINB
@@ -1368,14 +1383,11 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
                 if (in_y) {   // Hx: b-difference along y
-                    T dy[V], r[V];
+                    T dy[V];
 #pragma unroll
                     for (int e = 0; e < V; ++e) dy[e] = d[t - 1][0][e] - old[0][e];
-                    pml_row<T, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
-                                  &slot[0][1][1][1], r);
-#pragma unroll
-                    for (int e = 0; e < V; ++e)
-                        np[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 1, 1) * r[e];
+                    row_face<T, ID, CT, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 1, 1, np);
                 }
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
@@ -1409,14 +1421,11 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
                 if (in_y) {   // Ez: c-difference along y
-                    T dy[V], r[V];
+                    T dy[V];
 #pragma unroll
                     for (int e = 0; e < V; ++e) dy[e] = np[e] - d[t][1][e];
-                    pml_row<T, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
-                                  &slot[0][1][0][0], r);
-#pragma unroll
-                    for (int e = 0; e < V; ++e)
-                        nf[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 0, 2) * r[e];
+                    row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 0, 2, nf);
                 }
 #pragma unroll
                 for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
@@ -1447,14 +1456,11 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
                 if (in_y) {   // Hz: c-difference along y
-                    T dy[V], r[V];
+                    T dy[V];
 #pragma unroll
                     for (int e = 0; e < V; ++e) dy[e] = d[t - 1][1][e] - old[1][e];
-                    pml_row<T, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
-                                  &slot[0][1][1][0], r);
-#pragma unroll
-                    for (int e = 0; e < V; ++e)
-                        nf[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 0, 2) * r[e];
+                    row_face<T, ID, CT, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 0, 2, nf);
                 }
 #pragma unroll
                 for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
@@ -1485,14 +1491,11 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
                 if (in_y) {   // Ex: b-difference along y
-                    T dy[V], r[V];
+                    T dy[V];
 #pragma unroll
                     for (int e = 0; e < V; ++e) dy[e] = nf[e] - d[t][0][e];
-                    pml_row<T, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
-                                  &slot[0][1][0][1], r);
-#pragma unroll
-                    for (int e = 0; e < V; ++e)
-                        np[e] += cf<T, CT>(gtab, crow<T, 3>(m[t].get(e)), 1, 1) * r[e];
+                    row_face<T, ID, CT, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 1, 1, np);
                 }
 #pragma unroll
                 for (int e = 0; e < V; ++e) {

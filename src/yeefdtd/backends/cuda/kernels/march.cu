@@ -57,6 +57,11 @@
 // block of 256-512 threads runs per SM: latency and the two barriers per step and plane
 // bound it, not DRAM (16-33% of the copy bandwidth).
 //
+// Tried for 'temporal' and dropped: the fields loaded past the L1
+// (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
+// rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without
+// layers 40.9 Gcells/s against 44.4, dipole-cpml 27.7 against 28.7 (pec-box tuned 41.0
+// against 50.9).
 // Tried for 'temporal' and dropped (commit f029ec9 holds it): march3s, the steps skewed by
 // two planes each (in iteration s, step t updates H at plane s - 2t + 1 and E at s - 2t),
 // so that everything read from shared memory was written in the iteration before, and
@@ -259,10 +264,11 @@ __device__ __forceinline__ const Face* mface(int b, int h, int i, int j, int k, 
 // factor (1/kappa - 1) d + psi.
 template <typename T>
 __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d, bool first,
-                                  bool last, bool own, int src, T& slot) {
+                                  bool last, bool own, int src, T& slot, bool pre = false,
+                                  T q = T(0)) {
     const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
     const T ki = static_cast<const T*>(f->k)[u];
-    T p = first ? static_cast<const T*>(which ? f->psi2 : f->psi1)[at] : slot;
+    T p = first ? (pre ? q : static_cast<const T*>(which ? f->psi2 : f->psi1)[at]) : slot;
     p = b * p + cc * d;
     slot = p;
     if (last && own) {
@@ -275,18 +281,53 @@ __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d
 
 // The pair of auxiliary values of the face normal to A (half step h) at this cell:
 // differences d1 (component a1) and d2 (a2); corrections returned in r1, r2 (0 outside).
+// pre: the first step's values were loaded ahead (q1, q2: see mfetch) instead of here.
 template <typename T, int A>
 __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int ny, int px,
                                           T d1, T d2, bool first, bool last, bool own,
-                                          T* slots, T& r1, T& r2) {
+                                          T* slots, T& r1, T& r2, bool pre = false,
+                                          T q1 = T(0), T q2 = T(0)) {
     int u;
     idx_t at;
     r1 = T(0);
     r2 = T(0);
     const Face* f = mface<A>(src, h, i, j, k, ny, px, u, at);
     if (f == nullptr) return;
-    if (f->psi1) r1 = mpml<T>(f, 0, at, u, d1, first, last, own, src, slots[0]);
-    if (f->psi2) r2 = mpml<T>(f, 1, at, u, d2, first, last, own, src, slots[1]);
+    if (f->psi1) r1 = mpml<T>(f, 0, at, u, d1, first, last, own, src, slots[0], pre, q1);
+    if (f->psi2) r2 = mpml<T>(f, 1, at, u, d2, first, last, own, src, slots[1], pre, q2);
+}
+
+// 3D 'temporal': the auxiliary values that the first step of a pass reads at a cell (both
+// half steps, every face holding it among the axes of PML; z only where the plane's flags
+// say so), loaded into registers during the iteration before their use rather than read
+// at use by each layer cell in turn. Loads issued inline stay in flight until the values
+// are used; entries of faces that do not hold the cell are left as they are (mpml_pair
+// does not read them). Measured on an H100 (dipole-cpml 512 float32, NT 2, 32 x 16, z
+// segments of 64, ms a step): the pass with the y and z layers 4.149 -> 3.928, the x boxes
+// 0.773 -> 0.626; 26.5 -> 28.7 Gcells/s tuned. The instance with y and z terms takes 128
+// registers (106 before), still one block of 512 threads per SM. With the z layers alone
+// the pass took 3.56 ms before and 3.59 after (3.05 without layers), with the y layers
+// alone 3.77 and 3.80: what those layers cost the pass is not these loads' latency.
+template <typename T, int A>
+__device__ __forceinline__ void mfetch(int src, int h, int i, int j, int k, int ny, int px,
+                                       T (&q)[2]) {
+    int u;
+    idx_t at;
+    const Face* f = mface<A>(src, h, i, j, k, ny, px, u, at);
+    if (f == nullptr) return;
+    if (f->psi1) q[0] = static_cast<const T*>(f->psi1)[at];
+    if (f->psi2) q[1] = static_cast<const T*>(f->psi2)[at];
+}
+
+template <typename T>
+__device__ __forceinline__ void mprefetch(int src, int i, int j, int kw, int ny, int px,
+                                          bool in_x, bool in_y, bool in_z, T (&pf)[3][2][2]) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        if (in_x) mfetch<T, 0>(src, h, i, j, kw, ny, px, pf[0][h]);
+        if (in_y) mfetch<T, 1>(src, h, i, j, kw, ny, px, pf[1][h]);
+        if (in_z) mfetch<T, 2>(src, h, i, j, kw, ny, px, pf[2][h]);
+    }
 }
 
 // V values, passed to and returned from a function that is not inlined in registers (an
@@ -364,11 +405,13 @@ template <typename T, bool CT, int A>
 __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int kw, int ny,
                                           int px, const T (&d)[3][2], bool first, bool last,
                                           bool own, T* slots, const T* __restrict__ gtab,
-                                          unsigned rb, int base, T (&out)[3]) {
+                                          unsigned rb, int base, T (&out)[3],
+                                          const T (*pf)[2][2]) {
     constexpr int P = (A + 1) % 3, Q = (A + 2) % 3;
     T r1, r2;
     mpml_pair<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own, slots,
-                    r1, r2);
+                    r1, r2, pf != nullptr, pf ? pf[A][half][0] : T(0),
+                    pf ? pf[A][half][1] : T(0));
     out[P] += cf<T, CT>(gtab, rb, base + P, 2) * r1;
     out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
 }
@@ -378,7 +421,8 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
                                       const T (&old)[3], const T (&d)[3][2], bool in_x,
                                       bool in_y, bool in_z, int src, int i, int j, int kw,
                                       int ny, int px, bool first, bool last, bool own,
-                                      T (&slot)[3][2][2], T (&out)[3]) {
+                                      T (&slot)[3][2][2], T (&out)[3],
+                                      const T (*pf)[2][2] = nullptr) {
     const int half = base ? 1 : 0;
 #pragma unroll
     for (int a = 0; a < 3; ++a)
@@ -386,11 +430,11 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
                + cf<T, CT>(gtab, rb, base + a, 1) * d[a][0]
                + cf<T, CT>(gtab, rb, base + a, 2) * d[a][1];
     if (in_x) curl_face<T, CT, 0>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[0][half], gtab, rb, base, out);
+                                  slot[0][half], gtab, rb, base, out, pf);
     if (in_y) curl_face<T, CT, 1>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[1][half], gtab, rb, base, out);
+                                  slot[1][half], gtab, rb, base, out, pf);
     if (in_z) curl_face<T, CT, 2>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[2][half], gtab, rb, base, out);
+                                  slot[2][half], gtab, rb, base, out, pf);
 #pragma unroll
     for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
 }
@@ -464,6 +508,13 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     }
     // CPML auxiliary values between steps: [plane mod NT][axis][half step][which]
     T ring[NT][3][2][2];
+    // the first step's auxiliary values at its next plane, loaded ahead (see mfetch):
+    // [axis][half step][which]
+    T pf[3][2][2];
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) pf[a][h][0] = pf[a][h][1] = T(0);
     Plane<S, ID> next;   // plane s + 1, read during iteration s - 1
     {
         const int kw = wrap_any(kstart, nz);
@@ -476,6 +527,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             hn[0][a] = Conv<T, S>::widen(p.f[a + 3]);
         }
         m[0] = (unsigned)p.m | ((unsigned)p.flags << 16);
+        if (PML) mprefetch<T>(src, i, j, kw, ny, px, in_x, in_y,
+                              (PML & 4) && (p.flags & PLANE_FACE), pf);
         const int kw1 = wrap_any(kstart + 1, nz);
         load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
     }
@@ -521,7 +574,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                    {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
                                    {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
                 curl3<T, S, CT>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
-                                px, first, last, own, slot, h);
+                                px, first, last, own, slot, h, pf);
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
@@ -533,8 +586,13 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                    {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
                 curl3<T, S, CT>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
-                                px, first, last, own, slot, e);
+                                px, first, last, own, slot, e, pf);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
+            }
+            if (PML && first && s < kend) {   // the first step's values at plane s + 1
+                const int kn = wrap_any(s + 1, nz);
+                mprefetch<T>(src, i, j, kn, ny, px, in_x, in_y,
+                             (PML & 4) && ((m[0] >> 16) & PLANE_FACE), pf);
             }
 #pragma unroll
             for (int a = 0; a < 3; ++a) {

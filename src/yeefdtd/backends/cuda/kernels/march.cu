@@ -283,10 +283,10 @@ __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d
 // differences d1 (component a1) and d2 (a2); corrections returned in r1, r2 (0 outside).
 // pre: the first step's values were loaded ahead (q1, q2: see mfetch) instead of here.
 template <typename T, int A>
-__device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int ny, int px,
-                                          T d1, T d2, bool first, bool last, bool own,
-                                          T* slots, T& r1, T& r2, bool pre = false,
-                                          T q1 = T(0), T q2 = T(0)) {
+__device__ __forceinline__ void mpml_pair_in(int src, int h, int i, int j, int k, int ny,
+                                             int px, T d1, T d2, bool first, bool last,
+                                             bool own, T* slots, T& r1, T& r2,
+                                             bool pre = false, T q1 = T(0), T q2 = T(0)) {
     int u;
     idx_t at;
     r1 = T(0);
@@ -295,6 +295,17 @@ __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int 
     if (f == nullptr) return;
     if (f->psi1) r1 = mpml<T>(f, 0, at, u, d1, first, last, own, src, slots[0], pre, q1);
     if (f->psi2) r2 = mpml<T>(f, 1, at, u, d2, first, last, own, src, slots[1], pre, q2);
+}
+
+// The same out of line (a call), as most instances take it: inline, the terms of every
+// face would cost registers that the passes cannot spare.
+template <typename T, int A>
+__device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int ny, int px,
+                                          T d1, T d2, bool first, bool last, bool own,
+                                          T* slots, T& r1, T& r2, bool pre = false,
+                                          T q1 = T(0), T q2 = T(0)) {
+    mpml_pair_in<T, A>(src, h, i, j, k, ny, px, d1, d2, first, last, own, slots, r1, r2, pre,
+                       q1, q2);
 }
 
 // 3D 'temporal': the auxiliary values that the first step of a pass reads at a cell (both
@@ -400,8 +411,12 @@ __device__ __forceinline__ void pml_row(int src, int h, int which, const int (&i
 // two differences in the order of its table columns. The face normal to axis A, where the
 // cell lies in it, corrects component A + 1 through its c-difference d[A + 1][1] and
 // component A + 2 through its b-difference d[A + 2][0] (indices mod 3): the same pattern
-// for E and H. slot: the CPML ring slots of this cell and half step, [axis][which].
-template <typename T, bool CT, int A>
+// for E and H. slot: the CPML ring slots of this cell and half step, [axis][which]; pf: the
+// first step's auxiliary values loaded ahead (see mfetch), or null. INL: the face's terms
+// inline rather than in a call (march3 with z layers only: H100, 512 float32, NT 2, the z
+// layers cost the pass 0.26 ms a step inline against 0.53 called; with every face, the
+// inline z terms made the instances slower, 27.1 Gcells/s against 28.7).
+template <typename T, bool CT, int A, bool INL>
 __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int kw, int ny,
                                           int px, const T (&d)[3][2], bool first, bool last,
                                           bool own, T* slots, const T* __restrict__ gtab,
@@ -409,14 +424,19 @@ __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int k
                                           const T (*pf)[2][2]) {
     constexpr int P = (A + 1) % 3, Q = (A + 2) % 3;
     T r1, r2;
-    mpml_pair<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own, slots,
-                    r1, r2, pf != nullptr, pf ? pf[A][half][0] : T(0),
-                    pf ? pf[A][half][1] : T(0));
+    const bool pre = pf != nullptr;
+    const T q1 = pre ? pf[A][half][0] : T(0), q2 = pre ? pf[A][half][1] : T(0);
+    if (INL)
+        mpml_pair_in<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own,
+                           slots, r1, r2, pre, q1, q2);
+    else
+        mpml_pair<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own,
+                        slots, r1, r2, pre, q1, q2);
     out[P] += cf<T, CT>(gtab, rb, base + P, 2) * r1;
     out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
 }
 
-template <typename T, typename S, bool CT>
+template <typename T, typename S, bool CT, bool ZIN = false>
 __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, int base,
                                       const T (&old)[3], const T (&d)[3][2], bool in_x,
                                       bool in_y, bool in_z, int src, int i, int j, int kw,
@@ -429,12 +449,12 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
         out[a] = cf<T, CT>(gtab, rb, base + a, 0) * old[a]
                + cf<T, CT>(gtab, rb, base + a, 1) * d[a][0]
                + cf<T, CT>(gtab, rb, base + a, 2) * d[a][1];
-    if (in_x) curl_face<T, CT, 0>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[0][half], gtab, rb, base, out, pf);
-    if (in_y) curl_face<T, CT, 1>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[1][half], gtab, rb, base, out, pf);
-    if (in_z) curl_face<T, CT, 2>(src, half, i, j, kw, ny, px, d, first, last, own,
-                                  slot[2][half], gtab, rb, base, out, pf);
+    if (in_x) curl_face<T, CT, 0, false>(src, half, i, j, kw, ny, px, d, first, last,
+                                         own, slot[0][half], gtab, rb, base, out, pf);
+    if (in_y) curl_face<T, CT, 1, false>(src, half, i, j, kw, ny, px, d, first, last,
+                                         own, slot[1][half], gtab, rb, base, out, pf);
+    if (in_z) curl_face<T, CT, 2, ZIN>(src, half, i, j, kw, ny, px, d, first, last,
+                                       own, slot[2][half], gtab, rb, base, out, pf);
 #pragma unroll
     for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
 }
@@ -573,8 +593,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
                                    {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
                                    {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
-                curl3<T, S, CT>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
-                                px, first, last, own, slot, h, pf);
+                curl3<T, S, CT, PML == 4>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src,
+                                          i, j, kw, ny, px, first, last, own, slot, h, pf);
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
@@ -585,8 +605,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
                                    {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
-                curl3<T, S, CT>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src, i, j, kw, ny,
-                                px, first, last, own, slot, e, pf);
+                curl3<T, S, CT, PML == 4>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src,
+                                          i, j, kw, ny, px, first, last, own, slot, e, pf);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             }
             if (PML && first && s < kend) {   // the first step's values at plane s + 1

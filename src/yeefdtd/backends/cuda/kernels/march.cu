@@ -33,7 +33,8 @@
 // CPML: a cell in a layer advances its auxiliary values at every step. Step 1 reads them
 // from the source set, step NT writes them (owned cells only) to the destination set; in
 // between they stay in a per-thread ring indexed by plane (NT planes are in flight), which
-// lives in local memory and is touched only by layer cells.
+// lives in local memory and is touched only by layer cells. Step 1's values are loaded
+// into registers an iteration before their use (mfetch, below).
 //
 // Sources and probes act inside the pass: each plane's entries are sorted by cell, and a
 // thread finds its own by binary search (a plane without entries costs one comparison).

@@ -31,6 +31,17 @@ def scene(n: int, faces: tuple[str, ...], steps: int) -> yf.Scene:
                                             waveform=yf.Gaussian(tau=20e-12))])
 
 
+def launch_shape(text: str) -> tuple[int, ...]:
+    """A pass's launch shape from --launch: four comma-separated integers."""
+    try:
+        shape = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        shape = ()
+    if len(shape) != 4:
+        raise argparse.ArgumentTypeError(f"{text!r} is not four comma-separated integers")
+    return shape
+
+
 def main() -> None:
     from yeefdtd.backends.cuda.march import MarchStepper
     from yeefdtd.backends.cuda.stepper import CudaStepper
@@ -41,19 +52,12 @@ def main() -> None:
     p.add_argument("--faces", nargs="+", choices=list(FACES), default=["none", "y", "x", "all"])
     p.add_argument("--place", nargs="+", choices=["xboxes", "inpass"],
                    default=["xboxes", "inpass"])
-    p.add_argument("--launch", help="steps,V,warps,rows of the pass (default: tuned)")
+    p.add_argument("--launch", type=launch_shape,
+                   help="steps,V,warps,rows of the pass (default: tuned)")
     p.add_argument("--box-rows", type=int, nargs="+", default=[MarchStepper.BOX_ROWS_2D],
                    help="rows per segment of the x boxes")
     a = p.parse_args()
-    launch = None
-    if a.launch:
-        try:
-            shape = tuple(int(v) for v in a.launch.split(","))
-        except ValueError:
-            shape = ()
-        if len(shape) != 4:
-            p.error(f"--launch: {a.launch!r} is not four comma-separated integers")
-        launch = {"pass": shape}
+    launch = {"pass": a.launch} if a.launch else None
     print(f"{'place':7s} {'faces':5s} {'rows':>4s} {'launch':16s} {'Mcells/s':>9s} regs "
           "blocks/SM")
     for place in a.place:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from cpml_placement_2d import launch_shape  # this script's folder, on the path when run
+
 from yeefdtd.bench import WARMUP, bench_scene, time_stepper
 from yeefdtd.build.model import build_model
 from yeefdtd.description import Cpml
@@ -68,17 +70,10 @@ def main() -> None:
     p.add_argument("--faces", nargs="+", choices=list(FACES), default=list(FACES))
     p.add_argument("--place", nargs="+", choices=["xboxes", "inpass", "boxes", "slabs"],
                    default=["xboxes"])
-    p.add_argument("--launch", help="steps,BX,BY,planes of the pass (default: tuned)")
+    p.add_argument("--launch", type=launch_shape,
+                   help="steps,BX,BY,planes of the pass (default: tuned)")
     a = p.parse_args()
-    launch = None
-    if a.launch:
-        try:
-            shape = tuple(int(v) for v in a.launch.split(","))
-        except ValueError:
-            shape = ()
-        if len(shape) != 4:
-            p.error(f"--launch: {a.launch!r} is not four comma-separated integers")
-        launch = {"pass": shape}
+    launch = {"pass": a.launch} if a.launch else None
     if a.variant == "temporal" and "slabs" in a.place:
         p.error("--place: slabs is for --variant fused only")
     print(f"{'place':7s} {'faces':5s} {'launch':18s} {'Mcells/s':>9s} regs blocks/SM "

@@ -365,6 +365,25 @@ def _assert_exact(got, ref):
             assert np.max(np.abs(got.probes[name][comp] - v)) <= 1e-9 * np.max(np.abs(v))
 
 
+def _layers_case_matches_numpy(grid, layers, at, comps, box, variant, where):
+    """A lossy box and a source (the one at at[1] hard) and probe at each cell of ``at``,
+    300 steps, float64: the CUDA ``variant`` describes its CPML place as ``where`` and
+    matches NumPy (_assert_exact)."""
+    sources = [yf.PointSource(component=c, cell=p, kind="hard" if q == 1 else "soft",
+                              waveform=yf.Gaussian(tau=(8 + 2 * q) * 1e-12))
+               for q, (c, p) in enumerate(zip(comps, at, strict=True))]
+    monitors = [yf.Probe(name=f"p{q}", cell=p, every=1 + q % 2) for q, p in enumerate(at)]
+    scene = yf.Scene(grid=grid, boundaries=layers,
+                     materials={"m": yf.Material(eps_r=3.0, sigma_e=0.2, mu_r=1.5)},
+                     objects=[box], sources=sources, monitors=monitors,
+                     run=yf.RunSettings(steps=300))
+    ref = yf.run(scene, backend="numpy", dtype="float64", keep_fields=True, progress=False)
+    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
+                 stepper_options={"variant": variant})
+    assert got.stats["cpml"] == CPML_PLACES[where]
+    _assert_exact(got, ref)
+
+
 @pytest.mark.parametrize("variant,where", [("fused", "boxes"), ("fused", "slabs"),
                                            ("fused", "slabm"), ("fused", "inpass"),
                                            ("temporal:steps=2", "boxes"),
@@ -384,21 +403,9 @@ def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, whe
     layers = {"x_min": {"cells": 5}, "x_max": {"cells": 6}, "y_min": {"cells": 4},
               "y_max": {"cells": 5}, "z_min": {"cells": 6}, "z_max": {"cells": 4}}
     at = [(2, 13, 12), (27, 1, 23), (5, 4, 6), (24, 21, 20), (15, 13, 12)]
-    comps = ["ez", "hx", "ey", "hz", "ex"]
-    sources = [yf.PointSource(component=c, cell=p, kind="hard" if q == 1 else "soft",
-                              waveform=yf.Gaussian(tau=(8 + 2 * q) * 1e-12))
-               for q, (c, p) in enumerate(zip(comps, at, strict=True))]
-    monitors = [yf.Probe(name=f"p{q}", cell=p, every=1 + q % 2) for q, p in enumerate(at)]
-    scene = yf.Scene(grid=yf.Grid(cells=cells, spacing=d), boundaries=layers,
-                     materials={"m": yf.Material(eps_r=3.0, sigma_e=0.2, mu_r=1.5)},
-                     objects=[yf.Box(center=(4e-3, 20e-3, 20e-3), size=(8e-3, 6e-3, 6e-3),
-                                     material="m")],
-                     sources=sources, monitors=monitors, run=yf.RunSettings(steps=300))
-    ref = yf.run(scene, backend="numpy", dtype="float64", keep_fields=True, progress=False)
-    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
-                 stepper_options={"variant": variant})
-    assert got.stats["cpml"] == CPML_PLACES[where]
-    _assert_exact(got, ref)
+    box = yf.Box(center=(4e-3, 20e-3, 20e-3), size=(8e-3, 6e-3, 6e-3), material="m")
+    _layers_case_matches_numpy(yf.Grid(cells=cells, spacing=d), layers, at,
+                               ["ez", "hx", "ey", "hz", "ex"], box, variant, where)
 
 
 @pytest.mark.parametrize("where", ["xboxes", "inpass"])
@@ -416,20 +423,10 @@ def test_2d_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(mode, var
     layers = {"x_min": {"cells": 7}, "x_max": {"cells": 9}, "y_min": {"cells": 5},
               "y_max": {"cells": 6}}
     at = [(2, 20), (66, 42), (3, 2), (10, 22), (61, 30)]
-    comps = yf.Grid(mode=mode, cells=cells, spacing=d).components
-    sources = [yf.PointSource(component=comps[q % 3], cell=p, kind="hard" if q == 1 else "soft",
-                              waveform=yf.Gaussian(tau=(8 + 2 * q) * 1e-12))
-               for q, p in enumerate(at)]
-    monitors = [yf.Probe(name=f"p{q}", cell=p, every=1 + q % 2) for q, p in enumerate(at)]
-    scene = yf.Scene(grid=yf.Grid(mode=mode, cells=cells, spacing=d), boundaries=layers,
-                     materials={"m": yf.Material(eps_r=3.0, sigma_e=0.2, mu_r=1.5)},
-                     objects=[yf.Box(center=(5e-3, 30e-3), size=(8e-3, 6e-3), material="m")],
-                     sources=sources, monitors=monitors, run=yf.RunSettings(steps=300))
-    ref = yf.run(scene, backend="numpy", dtype="float64", keep_fields=True, progress=False)
-    got = yf.run(scene, backend="cuda", dtype="float64", keep_fields=True, progress=False,
-                 stepper_options={"variant": variant})
-    assert got.stats["cpml"] == CPML_PLACES[where]
-    _assert_exact(got, ref)
+    grid = yf.Grid(mode=mode, cells=cells, spacing=d)
+    comps = [grid.components[q % 3] for q in range(len(at))]
+    box = yf.Box(center=(5e-3, 30e-3), size=(8e-3, 6e-3), material="m")
+    _layers_case_matches_numpy(grid, layers, at, comps, box, variant, where)
 
 
 @pytest.mark.parametrize("variant", ["fused", "temporal"])

@@ -408,6 +408,20 @@ def test_cpml_beside_the_pass_with_sources_and_probes_in_the_layers(variant, whe
                                ["ez", "hx", "ey", "hz", "ex"], box, variant, where)
 
 
+@pytest.mark.parametrize("variant", ["temporal:steps=2", "temporal:steps=3", "fused"])
+def test_cpml_boxes_on_some_faces_only(variant, monkeypatch):
+    """Every layer in boxes with layers on one face of each axis (x_min, y_max, z_min;
+    PEC elsewhere): the y and z boxes leave out what the x and y boxes hold and their
+    terms, and the fields and probes still come out as in NumPy."""
+    monkeypatch.setenv("YEEFDTD_CPML", "boxes")
+    layers = {"x_min": {"cells": 5}, "x_max": "pec", "y_min": "pec", "y_max": {"cells": 4},
+              "z_min": {"cells": 6}, "z_max": "pec"}
+    at = [(2, 24, 3), (27, 25, 2), (3, 5, 20), (14, 12, 11)]
+    box = yf.Box(center=(4e-3, 20e-3, 8e-3), size=(8e-3, 6e-3, 6e-3), material="m")
+    _layers_case_matches_numpy(yf.Grid(cells=(30, 27, 25), spacing=1e-3), layers, at,
+                               ["ez", "hx", "ey", "hz"], box, variant, "boxes")
+
+
 @pytest.mark.parametrize("where", ["xboxes", "inpass"])
 @pytest.mark.parametrize("variant", ["fused", "temporal:steps=4", "temporal:steps=7"])
 @pytest.mark.parametrize("mode", ["tmz", "tez"])

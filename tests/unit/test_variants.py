@@ -167,6 +167,28 @@ def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypa
         .startswith("march3<")
 
 
+def test_temporal_asks_for_blocks_per_sm_only_where_the_instance_fits_them():
+    """march3's launch bounds: two blocks of 32 x 12 (three of 32 x 8) for 2 steps with
+    float arithmetic and no CPML terms; no minimum where the instance would spill (CPML
+    terms, 3 steps, double)."""
+    t = make_variant("temporal")
+    t.mode = "3d"
+
+    def mb(cfg, T="float, float", pml=0):
+        name = t.kernel("pass", cfg, "3d", T, "id8_t", "true", pml)
+        return int(name.rsplit(",", 1)[1].rstrip(">"))
+
+    assert mb((2, 32, 12, 64)) == 2
+    assert mb((2, 32, 12, 64), "float, half_t") == 2
+    assert mb((2, 32, 8, 64)) == 3
+    assert mb((2, 32, 16, 64)) == 1
+    assert mb((2, 32, 12, 64), pml=6) == 0
+    assert mb((3, 32, 12, 64)) == 0
+    assert mb((2, 32, 12, 64), "double, double") == 0
+    # the tuner tries that tile with z segments, as the other tiles of its steps per pass
+    assert {(2, 32, 12, 64), (2, 32, 12, 128)} <= set(t.configs("pass", (512, 512, 512)))
+
+
 def _march_stub(shape, layers):
     """A marching stepper with only what the box planning reads: the grid's extent and, per
     layer, its axis, thickness and the first index of its E and H cells."""
@@ -191,17 +213,54 @@ def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
     that, within the grid, and the tile of each box owns its whole thickness when it can."""
     st = _march_stub((40, 30, 20), [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (2, 3, 17, 16)])
     boxes = st.march_boxes(nt)
-    assert boxes[0] == ((0, 0, 0), (6 + nt - 1, 30, 20), 0)
-    assert boxes[1] == ((34 - (nt - 1), 0, 0), (6 + nt - 1, 30, 20), 0)
-    assert boxes[2] == ((0, 0, 0), (40, 5 + nt - 1, 20), 1)
-    assert boxes[3] == ((0, 0, 16 - (nt - 1)), (40, 30, 4 + nt - 1), 2)
-    for _, ext, a in boxes:
+    assert boxes[0] == ((0, 0, 0), (6 + nt - 1, 30, 20), 0, 7)
+    assert boxes[1] == ((34 - (nt - 1), 0, 0), (6 + nt - 1, 30, 20), 0, 7)
+    assert boxes[2] == ((0, 0, 0), (40, 5 + nt - 1, 20), 1, 7)
+    assert boxes[3] == ((0, 0, 16 - (nt - 1)), (40, 30, 4 + nt - 1), 2, 7)
+    for _, ext, a, _ in boxes:
         cfg = st.box_config((nt, 32, 8, 0), a, ext)
         assert cfg[0] == nt and cfg[1] * cfg[2] == 512
         if a < 2:
             assert cfg[1 + a] - 2 * nt >= ext[a]
         else:
             assert cfg[3] == 0   # one segment: the whole box along z
+
+
+@pytest.mark.parametrize("nt", [1, 2, 3])
+def test_cpml_boxes_leave_out_what_earlier_axes_boxes_hold(nt):
+    """With every layer in boxes, the x boxes span the grid with every axis's terms; a y
+    box leaves out the x range of the x boxes (and their terms), a z box that of the x and
+    y boxes, so each box's kernel applies only the terms its cells need. Every cell of
+    every layer box stays in a box whose kernel applies the terms of each box holding it."""
+    import itertools
+
+    layers = [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (2, 3, 17, 16), (2, 3, 0, 0)]
+    st = _march_stub((40, 30, 20), layers)
+    st.cpml_mode = "slabs"
+    whole = st.march_boxes(nt)
+    st.cpml_mode = "boxes"
+    boxes = st.march_boxes(nt)
+    x_end, x_start = 6 + nt - 1, 34 - (nt - 1)
+    assert [b[2:] for b in boxes] == [(0, 7), (0, 7), (1, 6), (2, 4), (2, 4)]
+    assert boxes[2][:2] == ((x_end, 0, 0), (x_start - x_end, 5 + nt - 1, 20))
+    assert boxes[3][:2] == ((x_end, 5 + nt - 1, 16 - (nt - 1)),
+                            (x_start - x_end, 30 - (5 + nt - 1), 4 + nt - 1))
+
+    def holding(bs, cell):
+        return [m for o, e, a, m in bs
+                if all(o[q] <= cell[q] < o[q] + e[q] for q in range(3))]
+
+    for cell in itertools.product(range(40), range(30), range(20)):
+        need = 0
+        for o, e, a, _ in whole:
+            if all(o[q] <= cell[q] < o[q] + e[q] for q in range(3)):
+                need |= 1 << a
+        got = holding(boxes, cell)
+        assert bool(need) == bool(got), cell
+        assert all(m & need == need for m in got), cell
+    st.model.grid.mode = "tmz"   # 2D: x boxes only, as before
+    st.cpml_mode = "xboxes"
+    assert all(m == 7 for *_, m in st.march_boxes(nt))
 
 
 @pytest.mark.parametrize("pitch,itemsize", [(48, 4), (41, 4), (48, 2)])
@@ -377,7 +436,8 @@ def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_
     flat = make_variant("temporal")
     flat.mode = "tmz"
     assert cpml_mode(fused, True) == "slabs"
-    assert cpml_mode(temporal, True) == cpml_mode(flat, True) == "xboxes"
+    assert cpml_mode(temporal, True) == "boxes"
+    assert cpml_mode(flat, True) == "xboxes"
     assert cpml_mode(fused, False) == cpml_mode(flat, False) == "inpass"
     monkeypatch.setenv("YEEFDTD_CPML", "boxes")
     assert cpml_mode(fused, True) == cpml_mode(temporal, True) == "boxes"
@@ -403,11 +463,11 @@ def test_2d_boxes_hold_the_x_layers_only_and_a_tile_owns_their_width():
     st.model.grid.mode = "tmz"
     for nt in (1, 4, 8):
         boxes = st.march_boxes(nt)
-        assert [a for _, _, a in boxes] == [0, 0]
+        assert [a for _, _, a, _ in boxes] == [0, 0]
         assert boxes[0][:2] == ((0, 0, 0), (6 + nt - 1, 47, 1))
         lo = 54 - (nt - 1)
         assert boxes[1][:2] == ((lo, 0, 0), (61 - lo, 47, 1))
-        for _, ext, a in boxes:
+        for _, ext, a, _ in boxes:
             cfg = st.box_config((nt, 4, 4, 128), a, ext)
             assert cfg[0] == nt and 32 * cfg[1] - 2 * nt >= ext[0] and cfg[2] == 1
             assert cfg[3] == st.BOX_ROWS_2D

@@ -49,10 +49,10 @@ class MarchStepper(CudaStepper):
         #: march.cu), two launches per box (H, then E); "slabm": the same with slab3m, one
         #: launch per box (slower: see march.cu); "boxes": the pass runs without them, then
         #: the same kernel with them over a box around each layer, widened by the steps per
-        #: pass; "xboxes": the pass applies the y and z layers itself (uniform across its
-        #: warps, which are rows along x) and the same kernel with every CPML term runs over
-        #: a box around each x layer, widened by the steps per pass (the default of 'temporal'
-        #: and of 2D); "inpass": the pass applies them itself.
+        #: pass (the default of the other 3D passes); "xboxes": the pass applies the y and z
+        #: layers itself (uniform across its warps, which are rows along x) and the same
+        #: kernel with every CPML term runs over a box around each x layer, widened by the
+        #: steps per pass (the default in 2D); "inpass": the pass applies them itself.
         #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
         self.cpml_mode = cpml_mode(self.variant, bool(self._slabs))
         #: whether passes run march3f (read once: its nt argument carries its shared bytes)
@@ -201,12 +201,22 @@ class MarchStepper(CudaStepper):
                 org[a], end[a] = lo, hi
         return tuple(org), tuple(e - o for o, e in zip(org, end, strict=True))
 
-    def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int], int]]:
-        """(origin, extent, axis) of the box around each CPML layer that a pass of ``nt``
-        steps without the CPML terms leaves inexact: the layer's E and H cells, the cell
-        after the H layer (E there reads the corrected H), and nt - 1 cells more on each
-        side (one step carries a difference one cell further each way), within the grid."""
+    def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int],
+                                                  int, int]]:
+        """(origin, extent, axis, mask) of the box around each CPML layer that a pass of
+        ``nt`` steps without the CPML terms leaves inexact: the layer's E and H cells, the
+        cell after the H layer (E there reads the corrected H), and nt - 1 cells more on each
+        side (one step carries a difference one cell further each way), within the grid;
+        mask: the CPML axes (1 x, 2 y, 4 z) whose terms its kernel applies.
+
+        With every layer in boxes ("boxes"), the x boxes span the grid and apply every
+        axis's terms; the y boxes leave out the x range of the x boxes, and the z boxes that
+        of the x and the y boxes, so that their kernels can leave out those axes' terms (a
+        kernel without an axis's terms is exact outside that axis's boxes, as the pass is
+        outside all of them). The z boxes then run the instance with z terms only, inline
+        (see curl_face in march.cu)."""
         out = []
+        full = self.layer_mask()
         for entry in self._slabs:
             a, L = entry["slab"].axis, entry["slab"].cells
             if self.cpml_mode == "xboxes" and a != 0:   # the pass applies the others
@@ -216,7 +226,25 @@ class MarchStepper(CudaStepper):
             hi = min(self.shape[a], max(es + L, hs + L + 1) + (nt - 1))
             org, ext = [0, 0, 0], list(self.shape)
             org[a], ext[a] = lo, hi - lo
-            out.append((tuple(org), tuple(ext), a))
+            out.append((tuple(org), tuple(ext), a, full))
+        if self.cpml_mode != "boxes" or self.model.grid.mode != "3d":
+            return out
+        for b in (0, 1):   # the boxes of a later axis leave out what those of axis b hold
+            n = self.shape[b]
+            spans = [(o[b], o[b] + e[b]) for o, e, a, _ in out if a == b]
+            if not spans or any(lo > 0 and hi < n for lo, hi in spans):
+                continue   # none, or one off the grid's ends: nothing to leave out
+            lo = max((hi for lo_, hi in spans if lo_ == 0), default=0)
+            hi = min((lo_ for lo_, hi in spans if hi >= n), default=n)
+            cut = []
+            for org, ext, a, mask in out:
+                if a > b:
+                    org, ext = list(org), list(ext)
+                    org[b], ext[b] = lo, max(0, hi - lo)
+                    org, ext, mask = tuple(org), tuple(ext), mask & ~(1 << b)
+                if all(ext):
+                    cut.append((org, ext, a, mask))
+            out = cut
         return out
 
     def box_config(self, cfg: tuple, axis: int, ext: tuple) -> tuple:
@@ -249,14 +277,15 @@ class MarchStepper(CudaStepper):
     BOX_ROWS_2D = 4
 
     def _box_configs(self) -> list[tuple]:
-        """The launch shapes of the CPML kernels, over every pass shape the tuner may pick."""
+        """(launch shape, CPML mask) of the CPML kernels, over every pass shape the tuner may
+        pick."""
         if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         out = []
         for cfg in self.variant.configs("pass", self.shape):
-            for _, ext, a in self.march_boxes(cfg[0]):
-                out.append(self.box_config(cfg, a, ext))
-        return list(dict.fromkeys(c[:3] for c in out))
+            for _, ext, a, mask in self.march_boxes(cfg[0]):
+                out.append((self.box_config(cfg, a, ext)[:3], mask))
+        return list(dict.fromkeys(out))
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -385,8 +414,8 @@ class MarchStepper(CudaStepper):
             names += [self._slab3(half) for half in (0, 1)]
         elif self.cpml_mode == "slabm":
             names += [self._slab3m(shape) for shape in self.SLAB3M_TILES]
-        names += [self.variant.kernel("pass", c, *self._tparams, self.layer_mask())
-                  for c in self._box_configs()]
+        names += [self.variant.kernel("pass", c, *self._tparams, mask)
+                  for c, mask in self._box_configs()]
         return list(dict.fromkeys(names))
 
     def _slab3(self, half: int) -> str:
@@ -439,14 +468,14 @@ class MarchStepper(CudaStepper):
         self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
 
     # ---- launch plans -------------------------------------------------------------------
-    def _pass_kernel(self, cfg: tuple, box: tuple | None = None) -> tuple:
+    def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
-        pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms;
-        over ``pass_box`` when None), worked out once per shape and box."""
-        key = (cfg, box)
+        pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
+        of ``mask``; over ``pass_box`` when None), worked out once per shape and box."""
+        key = (cfg, box, mask)
         if key not in self._pass_kernels:
             v = self.variant
-            mask = self.pass_mask() if box is None else self.layer_mask()
+            mask = self.pass_mask() if box is None else mask
             grid, block, seg = v.launch(cfg, (box or self.pass_box)[1], mask)
             fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
@@ -456,10 +485,10 @@ class MarchStepper(CudaStepper):
         return self._pass_kernels[key]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
-                     box: tuple | None = None) -> tuple:
+                     box: tuple | None = None, mask: int = 0) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        fn, grid, block, seg, smem = self._pass_kernel(cfg, box)
+        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask)
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -481,8 +510,8 @@ class MarchStepper(CudaStepper):
         if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         return [self._pass_launch(self.box_config(cfg, a, ext), nt, n0, src, f, g,
-                                  (org, ext))
-                for org, ext, a in self.march_boxes(cfg[0])]
+                                  (org, ext), mask)
+                for org, ext, a, mask in self.march_boxes(cfg[0])]
 
     def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
         """The slab kernels over the boxes after a one-step pass from set f to set g: slab3,
@@ -602,7 +631,7 @@ class MarchStepper(CudaStepper):
             boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
             out += boxed * (9 * size + ids) / g.num_cells
         if self.cpml_mode in ("boxes", "xboxes"):
-            cells = sum(e[0] * e[1] * e[2] for _, e, _ in self.march_boxes(steps))
+            cells = sum(e[0] * e[1] * e[2] for _, e, _, _ in self.march_boxes(steps))
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
         return out
 
@@ -639,8 +668,9 @@ class MarchStepper(CudaStepper):
             if self.cpml_mode in ("boxes", "xboxes"):
                 out["cpml_boxes"] = [
                     {"origin": list(o), "extent": list(e),
-                     "threads": list(self.box_config(cfg, a, e)[1:3])}
-                    for o, e, a in self.march_boxes(cfg[0])]
+                     "threads": list(self.box_config(cfg, a, e)[1:3]),
+                     "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1)}
+                    for o, e, a, mask in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             out["tile"] = {"threads": [cfg[1], cfg[2]],
@@ -661,16 +691,20 @@ class MarchStepper(CudaStepper):
 
 def cpml_mode(variant, layers: bool) -> str:
     """Where a marching stepper updates the CPML layers (see MarchStepper._allocate):
-    $YEEFDTD_CPML, else the variant's default ("slabs" for 3D 'fused', "xboxes" for the
-    others); "inpass" where there are no layers. The slab kernels follow one-step passes
-    of march3f only; 2D takes "xboxes" or "inpass". 3D 'temporal' with the x layers in
-    boxes, on an H100 (dipole-cpml 512 float32, NT 2, 300 steps): 26 506 Mcells/s against
-    24 917 with every layer in the pass."""
+    $YEEFDTD_CPML, else the variant's default ("slabs" for 3D 'fused', "boxes" for the
+    other 3D passes, "xboxes" in 2D); "inpass" where there are no layers. The slab kernels
+    follow one-step passes of march3f only; 2D takes "xboxes" or "inpass". 3D 'temporal'
+    on an H100 (dipole-cpml 512 float32, NT 2, 300 steps): the x layers in boxes 26 506
+    Mcells/s against 24 917 with every layer in the pass; since, with a pass without CPML
+    terms that fits two blocks per SM (32 x 12: see March.min_blocks) and boxes that leave
+    out what the boxes of earlier axes hold (see march_boxes), every layer in boxes 33 283
+    (200 steps; the pass 2.65 ms a step, the boxes 1.55) against 28 799 for the x layers
+    alone in boxes (32 x 16: the pass 3.96 ms, the boxes 0.77)."""
     from ...exceptions import SetupError
     from .experiments import cpml_place
 
     flat = variant.mode != "3d"
-    place = cpml_place() or ("slabs" if variant.staged and not flat else "xboxes")
+    place = cpml_place() or ("xboxes" if flat else "slabs" if variant.staged else "boxes")
     if not layers:
         return "inpass"
     if flat and place not in ("xboxes", "inpass"):

@@ -312,8 +312,9 @@ class March(Variant):
             return _ceil(shape[0], self.ROW_CELLS) * self.ROW_CELLS, shape[1]
         return super().pitches(shape)
 
-    #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis
-    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7))
+    #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis. 32 x 12 is
+    #: for 'temporal' without CPML terms, where two blocks fit an SM (see min_blocks)
+    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7), (32, 12))
     #: 2D: steps per pass, cells per lane along x and warps per block tried. Measured on an
     #: H200 (tmz-2d 8192 float32, y segments of 128): NT 4 with V 4 fastest (276 Gcells/s,
     #: 168 registers), V 2 229, NT 3 241-249, NT 5 195-242, NT 6 and 8 slower (the overlap
@@ -396,9 +397,27 @@ class March(Variant):
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d":
-            return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}>"
+            mb = self.min_blocks(nt, a * b, T, pml)
+            return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {mb}>"
         te = "true" if mode == "tez" else "false"
         return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"
+
+    #: registers in which march3 with 2 steps a pass, float arithmetic and no CPML terms
+    #: fits without spilling (it takes 88 when free to; 32-bit and 16-bit storage alike)
+    FIT_REGISTERS = 80
+
+    def min_blocks(self, nt: int, threads: int, T: str, pml: int) -> int:
+        """Blocks per SM march3's instance is compiled to fit (0: no minimum): as many as
+        FIT_REGISTERS allow where the instance fits them, i.e. 2 steps, float arithmetic and
+        no CPML terms (the others spill at 80: 104-182 bytes a thread). The kernel is bound
+        by latency (each plane waits at 2 NT barriers), so the warps of a second block hide
+        it: H100, 512 float32 without layers, NT 2, z segments of 64, 200 steps: 32 x 16 (one
+        block of 512 threads, 88 registers) 44 494 Mcells/s; 32 x 8 (3 blocks) 48 396; 16 x
+        16 (3 blocks) 49 301; 32 x 12 (2 blocks of 384, owning 28 x 8 cells a plane) 54 245
+        (52 305 with segments of 128); 16 x 24 47 690, 64 x 6 35 774."""
+        if nt != 2 or pml or not T.startswith("float"):
+            return 0
+        return 65536 // (self.FIT_REGISTERS * threads)
 
     def instances(self, mode, T, ID, CT, masks=()):
         mask = max(masks, default=0)
@@ -431,7 +450,8 @@ class March(Variant):
                         continue
                     out.append((nt, bx, by, 0))
             if shape[2] >= 256:   # shorter z segments: more blocks, a smaller last wave
-                out += [(nt, bx, by, z) for nt, bx, by, _ in out[:4] for z in (128, 64)]
+                out += [(nt, bx, by, z) for nt, bx, by, _ in out if nt == self.steps[0]
+                        for z in (128, 64)]
         first = self._filled(out[0], shape)
         return [first] + [c for c in out if c != first]
 

@@ -478,13 +478,17 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
     p.flags = c_events.plane_flags[kw];
 }
 
-// Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH_MINB=n for experiments.
+// Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH_MINB=n for experiments
+// overrides every instance's own (march3's MB).
 #ifndef MARCH_MINB
 #define MARCH_MINB 0
 #endif
 
-template <typename T, typename S, typename ID, bool CT, int NT, int BX, int BY, int PML>
-__global__ void __launch_bounds__(BX * BY, MARCH_MINB)
+// MB: blocks per SM the instance is compiled to fit (0: as many as its registers allow; the
+// host picks it, see March.min_blocks in variants.py).
+template <typename T, typename S, typename ID, bool CT, int NT, int BX, int BY, int PML,
+          int MB = 0>
+__global__ void __launch_bounds__(BX * BY, MARCH_MINB ? MARCH_MINB : MB)
 march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,

@@ -414,9 +414,10 @@ __device__ __forceinline__ void pml_row(int src, int h, int which, const int (&i
 // component A + 2 through its b-difference d[A + 2][0] (indices mod 3): the same pattern
 // for E and H. slot: the CPML ring slots of this cell and half step, [axis][which]; pf: the
 // first step's auxiliary values loaded ahead (see mfetch), or null. INL: the face's terms
-// inline rather than in a call (march3 with z layers only: H100, 512 float32, NT 2, the z
-// layers cost the pass 0.26 ms a step inline against 0.53 called; with every face, the
-// inline z terms made the instances slower, 27.1 Gcells/s against 28.7).
+// inline rather than in a call; march3's instances with one axis of terms alone take them
+// so (H100, 512 float32, NT 2: the z layers alone cost the pass 0.26 ms a step inline
+// against 0.53 called; the others keep calls, which measured faster: see
+// March.inline_axes in variants.py).
 template <typename T, bool CT, int A, bool INL>
 __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int kw, int ny,
                                           int px, const T (&d)[3][2], bool first, bool last,
@@ -437,7 +438,7 @@ __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int k
     out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
 }
 
-template <typename T, typename S, bool CT, bool ZIN = false>
+template <typename T, typename S, bool CT, int INL = 0>
 __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, int base,
                                       const T (&old)[3], const T (&d)[3][2], bool in_x,
                                       bool in_y, bool in_z, int src, int i, int j, int kw,
@@ -450,12 +451,15 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
         out[a] = cf<T, CT>(gtab, rb, base + a, 0) * old[a]
                + cf<T, CT>(gtab, rb, base + a, 1) * d[a][0]
                + cf<T, CT>(gtab, rb, base + a, 2) * d[a][1];
-    if (in_x) curl_face<T, CT, 0, false>(src, half, i, j, kw, ny, px, d, first, last,
-                                         own, slot[0][half], gtab, rb, base, out, pf);
-    if (in_y) curl_face<T, CT, 1, false>(src, half, i, j, kw, ny, px, d, first, last,
-                                         own, slot[1][half], gtab, rb, base, out, pf);
-    if (in_z) curl_face<T, CT, 2, ZIN>(src, half, i, j, kw, ny, px, d, first, last,
-                                       own, slot[2][half], gtab, rb, base, out, pf);
+    if (in_x) curl_face<T, CT, 0, (INL & 1) != 0>(src, half, i, j, kw, ny, px, d, first,
+                                                  last, own, slot[0][half], gtab, rb, base,
+                                                  out, pf);
+    if (in_y) curl_face<T, CT, 1, (INL & 2) != 0>(src, half, i, j, kw, ny, px, d, first,
+                                                  last, own, slot[1][half], gtab, rb, base,
+                                                  out, pf);
+    if (in_z) curl_face<T, CT, 2, (INL & 4) != 0>(src, half, i, j, kw, ny, px, d, first,
+                                                  last, own, slot[2][half], gtab, rb, base,
+                                                  out, pf);
 #pragma unroll
     for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
 }
@@ -485,9 +489,11 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
 #endif
 
 // MB: blocks per SM the instance is compiled to fit (0: as many as its registers allow; the
-// host picks it, see March.min_blocks in variants.py).
+// host picks it, see March.min_blocks in variants.py). INL: the axes among PML whose CPML
+// terms are inline rather than called (see curl_face; the host picks them, see
+// March.inline_axes).
 template <typename T, typename S, typename ID, bool CT, int NT, int BX, int BY, int PML,
-          int MB = 0>
+          int MB = 0, int INL = 0>
 __global__ void __launch_bounds__(BX * BY, MARCH_MINB ? MARCH_MINB : MB)
 march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -598,7 +604,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
                                    {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
                                    {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
-                curl3<T, S, CT, PML == 4>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src,
+                curl3<T, S, CT, INL & PML>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src,
                                           i, j, kw, ny, px, first, last, own, slot, h, pf);
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             }
@@ -610,7 +616,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
                                    {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
-                curl3<T, S, CT, PML == 4>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src,
+                curl3<T, S, CT, INL & PML>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src,
                                           i, j, kw, ny, px, first, last, own, slot, e, pf);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             }

@@ -5,7 +5,7 @@ for 'fused' ``slabs``) and face set, at one launch shape or tuned, and prints Mc
 the instance's registers and blocks per SM, and the milliseconds a step spent in the pass,
 in the boxes beside it and in the slab kernels (each timed alone, over 20 passes).
 
-    python3 benchmarks/cpml_placement_3d.py --launch 2,32,16,64 --faces none z y x all
+    python3 benchmarks/cpml_placement_3d.py --launch 2,32,12,64 --faces none z y x all
     python3 benchmarks/cpml_placement_3d.py --variant fused --place slabs --faces all
 """
 
@@ -69,7 +69,7 @@ def main() -> None:
     p.add_argument("--variant", choices=["temporal", "fused"], default="temporal")
     p.add_argument("--faces", nargs="+", choices=list(FACES), default=list(FACES))
     p.add_argument("--place", nargs="+", choices=["xboxes", "inpass", "boxes", "slabs"],
-                   default=["xboxes"])
+                   default=["boxes"])
     p.add_argument("--launch", type=launch_shape,
                    help="steps,BX,BY,planes of the pass (default: tuned)")
     a = p.parse_args()

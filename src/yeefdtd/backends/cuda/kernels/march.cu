@@ -56,7 +56,12 @@
 // columns (no segments) were slower than segments of 64-128 planes (a last wave of long
 // blocks). With CPML the instances need 122-128 registers (spilling at NT >= 3), so one
 // block of 256-512 threads runs per SM: latency and the two barriers per step and plane
-// bound it, not DRAM (16-33% of the copy bandwidth).
+// bound it, not DRAM (16-33% of the copy bandwidth). Since, the instance without CPML
+// terms (NT 2, float arithmetic) is compiled to fit 80 registers, two blocks of 32 x 12
+// threads per SM (MB, from March.min_blocks in variants.py): H100, 512 float32 without
+// layers, 54.2 Gcells/s against 44.5 for one block of 32 x 16, though it owns 58% of its
+// tile's cells against 66%; so 3D 'temporal' updates every CPML layer in boxes beside that
+// pass by default (MarchStepper.march_boxes): dipole-cpml 33.3 against 28.7.
 //
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML

@@ -391,16 +391,16 @@ class March(Variant):
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
 
-    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, inline=None):
-        """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml``; 3D
-        march3: those of ``inline`` inline (default: see inline_axes)."""
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
+        """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
+        march3: blocks per SM from min_blocks, terms inline from inline_axes)."""
         nt, a, b = cfg[:3]
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
-            inl = self.inline_axes(pml) if inline is None else inline & pml
+            inl = self.inline_axes(pml)
             return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {mb}, {inl}>"
         te = "true" if mode == "tez" else "false"
         return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"

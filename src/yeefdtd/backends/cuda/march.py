@@ -72,6 +72,7 @@ class MarchStepper(CudaStepper):
         self.pass_box = self._pass_box()
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
+        self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
 
     @property
     def split_cpml(self) -> bool:
@@ -509,9 +510,11 @@ class MarchStepper(CudaStepper):
         result does not depend on the pass's, which it replaces in the box)."""
         if self.cpml_mode not in ("boxes", "xboxes"):
             return []
-        return [self._pass_launch(self.box_config(cfg, a, ext), nt, n0, src, f, g,
-                                  (org, ext), mask)
-                for org, ext, a, mask in self.march_boxes(cfg[0])]
+        if cfg not in self._box_plan:   # planned once per pass shape, not at every pass
+            self._box_plan[cfg] = [(self.box_config(cfg, a, ext), (org, ext), mask)
+                                   for org, ext, a, mask in self.march_boxes(cfg[0])]
+        return [self._pass_launch(bcfg, nt, n0, src, f, g, box, mask)
+                for bcfg, box, mask in self._box_plan[cfg]]
 
     def _slab_launches(self, n0: int, src: int, f: dict, g: dict) -> list:
         """The slab kernels over the boxes after a one-step pass from set f to set g: slab3,

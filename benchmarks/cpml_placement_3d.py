@@ -45,7 +45,7 @@ def per_kind(st) -> tuple[float, float, float]:
         ev = [cp.cuda.Event() for _ in range(4)]
         with st._stream:
             ev[0].record(st._stream)
-            kinds = ([st._pass_launch(cfg, nt, n, st._src, st._f, st._g)],
+            kinds = (st._main_launch(cfg, nt, n, st._src, st._f, st._g),
                      st._box_launches(cfg, nt, n, st._src, st._f, st._g),
                      st._slab_launches(n, st._src, st._f, st._g))
             for q, launches in enumerate(kinds):

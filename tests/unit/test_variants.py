@@ -267,6 +267,44 @@ def test_cpml_boxes_leave_out_what_earlier_axes_boxes_hold(nt):
     assert all(m == 7 for *_, m in st.march_boxes(nt))
 
 
+@pytest.mark.parametrize("nt", [1, 2, 3])
+@pytest.mark.parametrize("variant, mode", [("temporal", "boxes"), ("temporal", "xboxes"),
+                                           ("fused", "boxes")])
+def test_pass_leaves_out_what_the_boxes_recompute(nt, variant, mode):
+    """With the layers in boxes, the pass over the grid leaves out the planes at either end
+    that the boxes recompute: every cell of the grid is in the pass's box or in a box (a
+    cell in neither would never be updated), and the pass's box holds no box cell, except
+    along x for aligned tiles, whose box starts on a multiple of ROW_CELLS. A grid whose
+    layers meet leaves the pass nothing."""
+    import numpy as np
+
+    layers = [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (2, 3, 17, 16), (2, 3, 0, 0)]
+    st = _march_stub((40, 30, 20), layers)
+    st.variant = make_variant(variant)
+    st.cpml_mode = mode
+    st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
+    org, ext = st.pass_box_of(nt)
+    held = np.zeros(st.shape, int)
+    held[tuple(slice(o, o + e) for o, e in zip(org, ext))] += 1
+    boxed = np.zeros(st.shape, bool)
+    for o, e, _, _ in st.march_boxes(nt):
+        boxed[tuple(slice(a, a + b) for a, b in zip(o, e))] = True
+    assert ((held > 0) | boxed).all()
+    x_lo = 6 + nt - 1
+    if variant == "fused":
+        assert org[0] == x_lo - x_lo % 16
+        assert not (held[x_lo:] & boxed[x_lo:]).any()
+    else:
+        assert org[0] == x_lo and not (held & boxed).any()
+    inner = (34 - (nt - 1) - x_lo, 30, 20) if mode == "xboxes" else \
+        (34 - (nt - 1) - x_lo, 30 - (5 + nt - 1), 16 - (nt - 1) - (4 + nt - 1))
+    assert ext[0] == inner[0] + x_lo - org[0] and ext[1:] == inner[1:]
+    st = _march_stub((12, 30, 20), [(0, 5, 0, 0), (0, 5, 7, 6)])
+    st.variant, st.cpml_mode = make_variant("temporal"), mode
+    st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
+    assert st.pass_box_of(nt)[1][0] == 0
+
+
 @pytest.mark.parametrize("pitch,itemsize", [(48, 4), (41, 4), (48, 2)])
 def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
     """slab3's boxes along x start and end on 32-byte sectors when the rows are padded to

@@ -285,10 +285,10 @@ def test_pass_leaves_out_what_the_boxes_recompute(nt, variant, mode):
     st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
     org, ext = st.pass_box_of(nt)
     held = np.zeros(st.shape, int)
-    held[tuple(slice(o, o + e) for o, e in zip(org, ext))] += 1
+    held[tuple(slice(o, o + e) for o, e in zip(org, ext, strict=True))] += 1
     boxed = np.zeros(st.shape, bool)
     for o, e, _, _ in st.march_boxes(nt):
-        boxed[tuple(slice(a, a + b) for a, b in zip(o, e))] = True
+        boxed[tuple(slice(a, a + b) for a, b in zip(o, e, strict=True))] = True
     assert ((held > 0) | boxed).all()
     x_lo = 6 + nt - 1
     if variant == "fused":

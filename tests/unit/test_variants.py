@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from yeefdtd.backends.cuda.experiments import box_streams
 from yeefdtd.backends.cuda.variants import default_variant, make_variant
 from yeefdtd.exceptions import SetupError, ValidationError
 
@@ -230,38 +231,46 @@ def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
             assert cfg[3] == 0   # one segment: the whole box along z
 
 
+def _box_cells(shape, org, ext):
+    """A boolean mask of a box's cells, wrapped at the grid's ends as the kernels wrap."""
+    import numpy as np
+
+    out = np.zeros(shape, bool)
+    out[np.ix_(*[np.arange(o, o + e) % n for o, e, n in zip(org, ext, shape, strict=True)])] = True
+    return out
+
+
 @pytest.mark.parametrize("nt", [1, 2, 3])
-def test_cpml_boxes_leave_out_what_earlier_axes_boxes_hold(nt):
-    """With every layer in boxes, the x boxes span the grid with every axis's terms; a y
-    box leaves out the x range of the x boxes (and their terms), a z box that of the x and
-    y boxes, so each box's kernel applies only the terms its cells need. Every cell of
-    every layer box stays in a box whose kernel applies the terms of each box holding it."""
-    import itertools
+def test_cpml_boxes_cut_into_faces_and_edges(nt):
+    """With every layer in boxes, the cells of the layers' spans go to six boxes: three
+    faces (one axis's spans, both ends in one box that wraps, the middle of the others) with
+    that axis's terms alone, and three edges with the terms of their axes (the x-y edge with
+    the corners and every axis's). Every cell of every span is in exactly one box, whose
+    kernel applies the terms of every span holding it; no other cell is."""
+    import numpy as np
 
     layers = [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (2, 3, 17, 16), (2, 3, 0, 0)]
     st = _march_stub((40, 30, 20), layers)
     st.cpml_mode = "slabs"
     whole = st.march_boxes(nt)
+    assert all(m == 7 for *_, m in whole)
     st.cpml_mode = "boxes"
     boxes = st.march_boxes(nt)
-    x_end, x_start = 6 + nt - 1, 34 - (nt - 1)
-    assert [b[2:] for b in boxes] == [(0, 7), (0, 7), (1, 6), (2, 4), (2, 4)]
-    assert boxes[2][:2] == ((x_end, 0, 0), (x_start - x_end, 5 + nt - 1, 20))
-    assert boxes[3][:2] == ((x_end, 5 + nt - 1, 16 - (nt - 1)),
-                            (x_start - x_end, 30 - (5 + nt - 1), 4 + nt - 1))
-
-    def holding(bs, cell):
-        return [m for o, e, a, m in bs
-                if all(o[q] <= cell[q] < o[q] + e[q] for q in range(3))]
-
-    for cell in itertools.product(range(40), range(30), range(20)):
-        need = 0
-        for o, e, a, _ in whole:
-            if all(o[q] <= cell[q] < o[q] + e[q] for q in range(3)):
-                need |= 1 << a
-        got = holding(boxes, cell)
-        assert bool(need) == bool(got), cell
-        assert all(m & need == need for m in got), cell
+    xl, xh = 6 + nt - 1, 34 - (nt - 1)   # the x spans end at xl and start at xh
+    yl, zl, zh = 5 + nt - 1, 4 + nt - 1, 16 - (nt - 1)
+    assert [b[2:] for b in boxes] == [(0, 1), (1, 2), (2, 4), (0, 7), (2, 5), (2, 6)]
+    assert boxes[0][:2] == ((xh, yl, zl), (40 - xh + xl, 30 - yl, zh - zl))
+    assert boxes[1][:2] == ((xl, 0, zl), (xh - xl, yl, zh - zl))
+    assert boxes[3][:2] == ((xh, 0, 0), (40 - xh + xl, yl, 20))
+    need = np.zeros(st.shape, int)
+    for o, e, a, _ in whole:
+        need[_box_cells(st.shape, o, e)] |= 1 << a
+    count = np.zeros(st.shape, int)
+    for o, e, _, m in boxes:
+        cells = _box_cells(st.shape, o, e)
+        count += cells
+        assert not (need[cells] & ~m).any()
+    assert (count == (need > 0)).all()
     st.model.grid.mode = "tmz"   # 2D: x boxes only, as before
     st.cpml_mode = "xboxes"
     assert all(m == 7 for *_, m in st.march_boxes(nt))
@@ -284,13 +293,13 @@ def test_pass_leaves_out_what_the_boxes_recompute(nt, variant, mode):
     st.cpml_mode = mode
     st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
     org, ext = st.pass_box_of(nt)
-    held = np.zeros(st.shape, int)
-    held[tuple(slice(o, o + e) for o, e in zip(org, ext, strict=True))] += 1
+    held = _box_cells(st.shape, org, ext)
     boxed = np.zeros(st.shape, bool)
     for o, e, _, _ in st.march_boxes(nt):
-        boxed[tuple(slice(a, a + b) for a, b in zip(o, e, strict=True))] = True
-    assert ((held > 0) | boxed).all()
+        boxed |= _box_cells(st.shape, o, e)
+    assert (held | boxed).all()
     x_lo = 6 + nt - 1
+    assert st.pass_disjoint(nt) == (variant == "temporal")   # aligned tiles: not along x
     if variant == "fused":
         assert org[0] == x_lo - x_lo % 16
         assert not (held[x_lo:] & boxed[x_lo:]).any()
@@ -432,6 +441,8 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_STAGES", "2", lambda v: v.stages),
     ("YEEFDTD_STAGES", "four", lambda v: v.stages),
     ("YEEFDTD_CPML", "slab", lambda v: v.tuning_tag()),
+    ("YEEFDTD_BOX_STREAMS", "-1", lambda v: box_streams(6)),
+    ("YEEFDTD_BOX_STREAMS", "many", lambda v: box_streams(6)),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
                                                                          monkeypatch):
@@ -464,6 +475,9 @@ def test_the_switches_take_what_they_document(monkeypatch):
         monkeypatch.setenv("YEEFDTD_SLAB", bad)
         with pytest.raises(SetupError, match=r"^\$YEEFDTD_SLAB: .*2 comma-separated integers"):
             slab_setting()
+    assert box_streams(6) == 6
+    monkeypatch.setenv("YEEFDTD_BOX_STREAMS", "0")
+    assert box_streams(6) == 0
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(

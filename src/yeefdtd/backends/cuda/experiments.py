@@ -7,6 +7,8 @@ variable and what it takes, rather than being ignored.
   overlapping tiles), ``aligned`` (march3f with aligned tiles, 16-bit storage too).
 - ``YEEFDTD_CPML``: where the marching variants update the CPML layers: ``slabs``,
   ``slabm`` ('fused' only), ``boxes``, ``xboxes``, ``inpass``.
+- ``YEEFDTD_BOX_STREAMS``: the most streams the CPML boxes of a marching pass run on
+  beside it (0 to 16; 0: after the pass, on its stream).
 - ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
 - ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
   boxes.
@@ -72,3 +74,10 @@ def cpml_place() -> str | None:
 def compiler_options() -> tuple[str, ...]:
     """The options $YEEFDTD_NVRTC_OPTIONS adds (none when unset)."""
     return tuple(_raw("YEEFDTD_NVRTC_OPTIONS").split())
+
+
+def box_streams(default: int) -> int:
+    """$YEEFDTD_BOX_STREAMS: the most streams the CPML boxes of a marching pass run on
+    beside it (0: after the pass, on its stream), else ``default``."""
+    got = integers("YEEFDTD_BOX_STREAMS", 1, 0, 16)
+    return default if got is None else got[0]

@@ -43,6 +43,8 @@ class MarchStepper(CudaStepper):
                 entry[kind]["psi_b"] = [None if p is None else self._zeros(p.size)
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
+        self._side: list = []   # (stream, event) of the CPML boxes (see _side_streams)
+        self._pass_start = None
         self._events = self._event_tables(model)
         #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
         #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
@@ -206,82 +208,123 @@ class MarchStepper(CudaStepper):
     def pass_box_of(self, nt: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(origin, extent) of the cells a pass of ``nt`` steps updates: ``pass_box``, less,
         in 3D with layers in boxes, the planes at either end along each axis that the boxes
-        of that axis recompute (march_boxes). The x boxes span the grid along y and z, the
-        y boxes the x range between the x boxes, the z boxes that between the x and the y
-        boxes, so every cell outside this box lies in one of them. Along an axis with a box
-        off both ends of the grid, nothing is left out.
-        Measured on an H100 (dipole-cpml 512 float32, NT 2, 32 x 12): see cpml_mode."""
+        recompute (``layer_ends``): every cell outside this box lies in a box (see
+        march_boxes). Measured on an H100 (dipole-cpml 512 float32 'temporal', NT 2, 32 x
+        12): the pass 2.65 ms a step over the grid, 2.30 over this box."""
         if nt in self._pass_boxes:
             return self._pass_boxes[nt]
         org, ext = self.pass_box
         if self.cpml_mode in ("boxes", "xboxes") and self.model.grid.mode == "3d":
-            boxes = self.march_boxes(nt)
             lo_, hi_ = list(org), [o + e for o, e in zip(org, ext, strict=True)]
-            for b in range(3):
-                n = self.shape[b]
-                spans = [(o[b], o[b] + e[b]) for o, e, a, _ in boxes if a == b]
-                if not spans or any(lo > 0 and hi < n for lo, hi in spans):
-                    continue
-                lo_[b] = max(lo_[b], max((hi for lo, hi in spans if lo == 0), default=0))
-                hi_[b] = min(hi_[b], min((lo for lo, hi in spans if hi >= n), default=n))
+            for b, ends in enumerate(self.layer_ends(nt)):
+                if ends is not None and (b == 0 or self.cpml_mode == "boxes"):
+                    lo_[b], hi_[b] = max(lo_[b], ends[0]), min(hi_[b], ends[1])
             if self.variant.aligned_for(self.pass_mask()):   # aligned tiles: see _pass_box
                 lo_[0] -= lo_[0] % self.variant.ROW_CELLS
             org, ext = tuple(lo_), tuple(max(0, h - o) for o, h in zip(lo_, hi_, strict=True))
         self._pass_boxes[nt] = (org, ext)
         return org, ext
 
-    def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int],
-                                                  int, int]]:
-        """(origin, extent, axis, mask) of the box around each CPML layer that a pass of
-        ``nt`` steps without the CPML terms leaves inexact: the layer's E and H cells, the
-        cell after the H layer (E there reads the corrected H), and nt - 1 cells more on each
-        side (one step carries a difference one cell further each way), within the grid;
-        mask: the CPML axes (1 x, 2 y, 4 z) whose terms its kernel applies.
+    def pass_disjoint(self, nt: int) -> bool:
+        """Whether a pass of ``nt`` steps leaves out every cell of the CPML boxes beside it,
+        so that they may run at once (see _side_streams): in 3D with layers in boxes, over
+        unaligned tiles (aligned ones start on a multiple of ROW_CELLS, inside the x
+        boxes), where every axis with boxes has its spans at the grid's ends."""
+        if self.model.grid.mode != "3d" or self.cpml_mode not in ("boxes", "xboxes") or \
+                self.variant.aligned_for(self.pass_mask()):
+            return False
+        ends = self.layer_ends(nt)
+        axes = (0,) if self.cpml_mode == "xboxes" else (0, 1, 2)
+        return all(ends[b] is not None for b in axes if self.layer_mask() >> b & 1)
 
-        With every layer in boxes ("boxes"), the x boxes span the grid and apply every
-        axis's terms; the y boxes leave out the x range of the x boxes, and the z boxes that
-        of the x and the y boxes, so that their kernels can leave out those axes' terms (a
-        kernel without an axis's terms is exact outside that axis's boxes, as the pass is
-        outside all of them). The z boxes then run the instance with z terms only, inline
-        (see curl_face in march.cu)."""
+    def layer_spans(self, nt: int) -> list[tuple[int, int, int]]:
+        """(axis, lo, hi) of the cells around each CPML layer that a pass of ``nt`` steps
+        without the CPML terms leaves inexact: the layer's E and H cells, the cell after
+        the H layer (E there reads the corrected H), and nt - 1 cells more on each side
+        (one step carries a difference one cell further each way), within the grid."""
         out = []
-        full = self.layer_mask()
         for entry in self._slabs:
             a, L = entry["slab"].axis, entry["slab"].cells
-            if self.cpml_mode == "xboxes" and a != 0:   # the pass applies the others
-                continue
             hs, es = entry["h"]["start"], entry["e"]["start"]
-            lo = max(0, min(hs, es) - (nt - 1))
-            hi = min(self.shape[a], max(es + L, hs + L + 1) + (nt - 1))
-            org, ext = [0, 0, 0], list(self.shape)
-            org[a], ext[a] = lo, hi - lo
-            out.append((tuple(org), tuple(ext), a, full))
-        if self.cpml_mode != "boxes" or self.model.grid.mode != "3d":
-            return out
-        for b in (0, 1):   # the boxes of a later axis leave out what those of axis b hold
+            out.append((a, max(0, min(hs, es) - (nt - 1)),
+                        min(self.shape[a], max(es + L, hs + L + 1) + (nt - 1))))
+        return out
+
+    def layer_ends(self, nt: int) -> list[tuple[int, int] | None]:
+        """Per axis, (l, h) where the spans of its layers (layer_spans) are [0, l) and
+        [h, n) (l = 0, h = n where a grid end has none); None where a span lies off both
+        ends of the grid, or where there are no layers."""
+        out: list[tuple[int, int] | None] = []
+        for b in range(3):
             n = self.shape[b]
-            spans = [(o[b], o[b] + e[b]) for o, e, a, _ in out if a == b]
+            spans = [(lo, hi) for a, lo, hi in self.layer_spans(nt) if a == b]
             if not spans or any(lo > 0 and hi < n for lo, hi in spans):
-                continue   # none, or one off the grid's ends: nothing to leave out
-            lo = max((hi for lo_, hi in spans if lo_ == 0), default=0)
-            hi = min((lo_ for lo_, hi in spans if hi >= n), default=n)
-            cut = []
-            for org, ext, a, mask in out:
-                if a > b:
-                    org, ext = list(org), list(ext)
-                    org[b], ext[b] = lo, max(0, hi - lo)
-                    org, ext, mask = tuple(org), tuple(ext), mask & ~(1 << b)
-                if all(ext):
-                    cut.append((org, ext, a, mask))
-            out = cut
+                out.append(None)
+                continue
+            out.append((max((hi for lo, hi in spans if lo == 0), default=0),
+                        min((lo for lo, hi in spans if hi >= n), default=n)))
+        return out
+
+    def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int],
+                                                  int, int]]:
+        """(origin, extent, axis, mask) of the boxes that the CPML kernels recompute after a
+        pass of ``nt`` steps without the CPML terms, which together hold every cell of the
+        layers' spans (layer_spans); axis: the one the box is thin along (its launch shape
+        follows it: see box_config); mask: the CPML axes (1 x, 2 y, 4 z) whose terms its
+        kernel applies. Extents may run past the grid's last cell: the kernels wrap.
+
+        By default one box per span, spanning the grid, with every axis's terms. With
+        every layer in boxes in 3D ("boxes"), the grid is cut along each axis with layers
+        into its ends E (the spans at both ends, as one box that wraps from the last cell
+        to the first) and its middle M, and the cells outside M x M x M go to six boxes:
+        E x M x M with the x terms alone, M x E x M the y terms, M x M x E the z terms (the
+        faces, whose instances take their one axis's terms inline: see curl_face in
+        march.cu), E x E x (the whole z extent) with every axis's terms, E x M x E the x and
+        z terms, M x E x E the y and z terms (the edges). A kernel without an axis's terms
+        is exact outside that axis's spans, as the pass is outside all of them."""
+        full = self.layer_mask()
+        spans = [(a, lo, hi) for a, lo, hi in self.layer_spans(nt)
+                 if self.cpml_mode != "xboxes" or a == 0]   # xboxes: the pass applies y, z
+        ends = self.layer_ends(nt)
+        if self.cpml_mode != "boxes" or self.model.grid.mode != "3d" or \
+                any(e is None for b, e in enumerate(ends) if full >> b & 1):
+            out = []
+            for a, lo, hi in spans:
+                org, ext = [0, 0, 0], list(self.shape)
+                org[a], ext[a] = lo, hi - lo
+                out.append((tuple(org), tuple(ext), a, full))
+            return out
+        end, mid = [], []   # per axis, (origin, extent) of E (None: no layers) and of M
+        for b in range(3):
+            n = self.shape[b]
+            if not full >> b & 1:
+                end.append(None)
+                mid.append((0, n))
+                continue
+            lo, hi = ends[b]
+            end.append((hi, min(n, n - hi + lo)) if hi < n else (0, lo))
+            mid.append((lo, max(0, hi - lo)))
+        out = []
+        for axes, mask in (((0,), 1), ((1,), 2), ((2,), 4), ((0, 1), full),
+                           ((0, 2), 5), ((1, 2), 6)):
+            if any(end[b] is None for b in axes):
+                continue
+            box = [end[b] if b in axes else mid[b] for b in range(3)]
+            if axes == (0, 1):
+                box[2] = (0, self.shape[2])   # with the corners
+            org, ext = tuple(o for o, _ in box), tuple(e for _, e in box)
+            if all(ext):
+                out.append((org, ext, 2 if 2 in axes else axes[0], mask & full))
         return out
 
     def box_config(self, cfg: tuple, axis: int, ext: tuple) -> tuple:
         """The launch shape of the CPML kernel over a box thin along ``axis``: for z, tiles
         of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
-        x and y, the narrowest tile of 512 threads whose owned cells cover the box's
-        thickness; in 2D (x boxes), the fewest cells per lane that do, one warp per block
-        and segments of BOX_ROWS_2D rows."""
+        x, the narrowest tile of 512 threads whose owned cells cover the box's thickness;
+        for y, the same up to 16 rows (32 x 16 threads: rows of 32 cells, and a box
+        thicker than their 16 - 2 NT owned rows takes several along y); in 2D (x boxes),
+        the fewest cells per lane that do, one warp per block and segments of BOX_ROWS_2D
+        rows."""
         nt = cfg[0]
         if self.model.grid.mode != "3d":
             # 2D (x boxes only): the fewest cells per lane whose tile owns the box's
@@ -291,7 +334,7 @@ class MarchStepper(CudaStepper):
             return (nt, v, 1, self.BOX_ROWS_2D)
         if axis == 2:
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
-        sides = (16, 32, 64) if axis == 0 else (8, 16, 32)
+        sides = (16, 32, 64) if axis == 0 else (8, 16)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
         other = max(512 // side, 2 * nt + 2)
         # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'
@@ -590,6 +633,30 @@ class MarchStepper(CudaStepper):
         n = np.int64(n0)
         return [(fn, grid, block, (*args, n), 0) for fn, grid, block, args in self._slab_plan[src]]
 
+    #: the most streams the CPML boxes of a pass run on beside it (0: on the pass's stream,
+    #: after it; $YEEFDTD_BOX_STREAMS overrides). The pass and the boxes read only the
+    #: source set and write disjoint cells of the destination set (see pass_box_of), so
+    #: they may run in any order or at once: the small edge boxes then fill the SMs that
+    #: the others leave idle.
+    BOX_STREAMS = 6
+
+    def _side_streams(self, count: int) -> list:
+        """(stream, event) of each stream that the ``count`` CPML box launches of a pass
+        take in turn (where pass_disjoint allows it): up to $YEEFDTD_BOX_STREAMS or
+        BOX_STREAMS (created once); none where the boxes run on the pass's stream."""
+        from .experiments import box_streams
+
+        want = min(count, box_streams(self.BOX_STREAMS))
+        if want <= 0:
+            return []
+        cp = self._cp
+        while len(self._side) < want:
+            self._side.append((cp.cuda.Stream(non_blocking=True),
+                               cp.cuda.Event(block=False, disable_timing=True)))
+        if self._pass_start is None:
+            self._pass_start = cp.cuda.Event(block=False, disable_timing=True)
+        return self._side[:want]
+
     def _update_plan(self, role: str, cfg: tuple) -> list:
         """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""
         nt = cfg[0]
@@ -638,11 +705,24 @@ class MarchStepper(CudaStepper):
             n, end = start, start + count
             while n < end:
                 nt = min(cfg[0], end - n, self._steps_to_event(n))
+                boxes = self._box_launches(cfg, nt, n, self._src, self._f, self._g)
+                side = self._side_streams(len(boxes)) if self.pass_disjoint(cfg[0]) else []
+                if side:   # what the boxes wait for: the pass before, not this one
+                    self._pass_start.record(self._stream)
                 for sfn, sgrid, sblock, sargs, ssmem in (
                         *self._main_launch(cfg, nt, n, self._src, self._f, self._g),
-                        *self._box_launches(cfg, nt, n, self._src, self._f, self._g),
+                        *([] if side else boxes),
                         *self._slab_launches(n, self._src, self._f, self._g)):
                     sfn(sgrid, sblock, sargs, shared_mem=ssmem)
+                if side:   # the boxes beside the pass, on streams of their own
+                    for stream, _ in side:
+                        stream.wait_event(self._pass_start)
+                    for q, (sfn, sgrid, sblock, sargs, ssmem) in enumerate(boxes):
+                        with side[q % len(side)][0]:
+                            sfn(sgrid, sblock, sargs, shared_mem=ssmem)
+                    for stream, done in side:
+                        done.record(stream)
+                        self._stream.wait_event(done)
                 self._f, self._g = self._g, self._f
                 self._src = 1 - self._src
                 n += nt
@@ -736,7 +816,10 @@ def cpml_mode(variant, layers: bool) -> str:
     terms that fits two blocks per SM (32 x 12: see March.min_blocks) and boxes that leave
     out what the boxes of earlier axes hold (see march_boxes), every layer in boxes 33 283
     (200 steps; the pass 2.65 ms a step, the boxes 1.55) against 28 799 for the x layers
-    alone in boxes (32 x 16: the pass 3.96 ms, the boxes 0.77)."""
+    alone in boxes (32 x 16: the pass 3.96 ms, the boxes 0.77). Then, the pass leaving out
+    the boxes' cells (pass_box_of: 2.30 ms) 35 805; the boxes cut into faces with their
+    own axis's terms inline and edges (march_boxes: 1.36 ms instead of 1.55, run one after
+    another) 37 748; those boxes on streams beside the pass (_side_streams) 40 510."""
     from ...exceptions import SetupError
     from .experiments import cpml_place
 

@@ -532,7 +532,7 @@ def test_2d_boxes_hold_the_x_layers_only_and_a_tile_owns_their_width():
 
 
 @pytest.mark.parametrize("mode, dtype, expect", [
-    ("3d", "float32", "fused"), ("3d", "float64", "fused"), ("3d", "float16", "indexed"),
+    ("3d", "float32", "temporal"), ("3d", "float64", "temporal"), ("3d", "float16", "indexed"),
     ("tmz", "float32", "temporal"), ("tez", "float16", "temporal"),
     ("tmz", "float64", "temporal")])
 def test_auto_runs_the_fastest_measured_variant_for_large_grids(mode, dtype, expect):
@@ -541,8 +541,8 @@ def test_auto_runs_the_fastest_measured_variant_for_large_grids(mode, dtype, exp
 
 
 @pytest.mark.parametrize("mode, cells, cpml, expect", [
-    ("3d", 129**3, False, "indexed"), ("3d", 193**3, False, "fused"),
-    ("3d", 321**3, True, "indexed"), ("3d", 449**3, True, "fused"),
+    ("3d", 129**3, False, "indexed"), ("3d", 193**3, False, "temporal"),
+    ("3d", 321**3, True, "indexed"), ("3d", 449**3, True, "temporal"),
     ("tmz", 1025**2, False, "indexed"), ("tmz", 2049**2, False, "temporal"),
     ("tez", 1025**2, True, "indexed"), ("tez", 2049**2, True, "temporal")])
 def test_auto_runs_indexed_on_grids_below_the_measured_crossover(mode, cells, cpml, expect):
@@ -553,7 +553,8 @@ def test_auto_runs_indexed_where_two_sets_of_fields_would_not_fit():
     # 3 GiB of fields twice against 7 GiB free: over 80% of it
     name, note = default_variant("3d", "float32", 513**3, True, 3 * 2**30, 7 * 2**30)
     assert name == "indexed"
-    assert "'fused'" in note and "6.0 GiB" in note and "7.0 GiB free" in note
-    assert default_variant("3d", "float32", 513**3, True, 3 * 2**30, 8 * 2**30)[0] == "fused"
+    assert "'temporal'" in note and "6.0 GiB" in note and "7.0 GiB free" in note
+    assert default_variant("3d", "float32", 513**3, True, 3 * 2**30, 8 * 2**30)[0] == \
+        "temporal"
     assert default_variant("tmz", "float32", 8193**2, False, 3 * 2**30, 7 * 2**30)[0] == \
         "indexed"

@@ -40,8 +40,8 @@ class RunSettings(StrictModel):
                                                       "cuda where a GPU is usable")
     check_every: PositiveInt = Field(200, description="steps between divergence checks")
     variant: str = Field("auto", min_length=1, max_length=64, description="CUDA kernel "
-                         "variant: auto ('fused' on large 3D grids, 'temporal' on large "
-                         "2D grids, where they were measured faster; else 'indexed'), "
+                         "variant: auto ('temporal' on large grids, where it was "
+                         "measured faster; else 'indexed'), "
                          "indexed, fused, temporal, seed-xyz, seed-xy, seed-plane, "
                          "seed-multicell or tiled-2d, with options after a colon "
                          "(seed-xyz:pad32, temporal:steps=3); the numpy backend ignores it")

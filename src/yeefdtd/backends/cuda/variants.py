@@ -554,7 +554,8 @@ def make_variant(spec: str) -> Variant:
 AUTO_MEMORY_SHARE = 0.8
 #: the cells from which 'auto' runs a marching variant, by grid (3D or 2D) and whether it has
 #: CPML layers: below them 'indexed' is faster. Crossovers measured on an H100 (float32,
-#: tuned where the grid has 4M cells or more; README, Performance): pec-box 'fused' against
+#: tuned where the grid has 4M cells or more; README, Performance), 3D with 'fused' (which
+#: 'temporal' has since passed: see default_variant): pec-box 'fused' against
 #: 'indexed' 29.5 / 26.1 Gcells/s at 128^3 (2.1M cells), 35.3 / 38.3 at 192^3; dipole-cpml
 #: 31.6 / 32.1 at 384^3 (57M), 32.7 / 34.9 at 448^3 (float64: 15.9 / 15.4 at 256^3, 17.1 /
 #: 19.2 at 384^3); tmz-2d 'temporal' 77 / 65 at 1024^2, 90 / 112 at 1536^2 (float16: 159 /
@@ -569,17 +570,20 @@ AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     cpml: bool = False, field_bytes: int = 0,
                     free_bytes: int | None = None) -> tuple[str, str | None]:
-    """The variant 'auto' runs, and why when it is not the fastest kind: a marching variant
-    ('fused' in 3D, 'temporal' in 2D) on grids of AUTO_MIN_CELLS or more, except 3D with
-    16-bit storage, where 'indexed' stays the fastest (H100, dipole-cpml 512 float16: 55.1
-    Gcells/s against 43.5 for 'fused'); 'indexed' otherwise. The marching variants keep two
-    sets of fields (``field_bytes`` each); where they would take more than
-    AUTO_MEMORY_SHARE of ``free_bytes``, 'indexed' runs instead."""
+    """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on
+    grids of AUTO_MIN_CELLS or more, except 3D with 16-bit storage, where 'indexed' stays
+    the fastest (H100, dipole-cpml 512 float16: 55.0 Gcells/s against 45.0 for 'temporal'
+    and 43.5 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured faster than
+    'fused' (H100, 300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4
+    against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64
+    dipole-cpml 512 23.1 against 20.9). The marching variants keep two sets of fields
+    (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
+    ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
     if (grid == "3d" and dtype in STORAGE16) or \
             cells < AUTO_MIN_CELLS[grid, bool(cpml)]:
         return "indexed", None
-    best = "fused" if grid == "3d" else "temporal"
+    best = "temporal"
     if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:
         return "indexed", (f"variant 'auto': {best!r} keeps two copies of the fields "
                            f"({2 * field_bytes / 2**30:.1f} GiB) and the GPU has "

@@ -206,6 +206,7 @@ def _march_stub(shape, layers):
     st.variant = make_variant("fused")
     st.cpml_mode = "slabs"
     st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d"))
+    st._disjoint = {}
     st._slabs = [{"slab": SimpleNamespace(axis=a, cells=L), "e": {"start": es},
                   "h": {"start": hs}} for a, L, es, hs in layers]
     return st

@@ -45,6 +45,9 @@ class MarchStepper(CudaStepper):
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
         self._side: list = []   # (stream, event) of the CPML boxes (see _side_streams)
         self._pass_start = None
+        from .experiments import box_streams
+
+        self._box_streams = box_streams(self.BOX_STREAMS)
         self._events = self._event_tables(model)
         #: where the CPML layers of a 3D pass are updated: "slabs" ('fused', the default):
         #: the pass runs without the CPML terms, then slab3 recomputes the layers (see
@@ -76,6 +79,7 @@ class MarchStepper(CudaStepper):
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
+        self._disjoint: dict = {}       # steps per pass -> pass_disjoint
 
     @property
     def split_cpml(self) -> bool:
@@ -230,12 +234,15 @@ class MarchStepper(CudaStepper):
         so that they may run at once (see _side_streams): in 3D with layers in boxes, over
         unaligned tiles (aligned ones start on a multiple of ROW_CELLS, inside the x
         boxes), where every axis with boxes has its spans at the grid's ends."""
-        if self.model.grid.mode != "3d" or self.cpml_mode not in ("boxes", "xboxes") or \
-                self.variant.aligned_for(self.pass_mask()):
-            return False
-        ends = self.layer_ends(nt)
-        axes = (0,) if self.cpml_mode == "xboxes" else (0, 1, 2)
-        return all(ends[b] is not None for b in axes if self.layer_mask() >> b & 1)
+        if nt not in self._disjoint:
+            out = self.model.grid.mode == "3d" and self.cpml_mode in ("boxes", "xboxes") and \
+                not self.variant.aligned_for(self.pass_mask())
+            if out:
+                ends = self.layer_ends(nt)
+                axes = (0,) if self.cpml_mode == "xboxes" else (0, 1, 2)
+                out = all(ends[b] is not None for b in axes if self.layer_mask() >> b & 1)
+            self._disjoint[nt] = out
+        return self._disjoint[nt]
 
     def layer_spans(self, nt: int) -> list[tuple[int, int, int]]:
         """(axis, lo, hi) of the cells around each CPML layer that a pass of ``nt`` steps
@@ -255,9 +262,10 @@ class MarchStepper(CudaStepper):
         [h, n) (l = 0, h = n where a grid end has none); None where a span lies off both
         ends of the grid, or where there are no layers."""
         out: list[tuple[int, int] | None] = []
+        every = self.layer_spans(nt)
         for b in range(3):
             n = self.shape[b]
-            spans = [(lo, hi) for a, lo, hi in self.layer_spans(nt) if a == b]
+            spans = [(lo, hi) for a, lo, hi in every if a == b]
             if not spans or any(lo > 0 and hi < n for lo, hi in spans):
                 out.append(None)
                 continue
@@ -643,10 +651,9 @@ class MarchStepper(CudaStepper):
     def _side_streams(self, count: int) -> list:
         """(stream, event) of each stream that the ``count`` CPML box launches of a pass
         take in turn (where pass_disjoint allows it): up to $YEEFDTD_BOX_STREAMS or
-        BOX_STREAMS (created once); none where the boxes run on the pass's stream."""
-        from .experiments import box_streams
-
-        want = min(count, box_streams(self.BOX_STREAMS))
+        BOX_STREAMS, read when the stepper is built (created once); none where the boxes
+        run on the pass's stream."""
+        want = min(count, self._box_streams)
         if want <= 0:
             return []
         cp = self._cp

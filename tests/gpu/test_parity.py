@@ -210,6 +210,32 @@ def _check_march(mode, case, spec, cfg=None):
     assert np.max(np.abs(got.snapshots["s"].frames - frames)) <= 1e-9 * np.abs(frames).max()
 
 
+@pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("cfg", [(2, 32, 16, 0), (3, 32, 8, 5)], ids=str)
+def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
+    """march3 instances of one block per SM (these pass shapes, and the CPML boxes) sync
+    neighbouring warps by mbarriers rather than the whole block (RowSync in march.cu). A
+    wait missed or passed a round early would read a neighbour's row of another step: the
+    float32 fields and probes must be bit for bit those of the same launches with
+    __syncthreads (-DMARCH_BLOCK_BARRIERS), CPML layers, sources and probes included."""
+    bnd = BOUNDARIES_3D[case]
+    scene = random_scene("3d", 10 + case, bnd)
+    opts = {"variant": "temporal", "launch": {"pass": cfg}}
+    runs = []
+    for flags in ("", "-DMARCH_BLOCK_BARRIERS"):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                           progress=False, stepper_options=opts))
+    warp, block = runs
+    assert warp.stats["cpml"] == CPML_PLACES["boxes"]
+    assert warp.stats["launch"]["pass"] == list(cfg)
+    for c, v in block.fields.items():
+        assert np.array_equal(warp.fields[c], v), c
+    for name, p in block.probes.items():
+        for comp, v in p.data.items():
+            assert np.array_equal(warp.probes[name][comp], v), (name, comp)
+
+
 _REF16: dict = {}
 
 

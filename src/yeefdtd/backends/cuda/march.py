@@ -58,7 +58,10 @@ class MarchStepper(CudaStepper):
         #: layers itself (uniform across its warps, which are rows along x) and the same
         #: kernel with every CPML term runs over a box around each x layer, widened by the
         #: steps per pass (the default in 2D); "inpass": the pass applies them itself.
-        #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu).
+        #: $YEEFDTD_CPML picks another, for comparison (measured: see march.cu). 'fused'
+        #: with "boxes" over overlapping tiles (the boxes then on streams beside the pass)
+        #: ran slower than its slabs: H100, dipole-cpml's scene 512 float32, 64 x 8, 200
+        #: steps: 25 599 Mcells/s against 33 110 (the boxes 1.99 ms a step, the slabs 1.22).
         self.cpml_mode = cpml_mode(self.variant, bool(self._slabs))
         #: whether passes run march3f (read once: its nt argument carries its shared bytes)
         self.staged = self.variant.staged

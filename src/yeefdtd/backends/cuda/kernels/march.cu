@@ -63,8 +63,19 @@
 // tile's cells against 66%; so 3D 'temporal' updates every CPML layer in boxes beside that
 // pass by default (MarchStepper.march_boxes): dipole-cpml 33.3 against 28.7. Since, the
 // pass leaves out the boxes' cells, which are cut into faces (one axis's terms, inline) and
-// edges, and the boxes run on streams beside it: 40.4 (1000 steps, tuned).
+// edges, and the boxes run on streams beside it: 40.4 (1000 steps, tuned); their warps
+// wait only on their neighbours (RowSync, below): 41.5.
 //
+// Tried for 'temporal' and dropped (H100, 512 float32, NT 2, z segments of 64, 200 steps;
+// docs/perf/march3-sync-h100-2026-11-22.txt): taller tiles, one block per SM, owning more
+// of their cells than 32 x 12 (58%): without layers 32 x 24 (73%, 80 registers) 51 231
+// Mcells/s, 32 x 20 (70%, 96) 49 792, 64 x 12 (62.5%, 80) 49 522, against 54 237 for two
+// blocks of 32 x 12; dipole-cpml's scene 39.7, 38.6, 37.6 against 40.5. Fewer warps
+// waiting at each barrier pays more than less overlap. The x CPML boxes over tiles of
+// 16 x 32 threads (two tiles across the 24 wrapped columns, each owning one end's 12):
+// 0.472 ms a step against 0.498 for 32 x 16, with segments of 8 0.513, of 32 0.488; the
+// x-y edges with segments of 8 0.071 against 0.108; 1.334 ms against 1.398 for the boxes
+// one after another, too little to carry another launch shape.
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
 // rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without
@@ -489,6 +500,95 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
     p.flags = c_events.plane_flags[kw];
 }
 
+// march3's synchronisation between neighbouring warps rather than across the block, in
+// instances of one block per SM (MB <= 1) whose BX divides 32, so that each warp holds
+// whole rows (2 to 32 warps); the others keep __syncthreads. Each step of a plane has two points: before H, each warp
+// waits until the warp above (the next rows along y) has written its E row to shared
+// memory (H looks forward), and before E, until the warp below has written its H (E looks
+// back); x neighbours lie in the warp itself (a __syncwarp). Each warp signals on two
+// mbarriers of its own in shared memory (E written, H written; one arrival, by lane 0
+// after a __syncwarp) and waits on its neighbour's by phase parity.
+// Why it is exact: a warp signals E of round r + 1 only after it waited (before its E of
+// round r) on the H of the warp below, which that warp wrote after reading the E of round
+// r; so no barrier runs two phases ahead of its waiter, and the one shared plane of each
+// field is overwritten only after its readers are done with it (likewise for H, through
+// the E of the warp above).
+// Why: with one barrier across the block, every warp waits for the slowest at each of the
+// 2 NT barriers of a plane. Measured on an H100 (512 float32, NT 2, z segments of 64, 200
+// steps, benchmarks/cpml_placement_3d.py; docs/perf/march3-sync-h100-2026-11-22.txt): one
+// block of 32 x 16 per SM without layers 44 494 -> 49 114 Mcells/s (98 registers); the
+// CPML boxes of dipole-cpml's scene (32 x 16, one block per SM) 1.36 -> 1.27 ms a step,
+// and with the pass of 32 x 12 beside them 40 532 -> 41 512. But that pass, two blocks of
+// 32 x 12 per SM at 80 registers, went 54 237 -> 44 253 with it: the bookkeeping made it
+// spill (36 bytes), and two blocks already fill each other's waits. So only instances of
+// one block per SM (MB <= 1) take it.
+// -DMARCH_BLOCK_BARRIERS (through $YEEFDTD_NVRTC_OPTIONS) keeps __syncthreads everywhere,
+// for comparison. (Named barriers, bar.arrive and bar.sync, one per pair of
+// neighbours, deadlocked: a barrier counts arrivals without telling one round from the
+// next, so a warp's arrival and its own later wait completed a round without the other.)
+#ifdef MARCH_BLOCK_BARRIERS
+#define MARCH_ROW_SYNC 0
+#else
+#define MARCH_ROW_SYNC 1
+#endif
+
+template <int BX, int BY, int MB>
+struct RowSync {
+    static constexpr int WARPS = BX * BY / 32;
+    static constexpr bool ON = MARCH_ROW_SYNC && MB <= 1 && 32 % BX == 0 &&
+                               (BX * BY) % 32 == 0 && WARPS >= 2 && WARPS <= 32;
+    static constexpr int G = ON ? WARPS : 1;
+    unsigned bar;      // shared address of the mbarriers: [0, G) E written, [G, 2G) H written
+    int g;             // this thread's warp
+    unsigned parity;   // of the round (plane and step) in progress
+    bool lead;         // lane 0, which signals for its warp
+
+    // mem: 2 G words of shared memory; call before the block's first __syncthreads
+    __device__ __forceinline__ RowSync(unsigned long long* mem, int tid)
+        : bar((unsigned)__cvta_generic_to_shared(mem)), g(tid >> 5), parity(0u),
+          lead((tid & 31) == 0) {
+        if constexpr (ON) {
+            if (tid < 2 * G)
+                asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * tid)
+                             : "memory");
+        }
+    }
+    __device__ __forceinline__ void arrive(unsigned at) const {
+        unsigned long long state;
+        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(at) : "memory");
+        (void)state;
+    }
+    __device__ __forceinline__ void wait(unsigned at) const {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "WAIT:\n"
+                     "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
+                     "@!p bra WAIT;\n"
+                     "}\n" :: "r"(at), "r"(parity) : "memory");
+    }
+    // E written; H (reading E of the warp above) may start
+    __device__ __forceinline__ void before_h() const {
+        if constexpr (ON) {
+            __syncwarp();
+            if (g > 0 && lead) arrive(bar + 8u * g);
+            if (g < G - 1) wait(bar + 8u * (g + 1));
+        } else {
+            __syncthreads();
+        }
+    }
+    // H written; E (reading H of the warp below) may start
+    __device__ __forceinline__ void before_e() {
+        if constexpr (ON) {
+            __syncwarp();
+            if (g < G - 1 && lead) arrive(bar + 8u * (G + g));
+            if (g > 0) wait(bar + 8u * (G + g - 1));
+            parity ^= 1u;
+        } else {
+            __syncthreads();
+        }
+    }
+};
+
 // Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH_MINB=n for experiments
 // overrides every instance's own (march3's MB).
 #ifndef MARCH_MINB
@@ -519,6 +619,9 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     T* const shz = sh + 5 * SP;
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int me = (ty + 1) * SW + tx + 1;
+    typedef RowSync<BX, BY, MARCH_MINB ? MARCH_MINB : MB> Rows;
+    __shared__ unsigned long long sync_words[2 * Rows::G];
+    Rows rows(sync_words, ty * BX + tx);
     for (int q = ty * BX + tx; q < 6 * SP; q += BX * BY) sh[q] = T(0);   // the padding
     const int gi = ox + (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
@@ -603,7 +706,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
             sex[me] = eo[t - 1][0]; sey[me] = eo[t - 1][1]; sez[me] = eo[t - 1][2];
-            __syncthreads();
+            rows.before_h();
             T h[3];
             const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
             {
@@ -616,7 +719,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
-            __syncthreads();
+            rows.before_e();
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3];
             {

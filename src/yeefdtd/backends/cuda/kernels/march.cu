@@ -502,12 +502,13 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
 
 // march3's synchronisation between neighbouring warps rather than across the block, in
 // instances of one block per SM (MB <= 1) whose BX divides 32, so that each warp holds
-// whole rows (2 to 32 warps); the others keep __syncthreads. Each step of a plane has two points: before H, each warp
-// waits until the warp above (the next rows along y) has written its E row to shared
-// memory (H looks forward), and before E, until the warp below has written its H (E looks
-// back); x neighbours lie in the warp itself (a __syncwarp). Each warp signals on two
-// mbarriers of its own in shared memory (E written, H written; one arrival, by lane 0
-// after a __syncwarp) and waits on its neighbour's by phase parity.
+// whole rows (2 to 32 warps); the others keep __syncthreads. Each step of a plane has two
+// points: before H, each warp waits until the warp above (the next rows along y) has
+// written its E row to shared memory (H looks forward), and before E, until the warp
+// below has written its H (E looks back); x neighbours lie in the warp itself (a
+// __syncwarp). Each warp signals on two mbarriers of its own in shared memory (E written,
+// H written; one arrival, by lane 0 after a __syncwarp, whose release covers the other
+// lanes' stores) and waits on its neighbour's by phase parity.
 // Why it is exact: a warp signals E of round r + 1 only after it waited (before its E of
 // round r) on the H of the warp below, which that warp wrote after reading the E of round
 // r; so no barrier runs two phases ahead of its waiter, and the one shared plane of each

@@ -512,7 +512,7 @@ def test_a_tuning_sweep_leaves_no_trace(tmp_path, monkeypatch):
     assert rel_l2(got.fields, r64.fields) < 1e-10
 
 
-@pytest.mark.parametrize("mode, dtype, expect", [("3d", "float32", "fused"),
+@pytest.mark.parametrize("mode, dtype, expect", [("3d", "float32", "temporal"),
                                                  ("3d", "float16", "indexed"),
                                                  ("tmz", "float32", "temporal")])
 def test_auto_runs_the_fastest_variant_for_the_mode_and_dtype(mode, dtype, expect,

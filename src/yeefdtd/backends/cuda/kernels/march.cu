@@ -522,7 +522,11 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
 // and with the pass of 32 x 12 beside them 40 532 -> 41 512. But that pass, two blocks of
 // 32 x 12 per SM at 80 registers, went 54 237 -> 44 253 with it: the bookkeeping made it
 // spill (36 bytes), and two blocks already fill each other's waits. So only instances of
-// one block per SM (MB <= 1) take it.
+// one block per SM (MB <= 1) take it. A leaner form, tried and dropped (same machine and
+// scene; section 6 of that file): no branch (the edge warps wait on their own barrier,
+// just completed), the warp index and barrier addresses recomputed from threadIdx rather
+// than held. It spilled 4 bytes at 80 registers and gave the same bits, but the 32 x 12
+// pass went 54 146 -> 51 031 with it, and the boxes took 1.28 ms (1.27 before).
 // -DMARCH_BLOCK_BARRIERS (through $YEEFDTD_NVRTC_OPTIONS) keeps __syncthreads everywhere,
 // for comparison. (Named barriers, bar.arrive and bar.sync, one per pair of
 // neighbours, deadlocked: a barrier counts arrivals without telling one round from the

@@ -202,13 +202,21 @@ __device__ __forceinline__ int lower(const int* __restrict__ cell, int lo, int h
     return lo;
 }
 
-// Adds (soft) or sets (hard) the sources of kind K at plane kw on this cell, at step n.
+// V values, passed to and returned from a function that is not inlined in registers (an
+// array whose address reached it would live in local memory: see sources3 below).
+template <typename X, int V>
+struct Vals {
+    X v[V];
+};
+
+// Adds (soft) or sets (hard) the sources of kind K at plane kw on this cell, at step n:
+// the cell's three components in, the same with the sources applied out.
 template <typename T, typename S, int K>
-__device__ __noinline__ void march_sources(int kw, int key, long long n, T (&f)[3]) {
+__device__ __noinline__ Vals<T, 3> march_sources(int kw, int key, long long n, Vals<T, 3> f) {
     const int* off = c_events.src_off[K];
-    if (off == nullptr) return;
+    if (off == nullptr) return f;
     const int lo = __ldg(off + kw), hi = __ldg(off + kw + 1);
-    if (lo == hi) return;
+    if (lo == hi) return f;
     const int* cell = c_events.src_cell[K];
     const T* val = static_cast<const T*>(c_events.src_val[K]);
     const long long row = n * c_events.src_cols[K];
@@ -218,14 +226,15 @@ __device__ __noinline__ void march_sources(int kw, int key, long long n, T (&f)[
         const int comp = m & 3;
 #pragma unroll
         for (int a = 0; a < 3; ++a)
-            if (a == comp) f[a] = rnd<T, S>((m & 4) ? v : f[a] + v);
+            if (a == comp) f.v[a] = rnd<T, S>((m & 4) ? v : f.v[a] + v);
     }
+    return f;
 }
 
 // Records the probes at plane kw on this cell after step n.
 template <typename T>
-__device__ __noinline__ void march_probes(int kw, int key, long long n, const T (&e)[3],
-                                             const T (&h)[3]) {
+__device__ __noinline__ void march_probes(int kw, int key, long long n, Vals<T, 3> e,
+                                          Vals<T, 3> h) {
     const int* off = c_events.prb_off;
     if (off == nullptr) return;
     const int lo = __ldg(off + kw), hi = __ldg(off + kw + 1);
@@ -241,32 +250,34 @@ __device__ __noinline__ void march_probes(int kw, int key, long long n, const T 
         T v = T(0);
 #pragma unroll
         for (int a = 0; a < 3; ++a) {
-            if (comp == a) v = e[a];
-            if (comp == a + 3) v = h[a];
+            if (comp == a) v = e.v[a];
+            if (comp == a + 3) v = h.v[a];
         }
         static_cast<T*>(c_events.grp_ring[g])[r * __ldg(c_events.grp_count + g) +
                                               __ldg(c_events.prb_col + q)] = v;
     }
 }
 
-// The calls of the rare paths above, from a copy of the caller's values: an array whose
-// address reaches a function that is not inlined lives in local memory, so passing the
-// kernel's own arrays would store and reload them at every cell and step (Nsight Compute
-// on march3: about 24 bytes of local-memory writes per thread and plane, which more than
-// doubled the L2 write traffic).
+// The calls of the rare paths above, with the caller's values passed and returned by
+// value, in registers. Passing the kernel's arrays by reference put them in local memory
+// at every cell and step (Nsight Compute on march3: about 24 bytes of local-memory writes
+// per thread and plane, which more than doubled the L2 write traffic); passing copies
+// kept that store and reload inside the rare path, but the reload took the scoreboard of
+// the plane loads issued ahead, so the store after the call waited for those loads at
+// every plane (Nsight Compute, H100, 'temporal' on pec-box 512 at 32 x 12: a fifth of the
+// pass's stall samples, at the first step's first shared store).
 template <typename T, typename S, int K>
 __device__ __forceinline__ void sources3(int kw, int key, long long n, T (&f)[3]) {
-    T t[3] = {f[0], f[1], f[2]};
-    march_sources<T, S, K>(kw, key, n, t);
+    const Vals<T, 3> t = march_sources<T, S, K>(kw, key, n, Vals<T, 3>{{f[0], f[1], f[2]}});
 #pragma unroll
-    for (int a = 0; a < 3; ++a) f[a] = t[a];
+    for (int a = 0; a < 3; ++a) f[a] = t.v[a];
 }
 
 template <typename T>
 __device__ __forceinline__ void probes3(int kw, int key, long long n, const T (&e)[3],
                                         const T (&h)[3]) {
-    const T te[3] = {e[0], e[1], e[2]}, th[3] = {h[0], h[1], h[2]};
-    march_probes<T>(kw, key, n, te, th);
+    march_probes<T>(kw, key, n, Vals<T, 3>{{e[0], e[1], e[2]}},
+                    Vals<T, 3>{{h[0], h[1], h[2]}});
 }
 
 // The face normal to axis A (compile-time) of half step h in buffer b holding the cell,
@@ -359,13 +370,6 @@ __device__ __forceinline__ void mprefetch(int src, int i, int j, int kw, int ny,
         if (in_z) mfetch<T, 2>(src, h, i, j, kw, ny, px, pf[2][h]);
     }
 }
-
-// V values, passed to and returned from a function that is not inlined in registers (an
-// array whose address reached it would live in local memory: see sources3 below).
-template <typename X, int V>
-struct Vals {
-    X v[V];
-};
 
 // 2D: one auxiliary value (which: 0 psi1, 1 psi2) of the y face of half step h across this
 // lane's V cells of a row (x at i.v[e]) that lies in the layers, with the differences
@@ -1602,7 +1606,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         T h[3] = {np[e], nq[e], T(0)};
-                        march_sources<T, S, 1>(kw, i[e], n, h);
+                        sources3<T, S, 1>(kw, i[e], n, h);
                         np[e] = h[0];
                         nq[e] = h[1];
                     }
@@ -1637,7 +1641,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         T f3[3] = {T(0), T(0), nf[e]};
-                        march_sources<T, S, 0>(kw, i[e], n, f3);
+                        sources3<T, S, 0>(kw, i[e], n, f3);
                         nf[e] = f3[2];
                     }
                 }
@@ -1672,7 +1676,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         T h[3] = {T(0), T(0), nf[e]};
-                        march_sources<T, S, 1>(kw, i[e], n, h);
+                        sources3<T, S, 1>(kw, i[e], n, h);
                         nf[e] = h[2];
                     }
                 }
@@ -1710,7 +1714,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         T f3[3] = {np[e], nq[e], T(0)};
-                        march_sources<T, S, 0>(kw, i[e], n, f3);
+                        sources3<T, S, 0>(kw, i[e], n, f3);
                         np[e] = f3[0];
                         nq[e] = f3[1];
                     }
@@ -1727,7 +1731,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     if (!own_x[e]) continue;
                     const T ev[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
                     const T hv[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
-                    march_probes<T>(kw, i[e], n, ev, hv);
+                    probes3<T>(kw, i[e], n, ev, hv);
                 }
             }
             if (own_y && last) {

@@ -572,8 +572,8 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     free_bytes: int | None = None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on
     grids of AUTO_MIN_CELLS or more, except 3D with 16-bit storage, where 'indexed' stays
-    the fastest (H100, dipole-cpml 512 float16: 55.0 Gcells/s against 45.0 for 'temporal'
-    and 43.5 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured faster than
+    the fastest (H100, dipole-cpml 512 float16, at f29dce0: 55.1 Gcells/s against 51.8 for
+    'temporal' and 43.7 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured faster than
     'fused' (H100, 300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4
     against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64
     dipole-cpml 512 23.1 against 20.9). The marching variants keep two sets of fields

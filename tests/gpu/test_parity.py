@@ -236,7 +236,6 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
             assert np.array_equal(warp.probes[name][comp], v), (name, comp)
 
 
-
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_the_two_block_pass_holds_no_local_memory(dtype):
     """3D 'temporal''s pass of two blocks per SM (32 x 12 threads, 80 registers) keeps every

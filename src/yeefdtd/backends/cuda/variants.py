@@ -573,10 +573,11 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on
     grids of AUTO_MIN_CELLS or more, except 3D with 16-bit storage, where 'indexed' stays
     the fastest (H100, dipole-cpml 512 float16, at f29dce0: 55.1 Gcells/s against 51.8 for
-    'temporal' and 43.7 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured faster than
-    'fused' (H100, 300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4
-    against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64
-    dipole-cpml 512 23.1 against 20.9). The marching variants keep two sets of fields
+    'temporal' and 43.7 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured
+    faster than 'fused' (H100, at a4a4c79, 300-1000 steps, tuned: float32 pec-box 192 40.8
+    against 38.6, 512 54.4 against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4
+    against 36.9; float64 dipole-cpml 512 23.1 against 20.9; since f29dce0, 512: pec-box
+    60.9, dipole-cpml 45.9 against 37.0). The marching variants keep two sets of fields
     (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
     ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"

@@ -64,7 +64,8 @@
 // pass by default (MarchStepper.march_boxes): dipole-cpml 33.3 against 28.7. Since, the
 // pass leaves out the boxes' cells, which are cut into faces (one axis's terms, inline) and
 // edges, and the boxes run on streams beside it: 40.4 (1000 steps, tuned); their warps
-// wait only on their neighbours (RowSync, below): 41.5.
+// wait only on their neighbours (RowSync, below): 41.5; the rare-path calls take the
+// cell's values by value (sources3, below): 45.9 (pec-box 60.9).
 //
 // Tried for 'temporal' and dropped (H100, 512 float32, NT 2, z segments of 64, 200 steps;
 // docs/perf/march3-sync-h100-2026-11-22.txt): taller tiles, one block per SM, owning more

@@ -599,6 +599,57 @@ struct RowSync {
     }
 };
 
+// march3's planes in shared memory, as offsets in planes of one field (SP values each).
+// MODE 0: one plane of each E component and one of each H component, two barriers a step
+// (E of the step before is stored just before H reads it, H just before E reads it); the
+// pipeline's planes stay in registers (en, eo, hn, ho).
+// MODE 1, E carried: E of step t (0 .. NT - 1; 0: the planes as read) is stored where it is
+// computed, into one of two planes by the parity of its plane k, and H of step t + 1 reads
+// it an iteration later (the pipeline puts step t + 1 at plane k one iteration after step
+// t), so that the barrier of the iteration's first step makes it visible: NT + 1 barriers
+// an iteration rather than 2 NT. Each step stores its H in planes of its own, since no
+// barrier now separates E of step t reading H from step t + 1 writing it. Why two planes
+// of E: step t stores plane k + 1 in the iteration where step t + 1 still reads plane k;
+// the plane k + 2 that overwrites k is stored after the next iteration's first barrier,
+// which all reads of k precede. E of step 0 needs one plane: it is stored before that
+// barrier and read before the next.
+// MODE 2, resident: MODE 1, and each step t >= 1 also keeps its H in two planes by parity,
+// so that the step after reads its old E (planes k and k + 1) and old H (plane k) there,
+// and E of step t its H at plane k - 1, instead of registers carried from iteration to
+// iteration: no register moves them down the pipeline, and 21 planes of 32 x 12 (40 kB)
+// take the place of 15 registers. The same overwrite argument holds for H (plane k + 2
+// after the next iteration's first barrier).
+// Exact in every mode (the same values in the same operations). Measured on an H100
+// (pec-box's grid without layers, 512 float32, NT 2, 32 x 12, two blocks per SM, z
+// segments of 64, 200 steps, benchmarks/cpml_placement_3d.py; docs/perf/march3-resident-
+// h100-2026-11-22.txt): MODE 0 57 659 Mcells/s, MODE 1 57 743 (one barrier fewer changed
+// nothing), MODE 2 63 885 (76 registers, none spilled, against 80 with values rebuilt
+// where they are used). Asked to fit three blocks per SM (56 registers, 28 bytes spilled)
+// MODE 2 ran at 41 841. Nsight Compute on MODE 1 (pec-box, one pass): the busiest pipe is
+// the ADU (52% of its peak: the indexed constant loads of the coefficients, barriers and
+// branches); the coefficients read from global memory instead (through the L1) took the
+// pass to 54 142. MODE 1 and 2 only in instances without RowSync whose planes fit 48 kB,
+// MODE 2 only without CPML terms (the pass beside the CPML boxes; the others are not
+// measured with it); -DMARCH_E_CARRIED=0 or -DMARCH_RESIDENT=0 turn them off.
+#ifndef MARCH_E_CARRIED
+#define MARCH_E_CARRIED 1
+#endif
+#ifndef MARCH_RESIDENT
+#define MARCH_RESIDENT 1
+#endif
+
+template <int NT, int MODE>
+struct MarchPlanes {
+    // E of step 0, E of steps 1 .. NT - 1 (two each), H of steps 1 .. NT (one or two each)
+    static constexpr int COUNT = MODE == 0 ? 6 : 3 + 6 * (NT - 1) + 3 * MODE * NT;
+    __device__ __forceinline__ static int e(int t, int k) {
+        return MODE == 0 || t == 0 ? 0 : 3 + 6 * (t - 1) + 3 * (k & 1);
+    }
+    __device__ __forceinline__ static int h(int t, int k) {
+        return MODE == 0 ? 3 : 3 + 6 * (NT - 1) + 3 * MODE * (t - 1) + (MODE == 2 ? 3 * (k & 1) : 0);
+    }
+};
+
 // Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH_MINB=n for experiments
 // overrides every instance's own (march3's MB).
 #ifndef MARCH_MINB
@@ -620,19 +671,19 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz, int src,
        long long n0) {
     constexpr int SW = BX + 2, SP = SW * (BY + 2);   // shared rows padded by one each side
-    __shared__ T sh[6 * SP];
-    T* const sex = sh;
-    T* const sey = sh + SP;
-    T* const sez = sh + 2 * SP;
-    T* const shx = sh + 3 * SP;
-    T* const shy = sh + 4 * SP;
-    T* const shz = sh + 5 * SP;
+    typedef RowSync<BX, BY, MARCH_MINB ? MARCH_MINB : MB> Rows;
+    // EC: each step's E is stored to shared memory where it is computed (see MarchPlanes)
+    constexpr bool EC = MARCH_E_CARRIED && !Rows::ON && NT >= 2 &&
+                        MarchPlanes<NT, 1>::COUNT * SP * sizeof(T) <= 48 * 1024;
+    constexpr bool RS = EC && MARCH_RESIDENT && PML == 0 &&
+                        MarchPlanes<NT, 2>::COUNT * SP * sizeof(T) <= 48 * 1024;
+    typedef MarchPlanes<NT, RS ? 2 : EC ? 1 : 0> Planes;
+    __shared__ T sh[Planes::COUNT * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int me = (ty + 1) * SW + tx + 1;
-    typedef RowSync<BX, BY, MARCH_MINB ? MARCH_MINB : MB> Rows;
     __shared__ unsigned long long sync_words[2 * Rows::G];
     Rows rows(sync_words, ty * BX + tx);
-    for (int q = ty * BX + tx; q < 6 * SP; q += BX * BY) sh[q] = T(0);   // the padding
+    for (int q = ty * BX + tx; q < Planes::COUNT * SP; q += BX * BY) sh[q] = T(0);   // padding
     const int gi = ox + (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
@@ -715,8 +766,32 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             const bool in_z = (PML & 4) && (flags & PLANE_FACE);
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
-            sex[me] = eo[t - 1][0]; sey[me] = eo[t - 1][1]; sez[me] = eo[t - 1][2];
-            rows.before_h();
+            const T* const sex = sh + Planes::e(t - 1, k) * SP;
+            const T* const sey = sex + SP;
+            const T* const sez = sex + 2 * SP;
+            T* const shx = sh + Planes::h(t, k) * SP;
+            T* const shy = shx + SP;
+            T* const shz = shx + 2 * SP;
+            if (!EC || t == 1) {   // (EC: step t - 1 stored it when it computed it)
+                T* const e0 = sh + Planes::e(t - 1, k) * SP;
+                e0[me] = eo[t - 1][0]; e0[SP + me] = eo[t - 1][1]; e0[2 * SP + me] = eo[t - 1][2];
+                rows.before_h();
+            }
+            if (RS && t > 1) {   // step t - 1's planes k and k + 1, from shared memory
+                const T* const eb = sh + Planes::e(t - 1, k + 1) * SP;
+                const T* const hb = sh + Planes::h(t - 1, k) * SP;
+#pragma unroll
+                for (int a = 0; a < 3; ++a) {
+                    eo[t - 1][a] = sex[a * SP + me];
+                    en[t - 1][a] = eb[a * SP + me];
+                    ho[t - 1][a] = hb[a * SP + me];
+                }
+            }
+            if (RS) {   // this step's H at plane k - 1
+                const T* const hb = sh + Planes::h(t, k - 1) * SP;
+#pragma unroll
+                for (int a = 0; a < 3; ++a) hn[t][a] = hb[a * SP + me];
+            }
             T h[3];
             const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
             {
@@ -740,15 +815,21 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                           i, j, kw, ny, px, first, last, own, slot, e, pf);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             }
+            if (EC && t < NT) {   // for H of step t + 1 at this plane, an iteration on
+                T* const eb = sh + Planes::e(t, k) * SP;
+                eb[me] = e[0]; eb[SP + me] = e[1]; eb[2 * SP + me] = e[2];
+            }
             if (PML && first && s < kend) {   // the first step's values at plane s + 1
                 const int kn = wrap_any(s + 1, nz);
                 mprefetch<T>(src, i, j, kn, ny, px, in_x, in_y,
                              (PML & 4) && ((m[0] >> 16) & PLANE_FACE), pf);
             }
+            if (!RS) {
 #pragma unroll
-            for (int a = 0; a < 3; ++a) {
-                ho[t][a] = hn[t][a]; hn[t][a] = h[a];
-                eo[t][a] = en[t][a]; en[t][a] = e[a];
+                for (int a = 0; a < 3; ++a) {
+                    ho[t][a] = hn[t][a]; hn[t][a] = h[a];
+                    eo[t][a] = en[t][a]; en[t][a] = e[a];
+                }
             }
             if (own) {
                 if (flags & PLANE_PROBE) probes3<T>(kw, key, n, e, h);

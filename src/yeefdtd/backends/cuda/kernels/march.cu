@@ -65,7 +65,9 @@
 // pass leaves out the boxes' cells, which are cut into faces (one axis's terms, inline) and
 // edges, and the boxes run on streams beside it: 40.4 (1000 steps, tuned); their warps
 // wait only on their neighbours (RowSync, below): 41.5; the rare-path calls take the
-// cell's values by value (sources3, below): 45.9 (pec-box 60.9).
+// cell's values by value (sources3, below): 45.9 (pec-box 60.9); the pipeline's planes in
+// shared memory (MarchPlanes, below): pec-box 64.1, dipole-cpml 44.7 (its CPML boxes,
+// unchanged, bound it).
 //
 // Tried for 'temporal' and dropped (H100, 512 float32, NT 2, z segments of 64, 200 steps;
 // docs/perf/march3-sync-h100-2026-11-22.txt): taller tiles, one block per SM, owning more

@@ -406,14 +406,15 @@ class March(Variant):
         return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"
 
     #: registers in which march3 with 2 steps a pass, float arithmetic and no CPML terms
-    #: fits without spilling (it takes 88 when free to; 32-bit and 16-bit storage alike)
+    #: fits without spilling (it took 88 when free to; since faac89a, with its planes in
+    #: shared memory, 76; 32-bit and 16-bit storage alike)
     FIT_REGISTERS = 80
 
     def min_blocks(self, nt: int, threads: int, T: str, pml: int) -> int:
         """Blocks per SM march3's instance is compiled to fit (0: no minimum): as many as
         FIT_REGISTERS allow where the instance fits them, i.e. 2 steps, float arithmetic and
         no CPML terms (the others spill at 80: 104-182 bytes a thread). The kernel is bound
-        by latency (each plane waits at 2 NT barriers), so the warps of a second block hide
+        by latency (each plane waits at its barriers), so the warps of a second block hide
         it: H100, 512 float32 without layers, NT 2, z segments of 64, 200 steps: 32 x 16 (one
         block of 512 threads, 88 registers) 44 494 Mcells/s; 32 x 8 (3 blocks) 48 396; 16 x
         16 (3 blocks) 49 301; 32 x 12 (2 blocks of 384, owning 28 x 8 cells a plane) 54 245
@@ -577,8 +578,9 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     faster than 'fused' (H100, at a4a4c79, 300-1000 steps, tuned: float32 pec-box 192 40.8
     against 38.6, 512 54.4 against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4
     against 36.9; float64 dipole-cpml 512 23.1 against 20.9; since f29dce0, 512: pec-box
-    60.9, dipole-cpml 45.9 against 37.0). The marching variants keep two sets of fields
-    (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
+    60.9, dipole-cpml 45.9 against 37.0; at faac89a 'temporal' float16 55.7 against
+    'indexed''s 55.1, too close to change the choice). The marching variants keep two sets
+    of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
     ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
     if (grid == "3d" and dtype in STORAGE16) or \

@@ -4,12 +4,12 @@
 // same tiles with staged loads and one barrier per plane, the CPML layers beside the pass).
 //
 // Mapping (3D): a block of BX x BY threads owns a column of BX x BY cells in x and y and
-// marches along z through a segment of planes. Each thread keeps its column's values in
-// registers; the x and y neighbours pass through shared memory, one plane of E and one of
-// H (two barriers per step and plane). The NT steps form a pipeline along z: in iteration
-// s, step t (t = 1 .. NT) updates plane s - t + 1, one plane behind step t - 1, whose E
-// at planes k and k + 1 and H at plane k it needs; each step keeps its last two planes
-// of E and H in registers.
+// marches along z through a segment of planes; the x and y neighbours pass through
+// shared memory. The NT steps form a pipeline along z: in iteration s, step t (t = 1 ..
+// NT) updates plane s - t + 1, one plane behind step t - 1, whose E at planes k and k + 1
+// and H at plane k it needs. Where each step keeps its last two planes of E and H (in
+// registers, or in shared memory by parity) and how many barriers a plane takes (2 NT or
+// NT + 1): see MarchPlanes below.
 //
 // Neighbouring blocks (why nothing is read after another block overwrote it):
 // - Halo recomputation. Step t at the tile's last column needs E of step t - 1 one column
@@ -775,7 +775,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             T* const shy = shx + SP;
             T* const shz = shx + 2 * SP;
             if (!EC || t == 1) {   // (EC: step t - 1 stored it when it computed it)
-                T* const e0 = sh + Planes::e(t - 1, k) * SP;
+                T* const e0 = sh + Planes::e(t - 1, k) * SP;   // where sex points
                 e0[me] = eo[t - 1][0]; e0[SP + me] = eo[t - 1][1]; e0[2 * SP + me] = eo[t - 1][2];
                 rows.before_h();
             }

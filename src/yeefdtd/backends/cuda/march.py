@@ -562,15 +562,7 @@ class MarchStepper(CudaStepper):
             grid, block, seg = v.launch(cfg, (box or self.pass_box_of(cfg[0]))[1], mask)
             fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
-            if not v.staged and self.model.grid.mode == "3d" and mask == 0 and cfg[0] >= 2:
-                from .experiments import compiler_options
-                d = [int(o.split("=")[1]) for o in compiler_options()
-                     if o.startswith("-DMARCH_STAGES=")]
-                if d and d[0] > 0:
-                    S = self._tparams[1].split(", ")[1]
-                    slot = {"half_t": 4, "float": 4, "double": 8}[S]
-                    smem = (d[0] + 1) * cfg[1] * cfg[2] * (6 * slot + 4)
-            if smem + fn.shared_size_bytes > 48 * 1024:
+            if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
             self._pass_kernels[key] = (fn, grid, block, seg, smem)
         return self._pass_kernels[key]

@@ -79,6 +79,19 @@
 // 0.472 ms a step against 0.498 for 32 x 16, with segments of 8 0.513, of 32 0.488; the
 // x-y edges with segments of 8 0.071 against 0.108; 1.334 ms against 1.398 for the boxes
 // one after another, too little to carry another launch shape.
+// Tried for 'temporal' and dropped (commit 9332efd holds them; H100, 512 float32, NT 2,
+// pass 32 x 12, 200 steps; docs/perf/march3-boxes-stages-h100-2026-11-22.txt): the pass's
+// planes read ahead by cp.async into stages of dynamic shared memory rather than one plane
+// ahead in registers, bitwise the same: one plane ahead, without layers 64 973 Mcells/s
+// against 63 756 (dipole-cpml's scene 45 409 against 45 258: noise), two 56 134, three
+// 55 700. The CPML boxes with their planes in shared memory (MODE 2, block barriers) and
+// 16 x 16 tiles, two blocks per SM: the boxes 1.335 ms a step against 1.189 (dipole-cpml
+// 42 868 against 44 857); three blocks per SM (80 registers, spilling) 1.774. 16 x 16 box
+// tiles as they are (two blocks per SM by their registers) 1.214, 32 x 8 z boxes 1.269.
+// Nsight Compute (same scene, one pass): the boxes issue 400-580 instructions per cell and
+// step against the pass's 184, at one block per SM, stalled on loads and fixed-latency
+// dependencies rather than barriers; the x boxes move 150 bytes a cell per pass (the y and
+// z boxes 83-87, the pass 55), their rows split by the wrap into pieces of 12 cells.
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
 // rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without
@@ -489,48 +502,6 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
     for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
 }
 
-// Copies by cp.async (march3's stages, march3f's): a value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
-// that holds it and picked out when read.
-template <typename X, bool BIG = (sizeof(X) >= 4)>
-struct Slot { typedef X type; };
-template <typename X>
-struct Slot<X, false> { typedef unsigned type; };
-
-template <typename X>
-__device__ __forceinline__ void cp_elem(typename Slot<X>::type* dst, const X* src) {
-    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
-    if constexpr (sizeof(X) >= 4) {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                     :: "r"(s), "l"(src), "n"((int)sizeof(X)) : "memory");
-    } else {
-        const void* w = reinterpret_cast<const void*>(reinterpret_cast<size_t>(src) & ~(size_t)3);
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(w) : "memory");
-    }
-}
-
-template <typename X>
-__device__ __forceinline__ X from_bits(unsigned v) { return (X)v; }
-template <>
-__device__ __forceinline__ half_t from_bits<half_t>(unsigned v) {
-    half_t h;
-    h.bits = (unsigned short)v;
-    return h;
-}
-
-// The value cp_elem copied from src into slot.
-template <typename X>
-__device__ __forceinline__ X rd_elem(const typename Slot<X>::type* slot, const X* src) {
-    if constexpr (sizeof(X) >= 4) {
-        return *slot;
-    } else {
-        return from_bits<X>(*slot >> (8 * (unsigned)(reinterpret_cast<size_t>(src) & 3)));
-    }
-}
-
-__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
-
 // One plane of a cell column as stored: the six fields, the cell's id and the plane's flags
 // (loaded an iteration before they are needed, so the loads are in flight meanwhile).
 template <typename S, typename ID>
@@ -681,12 +652,6 @@ struct RowSync {
 #ifndef MARCH_RESIDENT
 #define MARCH_RESIDENT 1
 #endif
-#ifndef MARCH_RESIDENT_PML
-#define MARCH_RESIDENT_PML 0
-#endif
-#ifndef MARCH_STAGES
-#define MARCH_STAGES 0
-#endif
 
 template <int NT, int MODE>
 struct MarchPlanes {
@@ -705,11 +670,6 @@ struct MarchPlanes {
 #ifndef MARCH_MINB
 #define MARCH_MINB 0
 #endif
-#ifndef MARCH_BOX_MINB
-#define MARCH_BOX_MINB 0
-#endif
-#define MARCH_MB(MB, PML) \
-    (MARCH_MINB ? MARCH_MINB : ((PML) && MARCH_BOX_MINB) ? MARCH_BOX_MINB : (MB))
 
 // MB: blocks per SM the instance is compiled to fit (0: as many as its registers allow; the
 // host picks it, see March.min_blocks in variants.py). INL: the axes among PML whose CPML
@@ -717,7 +677,7 @@ struct MarchPlanes {
 // March.inline_axes).
 template <typename T, typename S, typename ID, bool CT, int NT, int BX, int BY, int PML,
           int MB = 0, int INL = 0>
-__global__ void __launch_bounds__(BX * BY, MARCH_MB(MB, PML))
+__global__ void __launch_bounds__(BX * BY, MARCH_MINB ? MARCH_MINB : MB)
 march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
@@ -726,27 +686,14 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz, int src,
        long long n0) {
     constexpr int SW = BX + 2, SP = SW * (BY + 2);   // shared rows padded by one each side
-    typedef RowSync<BX, BY, MARCH_MB(MB, PML)> Rows;
+    typedef RowSync<BX, BY, MARCH_MINB ? MARCH_MINB : MB> Rows;
     // EC: each step's E is stored to shared memory where it is computed (see MarchPlanes)
     constexpr bool EC = MARCH_E_CARRIED && !Rows::ON && NT >= 2 &&
                         MarchPlanes<NT, 1>::COUNT * SP * sizeof(T) <= 48 * 1024;
-    constexpr bool RS = EC && MARCH_RESIDENT && (PML == 0 || MARCH_RESIDENT_PML) &&
+    constexpr bool RS = EC && MARCH_RESIDENT && PML == 0 &&
                         MarchPlanes<NT, 2>::COUNT * SP * sizeof(T) <= 48 * 1024;
     typedef MarchPlanes<NT, RS ? 2 : EC ? 1 : 0> Planes;
     __shared__ T sh[Planes::COUNT * SP];
-    // D: planes read ahead by cp.async into stages of dynamic shared memory (0: one plane
-    // ahead in registers, next below); each thread copies and reads only its own slots
-    constexpr int D = RS ? MARCH_STAGES : 0, STG = D + 1, NTH = BX * BY;
-    typedef typename Slot<S>::type SS;
-    typedef typename Slot<ID>::type SI;
-    extern __shared__ __align__(16) unsigned char m3_dyn[];
-    SS* const stf = reinterpret_cast<SS*>(m3_dyn);                  // [STG][6][NTH]
-    SI* const sti = reinterpret_cast<SI*>(m3_dyn + STG * 6 * NTH * sizeof(SS));   // [STG][NTH]
-    if constexpr (D > 0) {
-        unsigned dyn;
-        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-        if (dyn < STG * NTH * (6 * sizeof(SS) + sizeof(SI))) __trap();
-    }
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int me = (ty + 1) * SW + tx + 1;
     __shared__ unsigned long long sync_words[2 * Rows::G];
@@ -786,19 +733,6 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 #pragma unroll
         for (int h = 0; h < 2; ++h) pf[a][h][0] = pf[a][h][1] = T(0);
     Plane<S, ID> next;   // plane s + 1, read during iteration s - 1
-    const int tid = ty * BX + tx;
-    // D > 0: plane k's copy into its stage (one commit group per plane, empty past kend + 1)
-    auto stage = [&](int k) {
-        if (k <= kend + 1) {
-            const int kw = wrap_any(k, nz);
-            const idx_t c = column + plane * kw;
-            const int q = (k - kstart) % STG;
-#pragma unroll
-            for (int a = 0; a < 6; ++a) cp_elem<S>(stf + (q * 6 + a) * NTH + tid, fld[a] + c);
-            cp_elem<ID>(sti + q * NTH + tid, cid + c);
-        }
-        cp_commit();
-    };
     {
         const int kw = wrap_any(kstart, nz);
         const idx_t c = column + plane * kw;
@@ -812,13 +746,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         m[0] = (unsigned)p.m | ((unsigned)p.flags << 16);
         if (PML) mprefetch<T>(src, i, j, kw, ny, px, in_x, in_y,
                               (PML & 4) && (p.flags & PLANE_FACE), pf);
-        if constexpr (D > 0) {
-#pragma unroll
-            for (int q = 1; q <= D; ++q) stage(kstart + q);
-        } else {
-            const int kw1 = wrap_any(kstart + 1, nz);
-            load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
-        }
+        const int kw1 = wrap_any(kstart + 1, nz);
+        load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
     }
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
@@ -826,35 +755,17 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         // pipeline; plane s + 2 is requested
 #pragma unroll
         for (int t = NT; t > 0; --t) m[t] = m[t - 1];
-        if constexpr (D > 0) {   // plane s + 1 from its stage; plane s + 1 + D requested
-            cp_wait<D - 1>();
-            const int q = (s + 1 - kstart) % STG, kw1 = wrap_any(s + 1, nz);
-            const idx_t c1 = column + plane * kw1;
 #pragma unroll
-            for (int a = 0; a < 3; ++a) {
-                eo[0][a] = en[0][a];
-                ho[0][a] = hn[0][a];
-                en[0][a] = Conv<T, S>::widen(rd_elem<S>(stf + (q * 6 + a) * NTH + tid,
-                                                        fld[a] + c1));
-                hn[0][a] = Conv<T, S>::widen(rd_elem<S>(stf + (q * 6 + a + 3) * NTH + tid,
-                                                        fld[a + 3] + c1));
-            }
-            m[0] = (unsigned)rd_elem<ID>(sti + q * NTH + tid, cid + c1) |
-                   ((unsigned)c_events.plane_flags[kw1] << 16);
-            stage(s + 1 + D);
-        } else {
-#pragma unroll
-            for (int a = 0; a < 3; ++a) {
-                eo[0][a] = en[0][a];
-                ho[0][a] = hn[0][a];
-                en[0][a] = Conv<T, S>::widen(next.f[a]);
-                hn[0][a] = Conv<T, S>::widen(next.f[a + 3]);
-            }
-            m[0] = (unsigned)next.m | ((unsigned)next.flags << 16);
-            if (s < kend) {
-                const int kw2 = wrap_any(s + 2, nz);
-                load_plane<S, ID>(next, fld, cid, column + plane * kw2, kw2);
-            }
+        for (int a = 0; a < 3; ++a) {
+            eo[0][a] = en[0][a];
+            ho[0][a] = hn[0][a];
+            en[0][a] = Conv<T, S>::widen(next.f[a]);
+            hn[0][a] = Conv<T, S>::widen(next.f[a + 3]);
+        }
+        m[0] = (unsigned)next.m | ((unsigned)next.flags << 16);
+        if (s < kend) {
+            const int kw2 = wrap_any(s + 2, nz);
+            load_plane<S, ID>(next, fld, cid, column + plane * kw2, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
@@ -1048,6 +959,47 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // requests per owned cell (taller tiles with several rows per thread, which the 64
 // registers of 2-3 blocks per SM do not leave room for today; the halo shared between the
 // blocks of a cluster through distributed shared memory instead of loaded twice).
+// A value of fewer than 4 bytes (float16, ids, flags) is copied as the aligned 4-byte word
+// that holds it and picked out when read.
+template <typename X, bool BIG = (sizeof(X) >= 4)>
+struct Slot { typedef X type; };
+template <typename X>
+struct Slot<X, false> { typedef unsigned type; };
+
+template <typename X>
+__device__ __forceinline__ void cp_elem(typename Slot<X>::type* dst, const X* src) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    if constexpr (sizeof(X) >= 4) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                     :: "r"(s), "l"(src), "n"((int)sizeof(X)) : "memory");
+    } else {
+        const void* w = reinterpret_cast<const void*>(reinterpret_cast<size_t>(src) & ~(size_t)3);
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(s), "l"(w) : "memory");
+    }
+}
+
+template <typename X>
+__device__ __forceinline__ X from_bits(unsigned v) { return (X)v; }
+template <>
+__device__ __forceinline__ half_t from_bits<half_t>(unsigned v) {
+    half_t h;
+    h.bits = (unsigned short)v;
+    return h;
+}
+
+// The value cp_elem copied from src into slot.
+template <typename X>
+__device__ __forceinline__ X rd_elem(const typename Slot<X>::type* slot, const X* src) {
+    if constexpr (sizeof(X) >= 4) {
+        return *slot;
+    } else {
+        return from_bits<X>(*slot >> (8 * (unsigned)(reinterpret_cast<size_t>(src) & 3)));
+    }
+}
+
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_wait() { asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory"); }
 
 // Shared memory of march3f (dynamic; the host asks for march3f_smem bytes): STAGES stages
 // of [six fields][padded tile] | [ids by thread] | flags word, then two H buffers

@@ -88,10 +88,11 @@
 // 16 x 16 tiles, two blocks per SM: the boxes 1.335 ms a step against 1.189 (dipole-cpml
 // 42 868 against 44 857); three blocks per SM (80 registers, spilling) 1.774. 16 x 16 box
 // tiles as they are (two blocks per SM by their registers) 1.214, 32 x 8 z boxes 1.269.
-// Nsight Compute (same scene, one pass): the boxes issue 400-580 instructions per cell and
-// step against the pass's 184, at one block per SM, stalled on loads and fixed-latency
-// dependencies rather than barriers; the x boxes move 150 bytes a cell per pass (the y and
-// z boxes 83-87, the pass 55), their rows split by the wrap into pieces of 12 cells.
+// Nsight Compute (same scene, one pass): the face boxes issue 2.2-3.2 times the pass's
+// instructions per owned cell, at one block per SM, stalled on loads and fixed-latency
+// dependencies rather than barriers (the pass: barriers, 50% of samples); the x boxes move
+// 150 bytes per owned cell (the y and z boxes 83-87, the pass 55), their rows split by the
+// wrap into pieces of 12 cells. No clock throttling (1980 MHz, up to 690 W).
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
 // rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without

@@ -238,8 +238,8 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_the_two_block_pass_holds_no_local_memory(dtype):
-    """3D 'temporal''s pass of two blocks per SM (32 x 12 threads, 80 registers) keeps every
-    value in registers: a cell's components reaching the rare-path calls (sources, probes) by
+    """3D 'temporal''s pass of two blocks per SM (32 x 12 threads, at most 80 registers) keeps
+    nothing in local memory: a cell's components reaching the rare-path calls (sources, probes) by
     reference lived in local memory, and their reload shared a scoreboard with the next
     plane's loads, so each plane waited for them (march.cu, sources3; H100, pec-box 512 at
     32 x 12: 54 146 Mcells/s then, 57 822 since)."""

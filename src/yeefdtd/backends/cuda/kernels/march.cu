@@ -662,7 +662,8 @@ struct MarchPlanes {
         return MODE == 0 || t == 0 ? 0 : 3 + 6 * (t - 1) + 3 * (k & 1);
     }
     __device__ __forceinline__ static int h(int t, int k) {
-        return MODE == 0 ? 3 : 3 + 6 * (NT - 1) + 3 * MODE * (t - 1) + (MODE == 2 ? 3 * (k & 1) : 0);
+        return MODE == 0 ? 3
+                         : 3 + 6 * (NT - 1) + 3 * MODE * (t - 1) + (MODE == 2 ? 3 * (k & 1) : 0);
     }
 };
 
@@ -782,15 +783,14 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             const bool in_z = (PML & 4) && (flags & PLANE_FACE);
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
-            const T* const sex = sh + Planes::e(t - 1, k) * SP;
+            T* const sex = sh + Planes::e(t - 1, k) * SP;
             const T* const sey = sex + SP;
             const T* const sez = sex + 2 * SP;
             T* const shx = sh + Planes::h(t, k) * SP;
             T* const shy = shx + SP;
             T* const shz = shx + 2 * SP;
             if (!EC || t == 1) {   // (EC: step t - 1 stored it when it computed it)
-                T* const e0 = sh + Planes::e(t - 1, k) * SP;   // where sex points
-                e0[me] = eo[t - 1][0]; e0[SP + me] = eo[t - 1][1]; e0[2 * SP + me] = eo[t - 1][2];
+                sex[me] = eo[t - 1][0]; sex[SP + me] = eo[t - 1][1]; sex[2 * SP + me] = eo[t - 1][2];
                 rows.before_h();
             }
             if (RS && t > 1) {   // step t - 1's planes k and k + 1, from shared memory

@@ -9,8 +9,18 @@ the others are its overlap); 'march4' is the same with four cells along x per th
 (16-byte loads). Prints, per pattern, the owned cells per second and the bytes per second
 of owned cells (49 bytes each) beside the device's copy bandwidth.
 
-Usage: python3 benchmarks/access_patterns.py [N [BX,BY,OX,OY,SX,LD]] (N default 512; needs
-CuPy and a GPU). With a pattern, only that march kernel runs, three times (for a profiler).
+Then 'skeleton': the memory traffic and synchronisation of 3D 'temporal's pass (march3: NT
+= 2 steps a pass, 32 x 12 threads owning 28 x 8, z segments of 64, the planes read D
+ahead in registers, each plane's cells written after step NT) with none of its arithmetic:
+loads and stores alone (mode 0); with NT + 1 barriers a plane exchanging values through
+shared memory (mode 1); and with a chain of CH dependent FMAs after each barrier, three
+chains side by side (mode 3), to stand for the update's work (the pass issues about 316
+warp instructions a plane: mode 3 with CH 35 issues about as many). Prints milliseconds a
+pass and cell-steps per second.
+
+Usage: python3 benchmarks/access_patterns.py [N [BX,BY,OX,OY,SX,LD | skeleton]] (N default
+512; needs CuPy and a GPU). With a pattern, only that march kernel runs, three times (for a
+profiler); with ``skeleton``, only the skeleton's table.
 """
 
 from __future__ import annotations
@@ -114,7 +124,87 @@ march4(const float* fi, const unsigned char* __restrict__ id, float* fo, long lo
         }
     }
 }
+
+// march3's pass without its update (see the module's docstring): NT steps a pass, the
+// planes read D ahead, MODE bit 0 the barriers, bit 1 CH FMAs after each; the tile owns OX
+// columns from thread SX (march3: BX - 2 NT from NT)
+template <int MODE, int D, int BX, int BY, int NT, int CH, int OX, int SX>
+__global__ void __launch_bounds__(BX * BY, 2)
+skeleton(const float* fi, const unsigned char* __restrict__ id, float* fo, long long stride,
+         int nx, int ny, int nz, int L) {
+    constexpr int SW = BX + 2, SP = SW * (BY + 2);
+    __shared__ float sh[6 * SP];
+    const F6 in{fi, stride};
+    const W6 out{fo, stride};
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    int i = (int)blockIdx.x * OX + tx - SX;
+    int j = (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+    const bool own = tx >= SX && tx < SX + OX && ty >= NT && ty < BY - NT && i < nx && j < ny;
+    i = (i + nx) % nx;
+    j = (j + ny) % ny;
+    const long long col = i + (long long)nx * j, plane = (long long)nx * ny;
+    const int z0 = (int)blockIdx.z * L, z1 = min(nz, z0 + L);
+    const int kstart = z0 - NT, kend = z1 + NT - 2;
+    const int me = (ty + 1) * SW + tx + 1;
+    float ahead[D][7];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+        const long long c = col + plane * ((kstart + d + nz) % nz);
+#pragma unroll
+        for (int a = 0; a < 6; ++a) ahead[d][a] = __ldg(in.a(a) + c);
+        ahead[d][6] = __ldg(id + c);
+    }
+    float acc[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+    for (int s = kstart; s <= kend; ++s) {
+        float cur[7];
+#pragma unroll
+        for (int a = 0; a < 7; ++a) cur[a] = ahead[0][a];
+#pragma unroll
+        for (int d = 0; d + 1 < D; ++d)
+#pragma unroll
+            for (int a = 0; a < 7; ++a) ahead[d][a] = ahead[d + 1][a];
+        if (s + D <= kend) {
+            const long long c = col + plane * ((s + D + nz) % nz);
+#pragma unroll
+            for (int a = 0; a < 6; ++a) ahead[D - 1][a] = __ldg(in.a(a) + c);
+            ahead[D - 1][6] = __ldg(id + c);
+        }
+#pragma unroll
+        for (int a = 0; a < 6; ++a) acc[a] = 0.5f * acc[a] + cur[a] * cur[6];
+        if (MODE & 1) {
+#pragma unroll
+            for (int t = 0; t <= NT; ++t) {
+                float* const p = sh + 3 * (t & 1) * SP;
+                float* const v = acc + 3 * (t & 1);
+#pragma unroll
+                for (int a = 0; a < 3; ++a) p[a * SP + me] = v[a];
+                __syncthreads();
+#pragma unroll
+                for (int a = 0; a < 3; ++a) v[a] += p[a * SP + me + 1] + p[a * SP + me + SW];
+                if (MODE & 2) {
+#pragma unroll
+                    for (int q = 0; q < CH; ++q)
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) v[a] = fmaf(v[a], 0.999f, 0.001f * cur[a]);
+                }
+            }
+        }
+        const int k = s - NT + 1;
+        if (own && k >= z0 && k < z1) {
+#pragma unroll
+            for (int a = 0; a < 6; ++a) out.a(a)[col + plane * k] = acc[a];
+        }
+    }
+}
 """
+
+# march3's pass without its update: (MODE, D, CH, OX, SX); see skeleton. OX 24 from 4: rows
+# owned in whole 32-byte sectors (march3 owns 28 from 2, so that half its tiles begin or end
+# inside a sector)
+SKELETON = [(0, 1, 0, 28, 2), (0, 2, 0, 28, 2), (0, 3, 0, 28, 2), (1, 1, 0, 28, 2),
+            (1, 2, 0, 28, 2), (1, 3, 0, 28, 2), (3, 1, 20, 28, 2), (3, 2, 20, 28, 2),
+            (3, 1, 35, 28, 2), (3, 2, 35, 28, 2), (3, 3, 35, 28, 2),
+            (0, 1, 0, 24, 4), (1, 1, 0, 24, 4), (3, 1, 20, 24, 4), (3, 1, 35, 24, 4)]
 
 # (BX, BY, OX, OY, SX, LD): see march
 MARCH = [
@@ -131,7 +221,7 @@ MARCH4 = [("4x(32x8) own 128x8", 32, 8, 8), ("4x(32x8) own 128x7", 32, 8, 7),
           ("4x(64x8) own 256x7", 64, 8, 7), ("4x(128x2) own 512x2", 128, 2, 2)]
 
 
-def main(n: int = 512, only: tuple | None = None) -> None:
+def main(n: int = 512, only: tuple | None = None, skeleton_only: bool = False) -> None:
     import cupy as cp
     import numpy as np
 
@@ -146,6 +236,7 @@ def main(n: int = 512, only: tuple | None = None) -> None:
     names = ["flat"]
     names += [f"march<{','.join(map(str, b))},{u}>" for b in MARCH for u in (1, 4)]
     names += [f"march4<{b[1]},{b[2]},{b[3]},{u}>" for b in MARCH4 for u in (1, 4)]
+    names += [f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx}>" for m, d, ch, ox, sx in SKELETON]
     mod = cp.RawModule(code=SRC, options=("-std=c++17",), name_expressions=names)
     i32 = np.int32
     L = 64   # planes per z segment
@@ -187,24 +278,37 @@ def main(n: int = 512, only: tuple | None = None) -> None:
               f"{100 * rate * 49 / copy_bw:6.1f}", flush=True)
 
     sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-    for blocks in (sm * 8, sm * 64, (cells + 255) // 256):
+    for blocks in (() if skeleton_only else (sm * 8, sm * 64, (cells + 255) // 256)):
         t = timed(kernel("flat", (blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
         row(f"flat 256 threads, {blocks} blocks", 0, 1, t)
-    for bx, by, ox, oy, sx, ld in MARCH:
+    for bx, by, ox, oy, sx, ld in (() if skeleton_only else MARCH):
         label = f"{bx}x{by} own {ox}x{oy} from {sx}" + ("" if ld else " owned loads")
         for un in (1, 4):
             grid = (-(-n // ox), -(-n // oy), -(-n // L))
             t = timed(kernel(f"march<{bx},{by},{ox},{oy},{sx},{ld},{un}>", grid, (bx, by),
                              (fin, ids, fout, st, *sizes)))
             row(f"march {label}", L, un, t)
-    for label, bx, by, oy in MARCH4:
+    for label, bx, by, oy in (() if skeleton_only else MARCH4):
         for un in (1, 4):
             grid = (-(-n // (4 * bx)), -(-n // oy), -(-n // L))
             t = timed(kernel(f"march4<{bx},{by},{oy},{un}>", grid, (bx, by),
                              (fin, ids, fout, st, *sizes)))
             row(f"march4 {label}", L, un, t)
+    print(f"\n# skeleton of 3D 'temporal's pass: NT 2, 32 x 12 threads owning OX x 8 from "
+          f"thread SX, z segments of {L}")
+    print(f"{'mode':>4s} {'ahead':>5s} {'FMAs':>4s} {'OX':>3s} {'SX':>3s} {'ms a pass':>9s} "
+          f"{'Gcell-steps/s':>13s} {'registers':>9s}")
+    for m, d, ch, ox, sx in SKELETON:
+        name = f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx}>"
+        grid = (-(-n // ox), -(-n // 8), -(-n // L))
+        t = timed(kernel(name, grid, (32, 12), (fin, ids, fout, st, *sizes)))
+        regs = mod.get_function(name).num_regs
+        print(f"{m:4d} {d:5d} {ch:4d} {ox:3d} {sx:3d} {t * 1e3:9.3f} "
+              f"{2 * cells / t / 1e9:13.1f} {regs:9d}", flush=True)
 
 
 if __name__ == "__main__":
+    which = sys.argv[2] if len(sys.argv) > 2 else None
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 512,
-         tuple(int(v) for v in sys.argv[2].split(",")) if len(sys.argv) > 2 else None)
+         None if which in (None, "skeleton") else tuple(int(v) for v in which.split(",")),
+         which == "skeleton")

@@ -93,6 +93,17 @@
 // dependencies rather than barriers (the pass: barriers, 50% of samples); the x boxes move
 // 150 bytes per owned cell (the y and z boxes 83-87, the pass 55), their rows split by the
 // wrap into pieces of 12 cells. No clock throttling (1980 MHz, up to 690 W).
+// What bounds the pass (H100, 512 float32, NT 2, 32 x 12; docs/perf/march3-skeleton-h100-
+// 2026-11-22.txt): 316 warp instructions a warp and plane, 57% of issue slots busy, DRAM at
+// 54%; its loads, stores and barriers without the update (benchmarks/access_patterns.py
+// 512 skeleton) take 3.33 ms a pass against its 4.2, and with chains of dependent FMAs in
+// the update's place 3.58 (about 240 instructions a plane) or 4.33 (375), reading planes
+// further ahead no faster: instructions and their latency between barriers bound it, not
+// DRAM. Tried and dropped (without layers, 63 792-64 000 Mcells/s before; bitwise the
+// same): rows no owned cell needs left out of each step (H of step t on rows t - 1 .. BY -
+// t - 1 only, E on t .. BY - t - 1; 38 of 48 row half steps) 61 948, whole warps idle at
+// the barriers; the plane loop unrolled by two 62 099; a copy of the steps without the
+// source and probe tests, for iterations that have none, 64 699 against 64 614.
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
 // rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without

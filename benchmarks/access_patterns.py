@@ -15,8 +15,9 @@ ahead in registers, each plane's cells written after step NT) with none of its a
 loads and stores alone (mode 0); with NT + 1 barriers a plane exchanging values through
 shared memory (mode 1); and with a chain of CH dependent FMAs after each barrier, three
 chains side by side (mode 3), to stand for the update's work (the pass issues about 316
-warp instructions a plane: mode 3 with CH 35 issues about as many). Prints milliseconds a
-pass and cell-steps per second.
+warp instructions a warp and plane; mode 3 with CH 20 about 240, with CH 35 about 375).
+Some rows give each thread RY = 2 rows of the tile (half the threads, two chains each).
+Prints milliseconds a pass, cell-steps per second, registers and blocks per SM.
 
 Usage: python3 benchmarks/access_patterns.py [N [BX,BY,OX,OY,SX,LD | skeleton]] (N default
 512; needs CuPy and a GPU). With a pattern, only that march kernel runs, three times (for a
@@ -127,84 +128,121 @@ march4(const float* fi, const unsigned char* __restrict__ id, float* fo, long lo
 
 // march3's pass without its update (see the module's docstring): NT steps a pass, the
 // planes read D ahead, MODE bit 0 the barriers, bit 1 CH FMAs after each; the tile owns OX
-// columns from thread SX (march3: BX - 2 NT from NT)
-template <int MODE, int D, int BX, int BY, int NT, int CH, int OX, int SX>
-__global__ void __launch_bounds__(BX * BY, 2)
+// columns from thread SX (march3: BX - 2 NT from NT); each thread holds RY rows of the
+// tile's BY (BX x BY / RY threads), at least MB blocks per SM
+template <int MODE, int D, int BX, int BY, int NT, int CH, int OX, int SX, int RY, int MB>
+__global__ void __launch_bounds__(BX * BY / RY, MB)
 skeleton(const float* fi, const unsigned char* __restrict__ id, float* fo, long long stride,
          int nx, int ny, int nz, int L) {
     constexpr int SW = BX + 2, SP = SW * (BY + 2);
     __shared__ float sh[6 * SP];
     const F6 in{fi, stride};
     const W6 out{fo, stride};
-    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tx = threadIdx.x;
     int i = (int)blockIdx.x * OX + tx - SX;
-    int j = (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
-    const bool own = tx >= SX && tx < SX + OX && ty >= NT && ty < BY - NT && i < nx && j < ny;
+    const bool own_x = tx >= SX && tx < SX + OX && i < nx;
     i = (i + nx) % nx;
-    j = (j + ny) % ny;
-    const long long col = i + (long long)nx * j, plane = (long long)nx * ny;
+    long long col[RY];
+    bool own[RY];
+    int me[RY];
+#pragma unroll
+    for (int r = 0; r < RY; ++r) {
+        const int ty = (int)threadIdx.y * RY + r;
+        int j = (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+        own[r] = own_x && ty >= NT && ty < BY - NT && j < ny;
+        j = (j + ny) % ny;
+        col[r] = i + (long long)nx * j;
+        me[r] = (ty + 1) * SW + tx + 1;
+    }
+    const long long plane = (long long)nx * ny;
     const int z0 = (int)blockIdx.z * L, z1 = min(nz, z0 + L);
     const int kstart = z0 - NT, kend = z1 + NT - 2;
-    const int me = (ty + 1) * SW + tx + 1;
-    float ahead[D][7];
+    float ahead[D][RY][7];
 #pragma unroll
-    for (int d = 0; d < D; ++d) {
-        const long long c = col + plane * ((kstart + d + nz) % nz);
+    for (int d = 0; d < D; ++d)
 #pragma unroll
-        for (int a = 0; a < 6; ++a) ahead[d][a] = __ldg(in.a(a) + c);
-        ahead[d][6] = __ldg(id + c);
-    }
-    float acc[6] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
-    for (int s = kstart; s <= kend; ++s) {
-        float cur[7];
+        for (int r = 0; r < RY; ++r) {
+            const long long c = col[r] + plane * ((kstart + d + nz) % nz);
 #pragma unroll
-        for (int a = 0; a < 7; ++a) cur[a] = ahead[0][a];
-#pragma unroll
-        for (int d = 0; d + 1 < D; ++d)
-#pragma unroll
-            for (int a = 0; a < 7; ++a) ahead[d][a] = ahead[d + 1][a];
-        if (s + D <= kend) {
-            const long long c = col + plane * ((s + D + nz) % nz);
-#pragma unroll
-            for (int a = 0; a < 6; ++a) ahead[D - 1][a] = __ldg(in.a(a) + c);
-            ahead[D - 1][6] = __ldg(id + c);
+            for (int a = 0; a < 6; ++a) ahead[d][r][a] = __ldg(in.a(a) + c);
+            ahead[d][r][6] = __ldg(id + c);
         }
+    float acc[RY][6];
 #pragma unroll
-        for (int a = 0; a < 6; ++a) acc[a] = 0.5f * acc[a] + cur[a] * cur[6];
+    for (int r = 0; r < RY; ++r)
+#pragma unroll
+        for (int a = 0; a < 6; ++a) acc[r][a] = 0.f;
+    for (int s = kstart; s <= kend; ++s) {
+        float cur[RY][7];
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+#pragma unroll
+            for (int a = 0; a < 7; ++a) cur[r][a] = ahead[0][r][a];
+#pragma unroll
+            for (int d = 0; d + 1 < D; ++d)
+#pragma unroll
+                for (int a = 0; a < 7; ++a) ahead[d][r][a] = ahead[d + 1][r][a];
+            if (s + D <= kend) {
+                const long long c = col[r] + plane * ((s + D + nz) % nz);
+#pragma unroll
+                for (int a = 0; a < 6; ++a) ahead[D - 1][r][a] = __ldg(in.a(a) + c);
+                ahead[D - 1][r][6] = __ldg(id + c);
+            }
+#pragma unroll
+            for (int a = 0; a < 6; ++a) acc[r][a] = 0.5f * acc[r][a] + cur[r][a] * cur[r][6];
+        }
         if (MODE & 1) {
 #pragma unroll
             for (int t = 0; t <= NT; ++t) {
                 float* const p = sh + 3 * (t & 1) * SP;
-                float* const v = acc + 3 * (t & 1);
 #pragma unroll
-                for (int a = 0; a < 3; ++a) p[a * SP + me] = v[a];
+                for (int r = 0; r < RY; ++r)
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) p[a * SP + me[r]] = acc[r][a + 3 * (t & 1)];
                 __syncthreads();
 #pragma unroll
-                for (int a = 0; a < 3; ++a) v[a] += p[a * SP + me + 1] + p[a * SP + me + SW];
+                for (int r = 0; r < RY; ++r) {
+                    float* const v = acc[r] + 3 * (t & 1);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a)
+                        v[a] += p[a * SP + me[r] + 1] + p[a * SP + me[r] + SW];
+                }
                 if (MODE & 2) {
 #pragma unroll
                     for (int q = 0; q < CH; ++q)
 #pragma unroll
-                        for (int a = 0; a < 3; ++a) v[a] = fmaf(v[a], 0.999f, 0.001f * cur[a]);
+                        for (int r = 0; r < RY; ++r)
+#pragma unroll
+                            for (int a = 0; a < 3; ++a)
+                                acc[r][a + 3 * (t & 1)] = fmaf(acc[r][a + 3 * (t & 1)], 0.999f,
+                                                               0.001f * cur[r][a]);
                 }
             }
         }
         const int k = s - NT + 1;
-        if (own && k >= z0 && k < z1) {
+        if (k >= z0 && k < z1) {
 #pragma unroll
-            for (int a = 0; a < 6; ++a) out.a(a)[col + plane * k] = acc[a];
+            for (int r = 0; r < RY; ++r)
+                if (own[r]) {
+#pragma unroll
+                    for (int a = 0; a < 6; ++a) out.a(a)[col[r] + plane * k] = acc[r][a];
+                }
         }
     }
 }
 """
 
-# march3's pass without its update: (MODE, D, CH, OX, SX); see skeleton. OX 24 from 4: rows
-# owned in whole 32-byte sectors (march3 owns 28 from 2, so that half its tiles begin or end
-# inside a sector)
-SKELETON = [(0, 1, 0, 28, 2), (0, 2, 0, 28, 2), (0, 3, 0, 28, 2), (1, 1, 0, 28, 2),
-            (1, 2, 0, 28, 2), (1, 3, 0, 28, 2), (3, 1, 20, 28, 2), (3, 2, 20, 28, 2),
-            (3, 1, 35, 28, 2), (3, 2, 35, 28, 2), (3, 3, 35, 28, 2),
-            (0, 1, 0, 24, 4), (1, 1, 0, 24, 4), (3, 1, 20, 24, 4), (3, 1, 35, 24, 4)]
+# march3's pass without its update: (MODE, D, CH, OX, SX, RY, MB); see skeleton. OX 24 from
+# 4: rows owned in whole 32-byte sectors (march3 owns 28 from 2, so that half its tiles
+# begin or end inside a sector). RY 2: two rows a thread, 32 x 6 threads a tile of 32 x 12.
+SKELETON = [(0, 1, 0, 28, 2, 1, 2), (0, 2, 0, 28, 2, 1, 2), (0, 3, 0, 28, 2, 1, 2),
+            (1, 1, 0, 28, 2, 1, 2), (1, 2, 0, 28, 2, 1, 2), (1, 3, 0, 28, 2, 1, 2),
+            (3, 1, 20, 28, 2, 1, 2), (3, 2, 20, 28, 2, 1, 2), (3, 1, 35, 28, 2, 1, 2),
+            (3, 2, 35, 28, 2, 1, 2), (3, 3, 35, 28, 2, 1, 2),
+            (0, 1, 0, 24, 4, 1, 2), (1, 1, 0, 24, 4, 1, 2), (3, 1, 20, 24, 4, 1, 2),
+            (3, 1, 35, 24, 4, 1, 2),
+            (1, 1, 0, 28, 2, 2, 2), (3, 1, 20, 28, 2, 2, 2), (3, 1, 35, 28, 2, 2, 2),
+            (1, 1, 0, 28, 2, 2, 4), (3, 1, 20, 28, 2, 2, 4), (3, 1, 35, 28, 2, 2, 4)]
 
 # (BX, BY, OX, OY, SX, LD): see march
 MARCH = [
@@ -236,7 +274,8 @@ def main(n: int = 512, only: tuple | None = None, skeleton_only: bool = False) -
     names = ["flat"]
     names += [f"march<{','.join(map(str, b))},{u}>" for b in MARCH for u in (1, 4)]
     names += [f"march4<{b[1]},{b[2]},{b[3]},{u}>" for b in MARCH4 for u in (1, 4)]
-    names += [f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx}>" for m, d, ch, ox, sx in SKELETON]
+    names += [f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx},{ry},{mb}>"
+              for m, d, ch, ox, sx, ry, mb in SKELETON]
     mod = cp.RawModule(code=SRC, options=("-std=c++17",), name_expressions=names)
     i32 = np.int32
     L = 64   # planes per z segment
@@ -294,17 +333,20 @@ def main(n: int = 512, only: tuple | None = None, skeleton_only: bool = False) -
             t = timed(kernel(f"march4<{bx},{by},{oy},{un}>", grid, (bx, by),
                              (fin, ids, fout, st, *sizes)))
             row(f"march4 {label}", L, un, t)
-    print(f"\n# skeleton of 3D 'temporal's pass: NT 2, 32 x 12 threads owning OX x 8 from "
-          f"thread SX, z segments of {L}")
-    print(f"{'mode':>4s} {'ahead':>5s} {'FMAs':>4s} {'OX':>3s} {'SX':>3s} {'ms a pass':>9s} "
-          f"{'Gcell-steps/s':>13s} {'registers':>9s}")
-    for m, d, ch, ox, sx in SKELETON:
-        name = f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx}>"
+    print(f"\n# skeleton of 3D 'temporal's pass: NT 2, tiles of 32 x 12 cells owning OX x 8 "
+          f"from column SX, RY rows a thread, z segments of {L}")
+    print(f"{'mode':>4s} {'ahead':>5s} {'FMAs':>4s} {'OX':>3s} {'SX':>3s} {'RY':>3s} "
+          f"{'ms a pass':>9s} {'Gcell-steps/s':>13s} {'registers':>9s} {'blocks/SM':>9s}")
+    for m, d, ch, ox, sx, ry, mb in SKELETON:
+        name = f"skeleton<{m},{d},32,12,2,{ch},{ox},{sx},{ry},{mb}>"
         grid = (-(-n // ox), -(-n // 8), -(-n // L))
-        t = timed(kernel(name, grid, (32, 12), (fin, ids, fout, st, *sizes)))
-        regs = mod.get_function(name).num_regs
-        print(f"{m:4d} {d:5d} {ch:4d} {ox:3d} {sx:3d} {t * 1e3:9.3f} "
-              f"{2 * cells / t / 1e9:13.1f} {regs:9d}", flush=True)
+        t = timed(kernel(name, grid, (32, 12 // ry), (fin, ids, fout, st, *sizes)))
+        fn = mod.get_function(name)
+        warps = 12 // ry   # of 32 threads
+        per_sm = min(65536 // (-(-fn.num_regs * 32 // 256) * 256 * warps), 64 // warps,
+                     228 * 1024 // (fn.shared_size_bytes + 1024))
+        print(f"{m:4d} {d:5d} {ch:4d} {ox:3d} {sx:3d} {ry:3d} {t * 1e3:9.3f} "
+              f"{2 * cells / t / 1e9:13.1f} {fn.num_regs:9d} {per_sm:9d}", flush=True)
 
 
 if __name__ == "__main__":

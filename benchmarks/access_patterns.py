@@ -316,7 +316,8 @@ def main(n: int = 512, only: tuple | None = None, skeleton_only: bool = False) -
         print(f"{label:34s} {planes:4d} {un:6d} {rate / 1e9:9.2f} {rate * 49 / 1e9:6.0f} "
               f"{100 * rate * 49 / copy_bw:6.1f}", flush=True)
 
-    sm = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    sm = props["multiProcessorCount"]
     for blocks in (() if skeleton_only else (sm * 8, sm * 64, (cells + 255) // 256)):
         t = timed(kernel("flat", (blocks,), (256,), (fin, ids, fout, st, np.int64(cells))))
         row(f"flat 256 threads, {blocks} blocks", 0, 1, t)
@@ -343,8 +344,9 @@ def main(n: int = 512, only: tuple | None = None, skeleton_only: bool = False) -
         t = timed(kernel(name, grid, (32, 12 // ry), (fin, ids, fout, st, *sizes)))
         fn = mod.get_function(name)
         warps = 12 // ry   # of 32 threads
-        per_sm = min(65536 // (-(-fn.num_regs * 32 // 256) * 256 * warps), 64 // warps,
-                     228 * 1024 // (fn.shared_size_bytes + 1024))
+        per_sm = min(props["regsPerMultiprocessor"] // (-(-fn.num_regs * 32 // 256) * 256 * warps),
+                     props["maxThreadsPerMultiProcessor"] // (32 * warps),
+                     props["sharedMemPerMultiprocessor"] // (fn.shared_size_bytes + 1024))
         print(f"{m:4d} {d:5d} {ch:4d} {ox:3d} {sx:3d} {ry:3d} {t * 1e3:9.3f} "
               f"{2 * cells / t / 1e9:13.1f} {fn.num_regs:9d} {per_sm:9d}", flush=True)
 

@@ -31,7 +31,8 @@ MARCHING = ("fused", "temporal")
 
 
 def shape(text: str) -> tuple[int, ...]:
-    """A launch shape from --launch: comma-separated positive integers."""
+    """A launch shape from --launch: comma-separated non-negative integers (0 where a
+    shape allows it, e.g. a marching pass's z segment)."""
     try:
         cfg = tuple(int(v) for v in text.split(","))
     except ValueError:

@@ -161,6 +161,7 @@ def _march_shapes(name, mode="3d"):
 
     v = make_variant(name)
     v.mode = mode
+    v.single = False   # these run in float64: no march3v tiles (test_lane_pass_bits)
     if mode == "3d":
         out = v.configs("pass", (37, 29, 23))
         return out + [(c[0], 32, 8, z) for c in out[:1] for z in (1, 5, 8)]
@@ -234,6 +235,33 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
     for name, p in block.probes.items():
         for comp, v in p.data.items():
             assert np.array_equal(warp.probes[name][comp], v), (name, comp)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 8, 5), (2, 64, 7, 64)], ids=str)
+def test_lane_pass_bits(cfg, case, dtype):
+    """3D 'temporal''s pass on tiles 64 cells wide runs march3v (2 cells a lane, x
+    neighbours by shuffles; 64 x 16 with its warps synced by mbarriers, the others by the
+    block): bit for bit the fields and probes of march3 (32 x 12 threads), CPML boxes,
+    sources, probes, lanes that wrap around periodic x ends and x origins off a lane's
+    alignment included."""
+    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
+           "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
+    scene = random_scene("3d", 10 + case, BOUNDARIES_3D[case] if case < 2 else odd)
+    runs = []
+    for c in ((2, 32, 12, 0), cfg):
+        runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
+                           progress=False,
+                           stepper_options={"variant": "temporal", "launch": {"pass": c}}))
+    ref, lanes = runs
+    assert lanes.stats["launch"]["pass"] == list(cfg)
+    assert lanes.stats["tile"]["cells_per_thread"] == 2
+    for c, v in ref.fields.items():
+        assert np.array_equal(lanes.fields[c], v), c
+    for name, p in ref.probes.items():
+        for comp, v in p.data.items():
+            assert np.array_equal(lanes.probes[name][comp], v), (name, comp)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])

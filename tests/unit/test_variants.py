@@ -384,8 +384,9 @@ def test_fused_pass_leaves_out_what_both_slab_boxes_recompute(pitch, mode):
 
 def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     """Rows start on 32-byte sectors (16 cells) where the aligned tiles of march3f run
-    (32- and 64-bit storage) or slab3 has x boxes; 16-bit storage without x layers, the
-    overlapping tiles without x layers and 'temporal' keep them unpadded."""
+    (32- and 64-bit storage) or slab3 has x boxes; 16-bit storage without x layers and the
+    overlapping tiles without x layers keep them unpadded; 'temporal' pads them to an even
+    length in float arithmetic only."""
     v = make_variant("fused")
     v.mode = "3d"
     assert v.aligned and v.pitches((513, 513, 513)) == (528, 513)
@@ -403,6 +404,9 @@ def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     assert v.pitches((513, 513, 513)) == (528, 513)
     t = make_variant("temporal")
     t.mode, t.x_layers = "3d", True
+    # 'temporal' in float arithmetic: even rows, for march3v's two-cell accesses
+    assert t.pitches((513, 513, 513)) == (514, 513)
+    t.single = False
     assert t.pitches((513, 513, 513)) == (513, 513)
 
 
@@ -559,3 +563,31 @@ def test_auto_runs_indexed_where_two_sets_of_fields_would_not_fit():
         "temporal"
     assert default_variant("tmz", "float32", 8193**2, False, 3 * 2**30, 7 * 2**30)[0] == \
         "indexed"
+
+
+def test_lane_tiles_run_march3v_only_where_it_fits():
+    """3D 'temporal' runs tiles 64 cells wide as march3v (32 x BY threads, 2 cells a lane)
+    with 2 steps a pass, float arithmetic and no CPML terms; 64 x 16 (which as march3 would
+    be 1024 threads) is offered only there, and every other pass stays march3."""
+    t = make_variant("temporal")
+    t.mode = "3d"
+    shapes = t.configs("pass", (513, 513, 513))
+    assert (2, 64, 16, 0) in shapes and (3, 64, 16, 0) not in shapes
+    assert t.kernel("pass", (2, 64, 16, 64), "3d", "float", "id8_t", "true") == \
+        "march3v<float, id8_t, true, 2, 2, 16, 1>"
+    assert t.kernel("pass", (2, 64, 8, 64), "3d", "float", "id8_t", "true") == \
+        "march3v<float, id8_t, true, 2, 2, 8, 2>"
+    assert t.launch((2, 64, 16, 64), (489, 489, 489))[1] == (32, 16, 1)
+    assert t.threads((2, 64, 16, 64)) == 512
+    # CPML terms (the boxes), 3 steps a pass, double arithmetic: march3
+    assert t.kernel("pass", (2, 64, 8, 16), "3d", "float", "id8_t", "true", 1).startswith(
+        "march3<")
+    assert t.kernel("pass", (3, 64, 8, 0), "3d", "float", "id8_t", "true").startswith("march3<")
+    assert t.launch((2, 64, 8, 16), (24, 489, 489), 1)[1] == (64, 8, 1)
+    t.single = False
+    assert (2, 64, 16, 0) not in t.configs("pass", (513, 513, 513))
+    assert t.kernel("pass", (2, 64, 8, 64), "3d", "double", "id8_t", "true").startswith(
+        "march3<")
+    f = make_variant("fused")
+    f.mode = "3d"
+    assert not any(c[1] * c[2] > 512 for c in f.configs("pass", (513, 513, 513)))

@@ -800,7 +800,9 @@ class MarchStepper(CudaStepper):
                     for o, e, a, mask in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
-            out["tile"] = {"threads": [cfg[1], cfg[2]],
+            lanes = v.lane_pass(cfg, self.pass_mask())
+            out["tile"] = {"threads": [32 if lanes else cfg[1], cfg[2]],
+                           "cells_per_thread": 2 if lanes else 1,
                            "owned_cells": v.owned(cfg, self.pass_mask()),
                            "z_segment": seg}
             org, ext = self.pass_box_of(cfg[0])

@@ -40,6 +40,8 @@ class Variant:
     half = False
     #: set by the stepper: the grid's mode ('3d', 'tmz', 'tez')
     mode = "3d"
+    #: set by the stepper: float (not double) arithmetic
+    single = True
 
     def tuning_tag(self) -> str:
         """What else picks the kernels this variant runs (the tuning cache keeps its
@@ -271,7 +273,35 @@ class March(Variant):
     storage16 = True
 
     def __init__(self, name, options=None):
-        super().__init__(name, options or {}, "cell-ids", ("3d", "tmz", "tez"), ("march.cu",))
+        super().__init__(name, options or {}, "cell-ids", ("3d", "tmz", "tez"),
+                         ("march.cu", "march3v.cu"))
+
+    #: 3D 'temporal': tiles this many cells wide run march3v (2 cells per lane, 32 lanes)
+    #: where lane_pass allows it
+    LANE_WIDTH = 64
+
+    def lane_pass(self, cfg, pml: int = 0) -> bool:
+        """Whether the pass with launch shape ``cfg`` runs march3v (march3v.cu: 2 cells per
+        lane along x, 32 x BY threads for a tile of 64 x BY cells) rather than march3: 3D
+        'temporal' with 2 steps a pass, float arithmetic (its shared planes of doubles
+        would not fit 48 kB) and no CPML terms (the pass beside the CPML boxes), on tiles
+        LANE_WIDTH cells wide. Bitwise the same fields and probes as march3. Measured on
+        an H100 (512 float32, z segments of 64, 200 steps, benchmarks/cpml_placement_3d.py):
+        64 x 16 cells (512 threads, one block per SM, 126 registers) without layers 66 050
+        Mcells/s against 64 689 for march3 at 32 x 12; dipole-cpml's scene, the pass beside
+        its CPML boxes, 49 377 against 45 122-45 268 (the pass 1.83 ms a step against
+        1.88). Nsight Compute, one pass on pec-box: 1.85 billion warp instructions against
+        2.49, 45% of issue slots busy against 58%."""
+        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
+                and cfg[1] == self.LANE_WIDTH and self.single)
+
+    #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
+    LANE_REGISTERS = 128
+
+    def lane_blocks(self, by: int) -> int:
+        """Blocks per SM march3v's instance with BY rows is compiled to fit (at least 1):
+        those LANE_REGISTERS allow (64 x 16: one block of 512 threads; 64 x 8: two)."""
+        return max(1, 65536 // (self.LANE_REGISTERS * 32 * by))
 
     @property
     def max_steps(self) -> int:
@@ -310,11 +340,17 @@ class March(Variant):
         (dipole-cpml: 28.3 against 27.8, from slab3)."""
         if self.mode == "3d" and self.staged and (self.x_layers or self.aligned):
             return _ceil(shape[0], self.ROW_CELLS) * self.ROW_CELLS, shape[1]
+        if self.mode == "3d" and self.name == "temporal" and self.single:
+            # march3v reads and writes a lane's 2 cells as one access: even pitches keep
+            # them aligned on every row (lanes whose first cell is odd go cell by cell)
+            return _ceil(shape[0], 2) * 2, shape[1]
         return super().pitches(shape)
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis. 32 x 12 is
-    #: for 'temporal' without CPML terms, where two blocks fit an SM (see min_blocks)
-    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7), (32, 12))
+    #: for 'temporal' without CPML terms, where two blocks fit an SM (see min_blocks); tiles
+    #: 64 cells wide are march3v's there (32 x BY threads, see lane_pass), and 64 x 16 only
+    #: those (as march3's it would be 1024 threads)
+    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7), (32, 12), (64, 16))
     #: 2D: steps per pass, cells per lane along x and warps per block tried. Measured on an
     #: H200 (tmz-2d 8192 float32, y segments of 128): NT 4 with V 4 fastest (276 Gcells/s,
     #: 168 registers), V 2 229, NT 3 241-249, NT 5 195-242, NT 6 and 8 slower (the overlap
@@ -398,6 +434,8 @@ class March(Variant):
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
+        if mode == "3d" and self.lane_pass(cfg, pml):
+            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
             inl = self.inline_axes(pml)
@@ -462,7 +500,8 @@ class March(Variant):
         else:
             for nt in self.steps:
                 for bx, by in self.TILES:
-                    if by - 2 * nt < 2:
+                    if by - 2 * nt < 2 or (bx * by > 512 and
+                                           not self.lane_pass((nt, bx, by, 0))):
                         continue
                     out.append((nt, bx, by, 0))
             if shape[2] >= 256:   # shorter z segments: more blocks, a smaller last wave
@@ -501,11 +540,14 @@ class March(Variant):
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
         ox, oy = self.owned(cfg, pml)
-        block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else (a, b, 1)
+        block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
+            (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
 
     def threads(self, cfg, pml: int = 0) -> int:
         if self.mode != "3d":
+            return 32 * cfg[2]
+        if self.lane_pass(cfg, pml):
             return 32 * cfg[2]
         return cfg[1] * cfg[2] + (32 if self.aligned_for(pml) else 0)
 

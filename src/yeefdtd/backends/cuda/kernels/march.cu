@@ -104,6 +104,15 @@
 // t - 1 only, E on t .. BY - t - 1; 38 of 48 row half steps) 61 948, whole warps idle at
 // the barriers; the plane loop unrolled by two 62 099; a copy of the steps without the
 // source and probe tests, for iterations that have none, 64 699 against 64 614.
+// Since: march3v (march3v.cu), the same pass with 2 cells a lane along x on tiles of 64 x
+// BY cells (32 x BY threads; the tuner's 64-wide 2-step shapes in float arithmetic, see
+// March.lane_pass in variants.py), bitwise the same results. Nsight Compute, one pass on
+// pec-box 512: 1.81 billion warp instructions against 2.49 (a computed cell-step costs 8%
+// fewer, and a 64 x 16 tile owns 70% of its cells against 58% at 32 x 12), but at 126-128
+// registers only one block of 512 threads fits an SM, so its warps wait on their
+// neighbours by mbarriers (LaneSync) and 45% of issue slots are busy against 58%. H100, 512
+// float32, 200 steps: without layers 67 051 Mcells/s against march3's 66 879 (32 x 12), the
+// pass beside dipole-cpml's CPML boxes 51 225 against 46 445.
 // Tried for 'temporal' and dropped: the fields loaded past the L1
 // (ld.global.nc.L1::no_allocate), so that the streaming planes would not push the CPML
 // rings and profiles out of it: H100, NT 2, 32 x 16, segments of 64, 150 steps: without

@@ -1,0 +1,363 @@
+// march3v: march3's pass without CPML terms (march.cu), with V consecutive cells along x
+// per lane. A block is BY warps, each one row of a tile of 32 V x BY cells; it marches along
+// z through a segment of planes with NT steps in flight, as march3 does, and writes the
+// same values (the same operations on the same operands).
+//
+// Why: march3's pass is bound by the instructions it issues between its barriers (see
+// "What bounds the pass" in march.cu), and most of a cell's instructions besides its
+// arithmetic are per thread, not per cell: the plane loads and their 64-bit addresses, the
+// shared stores and loads of the neighbours, the ownership and event tests, the barriers.
+// With V cells a lane they are issued once for V cells (vector loads, stores and shared
+// accesses of V values), the x neighbours inside a lane are registers and those of the
+// lane's edge cells come by shuffles (no shared plane of Ey and Hy), and the tile overlaps
+// its neighbours along x by HX = NT rounded up to whole lanes, a smaller share of 32 V.
+//
+// Neighbouring blocks: halo recomputation with double buffering, as in march3. Along x a
+// shuffle brings the next lane's value; the last lane's is its own (wrong), so a lane's
+// values go wrong one cell further in at each half step from each edge of the tile, which
+// is why the overlap is at least NT cells a side.
+//
+// Shared planes (MODE 1 of MarchPlanes, for the components read across rows only): E of
+// step 0 (ex, ez), E of steps 1 .. NT - 1 by parity of their plane (stored where computed,
+// read an iteration later behind the iteration's first barrier), H of steps 1 .. NT (hx,
+// hz): NT + 1 barriers an iteration. Rows -1 and BY stay zero (the halo rows read them).
+//
+// Vector accesses need the lane's first cell at a multiple of V on rows whose pitch is one
+// (the host pads rows and puts the pass's x origin there); lanes whose cells wrap around
+// the grid's x ends load and store cell by cell.
+// The unsigned integer type of N bytes: a lane's V ids, loaded as one word.
+template <int N> struct Word;
+template <> struct Word<1> { typedef unsigned char type; };
+template <> struct Word<2> { typedef unsigned short type; };
+template <> struct Word<4> { typedef unsigned type; };
+
+// A lane's V cells of one plane as loaded: the six fields, the ids as one word (id of cell
+// v in bits 8 sizeof(ID) v on; kept packed until the plane is used: unpacking them where
+// they were loaded made the warp wait there for the load, a fifth of the pass's stall
+// samples in Nsight Compute) and the plane's flags.
+template <typename S, typename ID, int V>
+struct PlaneV {
+    static_assert(V * sizeof(ID) <= 4, "march3v: the lane's ids must fit one word");
+    typedef typename Word<V * sizeof(ID)>::type W;
+    S f[6][V];
+    W m;
+    unsigned char flags;
+};
+
+template <typename S, typename ID, int V>
+__device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
+                                            const ID* __restrict__ cid, idx_t row, int gi,
+                                            int nx, bool vec, int kw) {
+    if (vec) {
+        const idx_t c = row + gi;
+#pragma unroll
+        for (int a = 0; a < 6; ++a) {
+            const Pack<S, V> x = load<S, V>(fld[a], c);
+#pragma unroll
+            for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
+        }
+        p.m = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+    } else {
+        unsigned m = 0u;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const idx_t c = row + wrap_any(gi + v, nx);
+#pragma unroll
+            for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
+            m |= (unsigned)cid[c] << (8 * sizeof(ID) * v);
+        }
+        p.m = (typename PlaneV<S, ID, V>::W)m;
+    }
+    p.flags = c_events.plane_flags[kw];
+}
+
+template <typename ID>
+__device__ __forceinline__ unsigned id_of(unsigned w, int v) {
+    constexpr unsigned B = 8 * sizeof(ID);
+    return (w >> (B * v)) & ((1u << B) - 1u);
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void sstore(T* p, const T (&x)[V]) {
+    Pack<T, V> q;
+#pragma unroll
+    for (int v = 0; v < V; ++v) q.v[v] = x[v];
+    *reinterpret_cast<Pack<T, V>*>(p) = q;
+}
+
+template <typename T, int V>
+__device__ __forceinline__ Pack<T, V> sload(const T* p) {
+    return *reinterpret_cast<const Pack<T, V>*>(p);
+}
+
+// march3v's barriers: the block's (__syncthreads) or, in instances of one block per SM (MB
+// <= 1), each warp's own mbarriers in shared memory, so that a warp waits only on the rows
+// it reads (see RowSync in march.cu for why that pays there). Warp g arrives on E[g] when
+// it has stored E of step 0 (once an iteration; warp g - 1 reads it) and on H[t][g] when it
+// has stored H of step t (warp g + 1 reads it), and waits on E[g + 1] and H[t][g - 1]. Each
+// barrier completes once an iteration, and no warp arrives on one twice before its reader
+// waited: warp g - 1 arrives on H[t][g - 1] again only after it waited on E[g] of the next
+// iteration, which warp g arrives on only after its own iteration (with its wait on
+// H[t][g - 1]) is done; likewise for E. So one parity bit per barrier is enough. The same
+// argument makes the shared planes safe to overwrite, and the E of steps 1 .. NT - 1 read an
+// iteration later is visible behind the wait on E[g + 1].
+template <int BY, int NT, bool ON>
+struct LaneSync {
+    unsigned bar;   // shared address: E[0 .. BY), then H[t][0 .. BY) for t = 1 .. NT
+    int g;
+    unsigned par;   // bit 0: E's phase parity, bit t: H[t]'s
+    bool lead;
+    __device__ __forceinline__ LaneSync(unsigned long long* mem, int ty, int tx)
+        : bar((unsigned)__cvta_generic_to_shared(mem)), g(ty), par(0u), lead(tx == 0) {
+        if constexpr (ON) {
+            const int q = ty * 32 + tx;
+            if (q < (NT + 1) * BY)
+                asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * q) : "memory");
+        }
+    }
+    __device__ __forceinline__ void arrive(unsigned at) const {
+        unsigned long long state;
+        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(at) : "memory");
+        (void)state;
+    }
+    __device__ __forceinline__ void wait(unsigned at, unsigned parity) const {
+        asm volatile("{\n"
+                     ".reg .pred p;\n"
+                     "WAIT:\n"
+                     "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
+                     "@!p bra WAIT;\n"
+                     "}\n" :: "r"(at), "r"(parity) : "memory");
+    }
+    // E of step 0 stored; H of step 1 may read the row above
+    __device__ __forceinline__ void before_h() {
+        if constexpr (ON) {
+            __syncwarp();
+            if (g > 0 && lead) arrive(bar + 8u * g);
+            if (g < BY - 1) wait(bar + 8u * (g + 1), par & 1u);
+            par ^= 1u;
+        } else {
+            __syncthreads();
+        }
+    }
+    // H of step t stored; E of step t may read the row below
+    __device__ __forceinline__ void before_e(int t) {
+        if constexpr (ON) {
+            __syncwarp();
+            const unsigned h = bar + 8u * (t * BY);
+            if (g < BY - 1 && lead) arrive(h + 8u * g);
+            if (g > 0) wait(h + 8u * (g - 1), (par >> t) & 1u);
+            par ^= 1u << t;
+        } else {
+            __syncthreads();
+        }
+    }
+};
+
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0>
+__global__ void __launch_bounds__(32 * BY, MB)
+march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+        int src, long long n0) {
+    constexpr int W = 32 * V;                       // tile width, cells
+    constexpr int HX = (NT + V - 1) / V * V;        // overlap along x on each side
+    constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
+    constexpr int EP = 2, E1 = 2, HP = 2 + 4 * (NT - 1);   // plane offsets (see above)
+    constexpr int NPL = HP + 2 * NT;
+    (void)EP;
+    __shared__ __align__(16) T sh[NPL * SP];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    __shared__ unsigned long long sync_words[(NT + 1) * BY];
+    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> sync(sync_words, ty, tx);
+    const int me = (ty + 1) * W + tx * V;
+    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
+    const int gi = ox + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
+    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+    const int j = wrap_any(gj, ny);
+    const bool vec = gi % V == 0 && gi >= 0 && gi + V <= nx && px % V == 0;
+    // owned cells of the lane: v < nown (a lane owns all of its cells or, at the box's
+    // x end, the first few)
+    const int nown = (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX &&
+                      tx * V < W - HX) ? max(0, min(V, bnx - (gi - ox))) : 0;
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    const int zown = nown ? z0 : z1;
+    const idx_t row = (idx_t)px * j;
+    const idx_t plane = (idx_t)px * py;
+    const int kstart = z0 - nt, kend = z1 + nt - 2;
+    const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+
+    T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
+    unsigned mw[NT + 1];
+    int fl[NT + 1];
+#pragma unroll
+    for (int t = 0; t <= NT; ++t) {
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) en[t][a][v] = eo[t][a][v] = hn[t][a][v] = ho[t][a][v] = T(0);
+        mw[t] = 0u;
+        fl[t] = 0;
+    }
+    T slot[3][2][2];   // unused: no CPML terms (curl3's argument)
+    PlaneV<S, ID, V> next;
+    {
+        const int kw = wrap_any(kstart, nz);
+        PlaneV<S, ID, V> p;
+        load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                en[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
+            }
+        mw[0] = p.m;
+        fl[0] = p.flags;
+        const int kw1 = wrap_any(kstart + 1, nz);
+        load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
+    }
+    __syncthreads();
+    for (int s = kstart; s <= kend; ++s) {
+#pragma unroll
+        for (int t = NT; t > 0; --t) {
+            mw[t] = mw[t - 1];
+            fl[t] = fl[t - 1];
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                eo[0][a][v] = en[0][a][v];
+                ho[0][a][v] = hn[0][a][v];
+                en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
+            }
+        mw[0] = next.m;
+        fl[0] = next.flags;
+        if (s < kend) {
+            const int kw2 = wrap_any(s + 2, nz);
+            load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
+        }
+#pragma unroll
+        for (int t = 1; t <= NT; ++t) {
+            if (t > nt) break;
+            const int k = s - t + 1;
+            if (k < kstart) continue;
+            const int kw = wrap_any(k, nz);
+            const long long n = n0 + t - 1;
+            const bool first = t == 1, last = t == nt;
+            const bool own = k >= zown && k < z1;
+            const int flags = fl[t];
+            // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
+            T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
+            T* const sH = sh + (HP + 2 * (t - 1)) * SP;
+            if (t == 1) {
+                sstore<T, V>(sE + me, eo[0][0]);
+                sstore<T, V>(sE + SP + me, eo[0][2]);
+                sync.before_h();
+            }
+            T h[3][V];
+            {
+                const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
+                const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
+                const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
+                    const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
+                    const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
+                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
+                                       {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                                       {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
+                    const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (flags & PLANE_SRC_H)
+                        sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) h[a][v] = out[a];
+                }
+            }
+            sstore<T, V>(sH + me, h[0]);
+            sstore<T, V>(sH + SP + me, h[2]);
+            sync.before_e(t);
+            // ---- E of step t at plane k, from H of step t at planes k, k - 1
+            T e[3][V];
+            {
+                const Pack<T, V> hxd = sload<T, V>(sH + me - W), hzd = sload<T, V>(sH + SP + me - W);
+                const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
+                const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const T hyx = v > 0 ? h[1][v - 1] : hyl;
+                    const T hzx = v > 0 ? h[2][v - 1] : hzl;
+                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
+                                       {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
+                                       {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
+                    const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (flags & PLANE_SRC_E)
+                        sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) e[a][v] = out[a];
+                }
+            }
+            if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
+                T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
+                sstore<T, V>(eb + me, e[0]);
+                sstore<T, V>(eb + SP + me, e[2]);
+            }
+#pragma unroll
+            for (int a = 0; a < 3; ++a)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    ho[t][a][v] = hn[t][a][v]; hn[t][a][v] = h[a][v];
+                    eo[t][a][v] = en[t][a][v]; en[t][a][v] = e[a][v];
+                }
+            if (own) {
+                if (flags & PLANE_PROBE) {
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (v < nown) {
+                            const T ev[3] = {e[0][v], e[1][v], e[2][v]};
+                            const T hv[3] = {h[0][v], h[1][v], h[2][v]};
+                            probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
+                        }
+                }
+                if (last) {
+                    const idx_t c = row + plane * kw;
+                    S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
+                    if (vec && nown == V) {
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) {
+                            Pack<T, V> x, y;
+#pragma unroll
+                            for (int v = 0; v < V; ++v) { x.v[v] = e[a][v]; y.v[v] = h[a][v]; }
+                            storef<T, S, V>(out[a], c + gi, x);
+                            storef<T, S, V>(out[a + 3], c + gi, y);
+                        }
+                    } else {
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            if (v < nown) {
+                                const idx_t cv = c + wrap_any(gi + v, nx);
+#pragma unroll
+                                for (int a = 0; a < 3; ++a) {
+                                    storef<T, S, 1>(out[a], cv, Pack<T, 1>{{e[a][v]}});
+                                    storef<T, S, 1>(out[a + 3], cv, Pack<T, 1>{{h[a][v]}});
+                                }
+                            }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -287,11 +287,12 @@ class March(Variant):
         would not fit 48 kB) and no CPML terms (the pass beside the CPML boxes), on tiles
         LANE_WIDTH cells wide. Bitwise the same fields and probes as march3. Measured on
         an H100 (512 float32, z segments of 64, 200 steps, benchmarks/cpml_placement_3d.py):
-        64 x 16 cells (512 threads, one block per SM, 126 registers) without layers 66 050
-        Mcells/s against 64 689 for march3 at 32 x 12; dipole-cpml's scene, the pass beside
-        its CPML boxes, 49 377 against 45 122-45 268 (the pass 1.83 ms a step against
-        1.88). Nsight Compute, one pass on pec-box: 1.85 billion warp instructions against
-        2.49, 45% of issue slots busy against 58%."""
+        64 x 16 cells (512 threads, one block per SM, 128 registers) without layers 67 051
+        Mcells/s against 66 879 for march3 at 32 x 12; dipole-cpml's scene, the pass beside
+        its CPML boxes, 51 225 against 46 445. Tuned, 1000 steps, the tuner picks 64 x 16:
+        dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
+        pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
+        busy against 58%."""
         return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
                 and cfg[1] == self.LANE_WIDTH and self.single)
 

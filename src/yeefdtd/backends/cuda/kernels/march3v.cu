@@ -23,8 +23,9 @@
 // hz): NT + 1 barriers an iteration. Rows -1 and BY stay zero (the halo rows read them).
 //
 // Vector accesses need the lane's first cell at a multiple of V on rows whose pitch is one
-// (the host pads rows and puts the pass's x origin there); lanes whose cells wrap around
-// the grid's x ends load and store cell by cell.
+// (the host pads rows to an even length, March.pitches in variants.py); lanes off that
+// alignment (a pass whose x origin is odd) or whose cells wrap around the grid's x ends
+// load and store cell by cell.
 // The unsigned integer type of N bytes: a lane's V ids, loaded as one word.
 template <int N> struct Word;
 template <> struct Word<1> { typedef unsigned char type; };

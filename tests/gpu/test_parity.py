@@ -230,11 +230,16 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
     warp, block = runs
     assert warp.stats["cpml"] == CPML_PLACES["boxes"]
     assert warp.stats["launch"]["pass"] == list(cfg)
-    for c, v in block.fields.items():
-        assert np.array_equal(warp.fields[c], v), c
-    for name, p in block.probes.items():
+    assert_same_bits(warp, block)
+
+
+def assert_same_bits(got, ref):
+    """Every field and probe of run ``got`` bit for bit that of run ``ref``."""
+    for c, v in ref.fields.items():
+        assert np.array_equal(got.fields[c], v), c
+    for name, p in ref.probes.items():
         for comp, v in p.data.items():
-            assert np.array_equal(warp.probes[name][comp], v), (name, comp)
+            assert np.array_equal(got.probes[name][comp], v), (name, comp)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
@@ -257,11 +262,7 @@ def test_lane_pass_bits(cfg, case, dtype):
     ref, lanes = runs
     assert lanes.stats["launch"]["pass"] == list(cfg)
     assert lanes.stats["tile"]["cells_per_thread"] == 2
-    for c, v in ref.fields.items():
-        assert np.array_equal(lanes.fields[c], v), c
-    for name, p in ref.probes.items():
-        for comp, v in p.data.items():
-            assert np.array_equal(lanes.probes[name][comp], v), (name, comp)
+    assert_same_bits(lanes, ref)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])

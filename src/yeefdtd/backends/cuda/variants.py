@@ -546,9 +546,7 @@ class March(Variant):
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
 
     def threads(self, cfg, pml: int = 0) -> int:
-        if self.mode != "3d":
-            return 32 * cfg[2]
-        if self.lane_pass(cfg, pml):
+        if self.mode != "3d" or self.lane_pass(cfg, pml):   # warps of 32 lanes
             return 32 * cfg[2]
         return cfg[1] * cfg[2] + (32 if self.aligned_for(pml) else 0)
 

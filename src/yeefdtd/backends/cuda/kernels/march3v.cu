@@ -166,9 +166,9 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     constexpr int W = 32 * V;                       // tile width, cells
     constexpr int HX = (NT + V - 1) / V * V;        // overlap along x on each side
     constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
-    constexpr int EP = 2, E1 = 2, HP = 2 + 4 * (NT - 1);   // plane offsets (see above)
+    // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
-    (void)EP;
     __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];

@@ -32,17 +32,28 @@ template <> struct Word<1> { typedef unsigned char type; };
 template <> struct Word<2> { typedef unsigned short type; };
 template <> struct Word<4> { typedef unsigned type; };
 
-// A lane's V cells of one plane as loaded: the six fields, the ids as one word (id of cell
-// v in bits 8 sizeof(ID) v on; kept packed until the plane is used: unpacking them where
-// they were loaded made the warp wait there for the load, a fifth of the pass's stall
-// samples in Nsight Compute) and the plane's flags.
+// A lane's V cells of one plane as loaded: the six fields, the ids and the plane's flags.
+// The ids stay in whole registers, as loaded, until the plane is used (ids(): the id of
+// cell v in bits 8 sizeof(ID) v on): any instruction on a loaded id where it was loaded
+// makes the warp wait there for the load. Nsight Compute (H100, pec-box 512, 64 x 16)
+// found three such: unpacking the ids (a fifth of the pass's stall samples), packing the
+// ids of lanes that load cell by cell (9.8%, the tiles at the grid's x ends: a fifth of
+// the warps) and merging the id word into a register shared with the flags (3.5%).
+// m[0] holds a vector load's V ids as one word; a lane loading cell by cell holds cell
+// v's id in m[v].
 template <typename S, typename ID, int V>
 struct PlaneV {
     static_assert(V * sizeof(ID) <= 4, "march3v: the lane's ids must fit one word");
     typedef typename Word<V * sizeof(ID)>::type W;
     S f[6][V];
-    W m;
-    unsigned char flags;
+    unsigned m[V];
+    unsigned flags;
+    __device__ __forceinline__ unsigned ids() const {
+        unsigned w = m[0];
+#pragma unroll
+        for (int v = 1; v < V; ++v) w |= m[v] << (8 * sizeof(ID) * v);
+        return w;
+    }
 };
 
 template <typename S, typename ID, int V>
@@ -57,17 +68,17 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
 #pragma unroll
             for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
         }
-        p.m = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+        p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+#pragma unroll
+        for (int v = 1; v < V; ++v) p.m[v] = 0u;
     } else {
-        unsigned m = 0u;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const idx_t c = row + wrap_any(gi + v, nx);
 #pragma unroll
             for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
-            m |= (unsigned)cid[c] << (8 * sizeof(ID) * v);
+            p.m[v] = cid[c];
         }
-        p.m = (typename PlaneV<S, ID, V>::W)m;
     }
     p.flags = c_events.plane_flags[kw];
 }
@@ -215,7 +226,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 en[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
                 hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
             }
-        mw[0] = p.m;
+        mw[0] = p.ids();
         fl[0] = p.flags;
         const int kw1 = wrap_any(kstart + 1, nz);
         load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
@@ -236,7 +247,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
                 hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
             }
-        mw[0] = next.m;
+        mw[0] = next.ids();
         fl[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);

@@ -218,7 +218,9 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
     neighbouring warps by mbarriers rather than the whole block (RowSync in march.cu). A
     wait missed or passed a round early would read a neighbour's row of another step: the
     float32 fields and probes must be bit for bit those of the same launches with
-    __syncthreads (-DMARCH_BLOCK_BARRIERS), CPML layers, sources and probes included."""
+    __syncthreads (-DMARCH_BLOCK_BARRIERS), CPML layers, sources and probes included. The
+    warp-synced instances also leave out the half steps no owned cell needs (TRIM in
+    march.cu), which the block-barrier ones compute."""
     bnd = BOUNDARIES_3D[case]
     scene = random_scene("3d", 10 + case, bnd)
     opts = {"variant": "temporal", "launch": {"pass": cfg}}

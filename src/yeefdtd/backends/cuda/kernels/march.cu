@@ -635,6 +635,38 @@ struct RowSync {
     }
 };
 
+// The trapezoid of a pass (TRIM): which half steps some owned cell depends on. In a pass of
+// nt steps over a tile of BY rows owning rows NT .. BY - NT - 1 and a segment owning planes
+// z0 .. z1 - 1, E of the last step is needed on the owned rows and planes; E of step t at row
+// j reads H of step t at rows j and j - 1 (E looks back), and H of step t at row j reads E
+// of step t - 1 at rows j and j + 1 (H looks forward); likewise along z. So with d = nt - t
+// steps after step t, E of step t is needed on rows NT - d .. BY - NT - 1 + d and planes
+// z0 - d .. z1 - 1 + d, and H of step t on one row and one plane more before. The rest of
+// the tile's work (at NT 2 and 16 rows, 10 of the 64 row half steps of a plane, and about
+// 3 half steps of each segment's planes) changes nothing that is stored, and is left out
+// where a warp holds whole rows and waits only on its neighbours (RowSync; the test is
+// then uniform across the warp): the CPML boxes beside 3D 'temporal''s pass. The values
+// left in its place are zeros, which only work that is itself left out reads.
+// -DMARCH_TRIM=0 does all the work, for comparison; the fields and probes are the same bit
+// for bit either way (test_warp_sync_gives_the_block_barriers_bits: the block-barrier
+// instances do all of it). Measured on an H100 (dipole-cpml's scene 512 float32, pass
+// 2,64,16,64, 200 steps, benchmarks/cpml_placement_3d.py, two runs each): the boxes timed
+// one after another 1.217 -> 1.183 ms a step (the x faces 0.404 -> 0.385), the step 50 693
+// and 50 727 -> 51 079 and 51 039 Mcells/s. In march3v (the pass) it was slower: 1.946 ->
+// 1.978 ms a step without layers (128 registers and 4 bytes spilled, against 126), as
+// that pass is bound by latency rather than by the instructions it issues.
+#ifndef MARCH_TRIM
+#define MARCH_TRIM 1
+#endif
+
+// In iteration s of a segment's march (from kstart = z0 - nt, step t at plane s - t + 1),
+// the plane bounds read s >= kstart + 2 t - 2 (H) or - 1 (E); the upper one always holds.
+template <int NT, int BY>
+__device__ __forceinline__ bool needed(bool h, int t, int nt, int ty, int s, int kstart) {
+    const int d = nt - t + (h ? 1 : 0);   // H: one row and one plane more before
+    return ty >= NT - d && ty < BY - NT + nt - t && s >= kstart + 2 * t - (h ? 2 : 1);
+}
+
 // march3's planes in shared memory, as offsets in planes of one field (SP values each).
 // MODE 0: one plane of each E component and one of each H component, two barriers a step
 // (E of the step before is stored just before H reads it, H just before E reads it); the
@@ -715,6 +747,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     constexpr bool RS = EC && MARCH_RESIDENT && PML == 0 &&
                         MarchPlanes<NT, 2>::COUNT * SP * sizeof(T) <= 48 * 1024;
     typedef MarchPlanes<NT, RS ? 2 : EC ? 1 : 0> Planes;
+    constexpr bool TRIM = MARCH_TRIM && Rows::ON && BX == 32;   // see needed
     __shared__ T sh[Planes::COUNT * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int me = (ty + 1) * SW + tx + 1;
@@ -836,7 +869,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             }
             T h[3];
             const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
-            {
+            if (!TRIM || needed<NT, BY>(true, t, nt, ty, s, kstart)) {
                 const T ex = eo[t - 1][0], ey = eo[t - 1][1], ez = eo[t - 1][2];
                 const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
                                    {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
@@ -844,18 +877,22 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 curl3<T, S, CT, INL & PML>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src,
                                           i, j, kw, ny, px, first, last, own, slot, h, pf);
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
+            } else {
+                h[0] = h[1] = h[2] = T(0);
             }
             shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
             rows.before_e();
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3];
-            {
+            if (!TRIM || needed<NT, BY>(false, t, nt, ty, s, kstart)) {
                 const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
                                    {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
                 curl3<T, S, CT, INL & PML>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src,
                                           i, j, kw, ny, px, first, last, own, slot, e, pf);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
+            } else {
+                e[0] = e[1] = e[2] = T(0);
             }
             if (EC && t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + Planes::e(t, k) * SP;

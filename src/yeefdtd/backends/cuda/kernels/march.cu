@@ -325,6 +325,19 @@ __device__ __forceinline__ const Face* mface(int b, int h, int i, int j, int k, 
     return face_in<A>(&c_mfaces[b][h][A][0], i, j, k, ny, px, u, at);
 }
 
+// psi <- b psi + c d and the correction factor (1/kappa - 1) d + psi with their roundings
+// fixed (fused multiply-adds written out rather than left to the compiler), so that every
+// form of the update (mpml, mpml_fixed) gives the same bits whatever code surrounds it.
+template <typename T>
+__device__ __forceinline__ T mpml_step(T b, T c, T p, T d) {
+    return fma(b, p, c * d);
+}
+
+template <typename T>
+__device__ __forceinline__ T mpml_out(T ki, T d, T p) {
+    return fma(ki, d, p);
+}
+
 // One CPML auxiliary value of a marching step: psi <- b psi + c d, read from buffer src at
 // the first step of the pass (else from the ring slot), kept in the slot, and written to
 // the other buffer at the pass's last step when the cell is owned. Returns the correction
@@ -336,14 +349,14 @@ __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d
     const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
     const T ki = static_cast<const T*>(f->k)[u];
     T p = first ? (pre ? q : static_cast<const T*>(which ? f->psi2 : f->psi1)[at]) : slot;
-    p = b * p + cc * d;
+    p = mpml_step(b, cc, p, d);
     slot = p;
     if (last && own) {
         // the same face in the other buffer: 12 faces further on or back
         const Face* g = f + (src ? -12 : 12);
         static_cast<T*>(which ? g->psi2 : g->psi1)[at] = p;
     }
-    return ki * d + p;
+    return mpml_out(ki, d, p);
 }
 
 // The pair of auxiliary values of the face normal to A (half step h) at this cell:
@@ -375,6 +388,93 @@ __device__ __noinline__ void mpml_pair(int src, int h, int i, int j, int k, int 
                        q1, q2);
 }
 
+// The face of half step h normal to axis A at a thread whose coordinate along A stays the
+// same through its march (A = 0: its column's x; A = 1: its row's y), looked up once at the
+// start: the profile at its depth and its psi entry at plane 0, the entry at plane k being
+// at0 + dk k. Instances with one axis of terms, x or y (the x and y faces of the CPML boxes
+// beside 3D 'temporal''s pass), take them so rather than finding the face, loading the
+// profile and computing the entry at every plane and half step (mpml_pair_in), a chain of
+// dependent constant and global loads at each layer cell. The same operations on the same
+// values: -DMARCH_FIXED_FACES=0 looks them up at every cell, for comparison.
+#ifndef MARCH_FIXED_FACES
+#define MARCH_FIXED_FACES 1
+#endif
+
+template <typename T>
+struct FixedFace {
+    T b, c, ki;   // the profile at the thread's depth
+    idx_t at0;    // the psi entry at plane 0
+    int dk;       // entries from one plane to the next
+    int side;     // the face's index in c_mfaces[src][h][A] (-1: none holds the thread)
+};
+
+template <typename T, int A>
+__device__ __forceinline__ FixedFace<T> fixed_face(int src, int h, int i, int j, int ny,
+                                                   int px) {
+    static_assert(A == 0 || A == 1, "fixed_face: x or y");
+    FixedFace<T> q;
+    int u;
+    idx_t at;
+    const Face* pair = &c_mfaces[src][h][A][0];
+    const Face* f = face_in<A>(pair, i, j, 0, ny, px, u, at);
+    if (f == nullptr) {
+        q.b = q.c = q.ki = T(0);
+        q.at0 = 0;
+        q.dk = 0;
+        q.side = -1;
+        return q;
+    }
+    q.b = static_cast<const T*>(f->b)[u];
+    q.c = static_cast<const T*>(f->c)[u];
+    q.ki = static_cast<const T*>(f->k)[u];
+    q.at0 = at;
+    q.dk = A == 0 ? f->W * ny : px * f->L;
+    q.side = (int)(f - pair);
+    return q;
+}
+
+// mpml with the face's profile and entry from a FixedFace; out: the same entry's array in
+// the other buffer.
+template <typename T>
+__device__ __forceinline__ T mpml_fixed(const FixedFace<T>& q, const void* in, void* out,
+                                        idx_t at, T d, bool first, bool last, bool own,
+                                        T& slot, bool pre, T pq) {
+    T p = first ? (pre ? pq : static_cast<const T*>(in)[at]) : slot;
+    p = mpml_step(q.b, q.c, p, d);
+    slot = p;
+    if (last && own) static_cast<T*>(out)[at] = p;
+    return mpml_out(q.ki, d, p);
+}
+
+// mpml_pair_in with a FixedFace.
+template <typename T, int A>
+__device__ __forceinline__ void mpml_pair_fixed(const FixedFace<T>& q, int src, int h, int k,
+                                                T d1, T d2, bool first, bool last, bool own,
+                                                T* slots, T& r1, T& r2, bool pre, T q1,
+                                                T q2) {
+    r1 = T(0);
+    r2 = T(0);
+    if (q.side < 0) return;
+    const Face& f = c_mfaces[src][h][A][q.side];
+    const Face& g = c_mfaces[src ^ 1][h][A][q.side];
+    const idx_t at = q.at0 + (idx_t)q.dk * k;
+    if (f.psi1) r1 = mpml_fixed<T>(q, f.psi1, g.psi1, at, d1, first, last, own, slots[0], pre,
+                                   q1);
+    if (f.psi2) r2 = mpml_fixed<T>(q, f.psi2, g.psi2, at, d2, first, last, own, slots[1], pre,
+                                   q2);
+}
+
+// mfetch with a FixedFace.
+template <typename T, int A>
+__device__ __forceinline__ void mfetch_fixed(const FixedFace<T>& q, int src, int h, int k,
+                                             T (&v)[2]) {
+    if (q.side < 0) return;
+    const Face& f = c_mfaces[src][h][A][q.side];
+    const idx_t at = q.at0 + (idx_t)q.dk * k;
+    if (f.psi1) v[0] = static_cast<const T*>(f.psi1)[at];
+    if (f.psi2) v[1] = static_cast<const T*>(f.psi2)[at];
+}
+
 // 3D 'temporal': the auxiliary values that the first step of a pass reads at a cell (both
 // half steps, every face holding it among the axes of PML; z only where the plane's flags
 // say so), loaded into registers during the iteration before their use rather than read
@@ -397,13 +497,22 @@ __device__ __forceinline__ void mfetch(int src, int h, int i, int j, int k, int 
     if (f->psi2) q[1] = static_cast<const T*>(f->psi2)[at];
 }
 
-template <typename T>
+// FA: the axis whose faces ff holds (see FixedFace), or -1.
+template <typename T, int FA = -1>
 __device__ __forceinline__ void mprefetch(int src, int i, int j, int kw, int ny, int px,
-                                          bool in_x, bool in_y, bool in_z, T (&pf)[3][2][2]) {
+                                          bool in_x, bool in_y, bool in_z, T (&pf)[3][2][2],
+                                          const void* ff = nullptr) {
+    const FixedFace<T>* fx = static_cast<const FixedFace<T>*>(ff);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-        if (in_x) mfetch<T, 0>(src, h, i, j, kw, ny, px, pf[0][h]);
-        if (in_y) mfetch<T, 1>(src, h, i, j, kw, ny, px, pf[1][h]);
+        if (in_x) {
+            if constexpr (FA == 0) mfetch_fixed<T, 0>(fx[h], src, h, kw, pf[0][h]);
+            else mfetch<T, 0>(src, h, i, j, kw, ny, px, pf[0][h]);
+        }
+        if (in_y) {
+            if constexpr (FA == 1) mfetch_fixed<T, 1>(fx[h], src, h, kw, pf[1][h]);
+            else mfetch<T, 1>(src, h, i, j, kw, ny, px, pf[1][h]);
+        }
         if (in_z) mfetch<T, 2>(src, h, i, j, kw, ny, px, pf[2][h]);
     }
 }
@@ -476,18 +585,22 @@ __device__ __forceinline__ void pml_row(int src, int h, int which, const int (&i
 // inline rather than in a call; march3's instances with one axis of terms alone take them
 // so (H100, 512 float32, NT 2: the z layers alone cost the pass 0.26 ms a step inline
 // against 0.53 called; the others keep calls, which measured faster: see
-// March.inline_axes in variants.py).
-template <typename T, bool CT, int A, bool INL>
+// March.inline_axes in variants.py). FX: ff holds the thread's faces of this axis, one per
+// half step (see FixedFace).
+template <typename T, bool CT, int A, bool INL, bool FX = false>
 __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int kw, int ny,
                                           int px, const T (&d)[3][2], bool first, bool last,
                                           bool own, T* slots, const T* __restrict__ gtab,
                                           unsigned rb, int base, T (&out)[3],
-                                          const T (*pf)[2][2]) {
+                                          const T (*pf)[2][2], const void* ff = nullptr) {
     constexpr int P = (A + 1) % 3, Q = (A + 2) % 3;
     T r1, r2;
     const bool pre = pf != nullptr;
     const T q1 = pre ? pf[A][half][0] : T(0), q2 = pre ? pf[A][half][1] : T(0);
-    if (INL)
+    if constexpr (FX)
+        mpml_pair_fixed<T, A>(static_cast<const FixedFace<T>*>(ff)[half], src, half, kw,
+                              d[P][1], d[Q][0], first, last, own, slots, r1, r2, pre, q1, q2);
+    else if (INL)
         mpml_pair_in<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own,
                            slots, r1, r2, pre, q1, q2);
     else
@@ -497,25 +610,27 @@ __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int k
     out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
 }
 
-template <typename T, typename S, bool CT, int INL = 0>
+// FA: the axis whose faces ff holds (see FixedFace), or -1.
+template <typename T, typename S, bool CT, int INL = 0, int FA = -1>
 __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, int base,
                                       const T (&old)[3], const T (&d)[3][2], bool in_x,
                                       bool in_y, bool in_z, int src, int i, int j, int kw,
                                       int ny, int px, bool first, bool last, bool own,
                                       T (&slot)[3][2][2], T (&out)[3],
-                                      const T (*pf)[2][2] = nullptr) {
+                                      const T (*pf)[2][2] = nullptr,
+                                      const void* ff = nullptr) {
     const int half = base ? 1 : 0;
 #pragma unroll
     for (int a = 0; a < 3; ++a)
         out[a] = cf<T, CT>(gtab, rb, base + a, 0) * old[a]
                + cf<T, CT>(gtab, rb, base + a, 1) * d[a][0]
                + cf<T, CT>(gtab, rb, base + a, 2) * d[a][1];
-    if (in_x) curl_face<T, CT, 0, (INL & 1) != 0>(src, half, i, j, kw, ny, px, d, first,
-                                                  last, own, slot[0][half], gtab, rb, base,
-                                                  out, pf);
-    if (in_y) curl_face<T, CT, 1, (INL & 2) != 0>(src, half, i, j, kw, ny, px, d, first,
-                                                  last, own, slot[1][half], gtab, rb, base,
-                                                  out, pf);
+    if (in_x) curl_face<T, CT, 0, (INL & 1) != 0, FA == 0>(src, half, i, j, kw, ny, px, d,
+                                                           first, last, own, slot[0][half],
+                                                           gtab, rb, base, out, pf, ff);
+    if (in_y) curl_face<T, CT, 1, (INL & 2) != 0, FA == 1>(src, half, i, j, kw, ny, px, d,
+                                                           first, last, own, slot[1][half],
+                                                           gtab, rb, base, out, pf, ff);
     if (in_z) curl_face<T, CT, 2, (INL & 4) != 0>(src, half, i, j, kw, ny, px, d, first,
                                                   last, own, slot[2][half], gtab, rb, base,
                                                   out, pf);
@@ -760,6 +875,15 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const bool own_xy = tx >= NT && tx < BX - NT && ty >= NT && ty < BY - NT &&
                         gi - ox < bnx && gj - oy < bny;
     const bool in_x = (PML & 1) && mnear<0>(i), in_y = (PML & 2) && mnear<1>(j);
+    // FA: the axis of an instance with the x or the y terms alone, inline, whose faces at
+    // this thread are looked up once (see FixedFace)
+    constexpr int FA = !MARCH_FIXED_FACES ? -1 : PML == 1 && (INL & 1) ? 0
+                                               : PML == 2 && (INL & 2) ? 1 : -1;
+    FixedFace<T> ff[2];
+    if constexpr (FA >= 0) {
+        ff[0] = fixed_face<T, FA < 0 ? 0 : FA>(src, 0, i, j, ny, px);
+        ff[1] = fixed_face<T, FA < 0 ? 0 : FA>(src, 1, i, j, ny, px);
+    }
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     // the first plane this thread owns (z1: none, where it owns no column), so that a step
     // tests its plane against two bounds rather than repeating the column's tests: 72
@@ -805,8 +929,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             hn[0][a] = Conv<T, S>::widen(p.f[a + 3]);
         }
         m[0] = (unsigned)p.m | ((unsigned)p.flags << 16);
-        if (PML) mprefetch<T>(src, i, j, kw, ny, px, in_x, in_y,
-                              (PML & 4) && (p.flags & PLANE_FACE), pf);
+        if (PML) mprefetch<T, FA>(src, i, j, kw, ny, px, in_x, in_y,
+                                  (PML & 4) && (p.flags & PLANE_FACE), pf, ff);
         const int kw1 = wrap_any(kstart + 1, nz);
         load_plane<S, ID>(next, fld, cid, column + plane * kw1, kw1);
     }
@@ -874,8 +998,9 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
                                    {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
                                    {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
-                curl3<T, S, CT, INL & PML>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z, src,
-                                          i, j, kw, ny, px, first, last, own, slot, h, pf);
+                curl3<T, S, CT, INL & PML, FA>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z,
+                                               src, i, j, kw, ny, px, first, last, own, slot,
+                                               h, pf, ff);
                 if (flags & PLANE_SRC_H) sources3<T, S, 1>(kw, key, n, h);
             } else {
                 h[0] = h[1] = h[2] = T(0);
@@ -888,8 +1013,9 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
                                    {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
                                    {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
-                curl3<T, S, CT, INL & PML>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z, src,
-                                          i, j, kw, ny, px, first, last, own, slot, e, pf);
+                curl3<T, S, CT, INL & PML, FA>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z,
+                                               src, i, j, kw, ny, px, first, last, own, slot,
+                                               e, pf, ff);
                 if (flags & PLANE_SRC_E) sources3<T, S, 0>(kw, key, n, e);
             } else {
                 e[0] = e[1] = e[2] = T(0);
@@ -900,8 +1026,8 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             }
             if (PML && first && s < kend) {   // the first step's values at plane s + 1
                 const int kn = wrap_any(s + 1, nz);
-                mprefetch<T>(src, i, j, kn, ny, px, in_x, in_y,
-                             (PML & 4) && ((m[0] >> 16) & PLANE_FACE), pf);
+                mprefetch<T, FA>(src, i, j, kn, ny, px, in_x, in_y,
+                                 (PML & 4) && ((m[0] >> 16) & PLANE_FACE), pf, ff);
             }
             if (!RS) {
 #pragma unroll

@@ -607,25 +607,32 @@ AUTO_MEMORY_SHARE = 0.8
 #: CUDA graph.
 AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
                   ("2d", False): 4 << 20, ("2d", True): 4 << 20}
+#: the same for 16-bit storage in 3D, where 'indexed' moves half the bytes and holds out to
+#: larger grids. Measured on an H100 at a94b544 (float16, 1000 steps, tuned; Mcells/s
+#: 'indexed' / 'temporal'): pec-box 128 60 174 / 36 954, 192 59 291 / 51 058, 256 65 823 /
+#: 68 682, 320 68 523 / 74 910, 384 69 142 / 79 435, 512 70 219 / 81 424; dipole-cpml 384
+#: 51 373 / 53 103, 448 53 658 / 54 973, 512 55 105 / 59 267 (below 384 not measured: the
+#: float32 threshold, which 384^3 passes, is kept)
+AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20}
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     cpml: bool = False, field_bytes: int = 0,
                     free_bytes: int | None = None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on
-    grids of AUTO_MIN_CELLS or more, except 3D with 16-bit storage, where 'indexed' stays
-    the fastest (H100, dipole-cpml 512 float16, at f29dce0: 55.1 Gcells/s against 51.8 for
-    'temporal' and 43.7 for 'fused'); 'indexed' otherwise. In 3D 'temporal' was measured
-    faster than 'fused' (H100, at a4a4c79, 300-1000 steps, tuned: float32 pec-box 192 40.8
-    against 38.6, 512 54.4 against 48.0; dipole-cpml 384 37.1 against 32.7, 512 40.4
-    against 36.9; float64 dipole-cpml 512 23.1 against 20.9; since f29dce0, 512: pec-box
-    60.9, dipole-cpml 45.9 against 37.0; at faac89a 'temporal' float16 55.7 against
-    'indexed''s 55.1, too close to change the choice). The marching variants keep two sets
-    of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
-    ``free_bytes``, 'indexed' runs instead."""
+    grids of AUTO_MIN_CELLS or more (3D with 16-bit storage: AUTO_MIN_CELLS_16), 'indexed'
+    otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79, 300-1000
+    steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0; dipole-cpml
+    384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1 against 20.9;
+    since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit storage
+    in 3D 'indexed' stayed the choice until a94b544 (H100, dipole-cpml 512 float16: at
+    f29dce0 55.1 Gcells/s against 51.8 for 'temporal', at faac89a 55.1 against 55.7, level;
+    at a94b544 55.1 against 59.3, pec-box 70.2 against 81.4). The marching variants keep
+    two sets of fields (``field_bytes`` each); where they would take more than
+    AUTO_MEMORY_SHARE of ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
-    if (grid == "3d" and dtype in STORAGE16) or \
-            cells < AUTO_MIN_CELLS[grid, bool(cpml)]:
+    table = AUTO_MIN_CELLS_16 if grid == "3d" and dtype in STORAGE16 else AUTO_MIN_CELLS
+    if cells < table[grid, bool(cpml)]:
         return "indexed", None
     best = "temporal"
     if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:

@@ -501,16 +501,15 @@ __device__ __forceinline__ void mfetch(int src, int h, int i, int j, int k, int 
 template <typename T, int FA = -1>
 __device__ __forceinline__ void mprefetch(int src, int i, int j, int kw, int ny, int px,
                                           bool in_x, bool in_y, bool in_z, T (&pf)[3][2][2],
-                                          const void* ff = nullptr) {
-    const FixedFace<T>* fx = static_cast<const FixedFace<T>*>(ff);
+                                          const FixedFace<T>* ff = nullptr) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         if (in_x) {
-            if constexpr (FA == 0) mfetch_fixed<T, 0>(fx[h], src, h, kw, pf[0][h]);
+            if constexpr (FA == 0) mfetch_fixed<T, 0>(ff[h], src, h, kw, pf[0][h]);
             else mfetch<T, 0>(src, h, i, j, kw, ny, px, pf[0][h]);
         }
         if (in_y) {
-            if constexpr (FA == 1) mfetch_fixed<T, 1>(fx[h], src, h, kw, pf[1][h]);
+            if constexpr (FA == 1) mfetch_fixed<T, 1>(ff[h], src, h, kw, pf[1][h]);
             else mfetch<T, 1>(src, h, i, j, kw, ny, px, pf[1][h]);
         }
         if (in_z) mfetch<T, 2>(src, h, i, j, kw, ny, px, pf[2][h]);
@@ -592,14 +591,15 @@ __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int k
                                           int px, const T (&d)[3][2], bool first, bool last,
                                           bool own, T* slots, const T* __restrict__ gtab,
                                           unsigned rb, int base, T (&out)[3],
-                                          const T (*pf)[2][2], const void* ff = nullptr) {
+                                          const T (*pf)[2][2],
+                                          const FixedFace<T>* ff = nullptr) {
     constexpr int P = (A + 1) % 3, Q = (A + 2) % 3;
     T r1, r2;
     const bool pre = pf != nullptr;
     const T q1 = pre ? pf[A][half][0] : T(0), q2 = pre ? pf[A][half][1] : T(0);
     if constexpr (FX)
-        mpml_pair_fixed<T, A>(static_cast<const FixedFace<T>*>(ff)[half], src, half, kw,
-                              d[P][1], d[Q][0], first, last, own, slots, r1, r2, pre, q1, q2);
+        mpml_pair_fixed<T, A>(ff[half], src, half, kw, d[P][1], d[Q][0], first, last, own,
+                              slots, r1, r2, pre, q1, q2);
     else if (INL)
         mpml_pair_in<T, A>(src, half, i, j, kw, ny, px, d[P][1], d[Q][0], first, last, own,
                            slots, r1, r2, pre, q1, q2);
@@ -618,7 +618,7 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
                                       int ny, int px, bool first, bool last, bool own,
                                       T (&slot)[3][2][2], T (&out)[3],
                                       const T (*pf)[2][2] = nullptr,
-                                      const void* ff = nullptr) {
+                                      const FixedFace<T>* ff = nullptr) {
     const int half = base ? 1 : 0;
 #pragma unroll
     for (int a = 0; a < 3; ++a)

@@ -327,7 +327,7 @@ __device__ __forceinline__ const Face* mface(int b, int h, int i, int j, int k, 
 
 // psi <- b psi + c d and the correction factor (1/kappa - 1) d + psi with their roundings
 // fixed (fused multiply-adds written out rather than left to the compiler), so that every
-// form of the update (mpml, mpml_fixed) gives the same bits whatever code surrounds it.
+// form of the update (mpml, mpml_pair_fixed) gives the same bits whatever code surrounds it.
 template <typename T>
 __device__ __forceinline__ T mpml_step(T b, T c, T p, T d) {
     return fma(b, p, c * d);
@@ -338,25 +338,32 @@ __device__ __forceinline__ T mpml_out(T ki, T d, T p) {
     return fma(ki, d, p);
 }
 
-// One CPML auxiliary value of a marching step: psi <- b psi + c d, read from buffer src at
-// the first step of the pass (else from the ring slot), kept in the slot, and written to
-// the other buffer at the pass's last step when the cell is owned. Returns the correction
-// factor (1/kappa - 1) d + psi.
+// One CPML auxiliary value of a marching step, given the face's profile at the cell (b, cc,
+// ki): psi <- b psi + c d, read from face f (buffer src) at the first step of the pass (else
+// from the ring slot), kept in the slot, and written to the same face in the other buffer,
+// g, at the pass's last step when the cell is owned. Returns the correction factor
+// (1/kappa - 1) d + psi.
+template <typename T>
+__device__ __forceinline__ T mpml_at(T b, T cc, T ki, const Face* f, const Face* g, int which,
+                                     idx_t at, T d, bool first, bool last, bool own, T& slot,
+                                     bool pre, T q) {
+    T p = first ? (pre ? q : static_cast<const T*>(which ? f->psi2 : f->psi1)[at]) : slot;
+    p = mpml_step(b, cc, p, d);
+    slot = p;
+    if (last && own) static_cast<T*>(which ? g->psi2 : g->psi1)[at] = p;
+    return mpml_out(ki, d, p);
+}
+
+// mpml_at with the profile read at depth u (the other buffer's face: 12 faces further on or
+// back).
 template <typename T>
 __device__ __forceinline__ T mpml(const Face* f, int which, idx_t at, int u, T d, bool first,
                                   bool last, bool own, int src, T& slot, bool pre = false,
                                   T q = T(0)) {
     const T b = static_cast<const T*>(f->b)[u], cc = static_cast<const T*>(f->c)[u];
     const T ki = static_cast<const T*>(f->k)[u];
-    T p = first ? (pre ? q : static_cast<const T*>(which ? f->psi2 : f->psi1)[at]) : slot;
-    p = mpml_step(b, cc, p, d);
-    slot = p;
-    if (last && own) {
-        // the same face in the other buffer: 12 faces further on or back
-        const Face* g = f + (src ? -12 : 12);
-        static_cast<T*>(which ? g->psi2 : g->psi1)[at] = p;
-    }
-    return mpml_out(ki, d, p);
+    return mpml_at<T>(b, cc, ki, f, f + (src ? -12 : 12), which, at, d, first, last, own, slot,
+                      pre, q);
 }
 
 // The pair of auxiliary values of the face normal to A (half step h) at this cell:
@@ -433,19 +440,6 @@ __device__ __forceinline__ FixedFace<T> fixed_face(int src, int h, int i, int j,
     return q;
 }
 
-// mpml with the face's profile and entry from a FixedFace; out: the same entry's array in
-// the other buffer.
-template <typename T>
-__device__ __forceinline__ T mpml_fixed(const FixedFace<T>& q, const void* in, void* out,
-                                        idx_t at, T d, bool first, bool last, bool own,
-                                        T& slot, bool pre, T pq) {
-    T p = first ? (pre ? pq : static_cast<const T*>(in)[at]) : slot;
-    p = mpml_step(q.b, q.c, p, d);
-    slot = p;
-    if (last && own) static_cast<T*>(out)[at] = p;
-    return mpml_out(q.ki, d, p);
-}
-
 // mpml_pair_in with a FixedFace.
 template <typename T, int A>
 __device__ __forceinline__ void mpml_pair_fixed(const FixedFace<T>& q, int src, int h, int k,
@@ -455,13 +449,13 @@ __device__ __forceinline__ void mpml_pair_fixed(const FixedFace<T>& q, int src, 
     r1 = T(0);
     r2 = T(0);
     if (q.side < 0) return;
-    const Face& f = c_mfaces[src][h][A][q.side];
-    const Face& g = c_mfaces[src ^ 1][h][A][q.side];
+    const Face* f = &c_mfaces[src][h][A][q.side];
+    const Face* g = &c_mfaces[src ^ 1][h][A][q.side];
     const idx_t at = q.at0 + (idx_t)q.dk * k;
-    if (f.psi1) r1 = mpml_fixed<T>(q, f.psi1, g.psi1, at, d1, first, last, own, slots[0], pre,
-                                   q1);
-    if (f.psi2) r2 = mpml_fixed<T>(q, f.psi2, g.psi2, at, d2, first, last, own, slots[1], pre,
-                                   q2);
+    if (f->psi1) r1 = mpml_at<T>(q.b, q.c, q.ki, f, g, 0, at, d1, first, last, own, slots[0],
+                                 pre, q1);
+    if (f->psi2) r2 = mpml_at<T>(q.b, q.c, q.ki, f, g, 1, at, d2, first, last, own, slots[1],
+                                 pre, q2);
 }
 
 // mfetch with a FixedFace.

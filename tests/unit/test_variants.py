@@ -588,18 +588,6 @@ def test_lane_tiles_run_march3v_only_where_it_fits():
         "march3v<float, id8_t, true, 2, 2, 8, 2>"
     assert t.launch((2, 64, 16, 64), (489, 489, 489))[1] == (32, 16, 1)
     assert t.threads((2, 64, 16, 64)) == 512
-    # taller tiles: clusters of blocks of 16 rows along y, each owning its tile's rows
-    assert (2, 64, 32, 0) in shapes and (2, 64, 64, 0) in shapes
-    assert t.kernel("pass", (2, 64, 32, 64), "3d", "float", "id8_t", "true") == \
-        "march3vc<float, id8_t, true, 2, 2, 16, 1, 2>"
-    assert t.kernel("pass", (2, 64, 64, 64), "3d", "float", "id8_t", "true") == \
-        "march3vc<float, id8_t, true, 2, 2, 16, 1, 4>"
-    grid, block, _ = t.launch((2, 64, 64, 64), (489, 489, 489))
-    assert block == (32, 16, 1) and grid[:2] == (9, 9 * 4)   # 60 x 60 cells owned a tile
-    assert t.threads((2, 64, 64, 64)) == 512
-    t.clusters = False   # a device without clusters: no tile taller than a block
-    assert (2, 64, 32, 0) not in t.configs("pass", (513, 513, 513))
-    t.clusters = True
     # CPML terms (the boxes), 3 steps a pass, double arithmetic: march3
     assert t.kernel("pass", (2, 64, 8, 16), "3d", "float", "id8_t", "true", 1).startswith(
         "march3<")
@@ -612,23 +600,3 @@ def test_lane_tiles_run_march3v_only_where_it_fits():
     f = make_variant("fused")
     f.mode = "3d"
     assert not any(c[1] * c[2] > 512 for c in f.configs("pass", (513, 513, 513)))
-
-
-def test_cluster_tiles_split_into_blocks_of_lane_rows(monkeypatch):
-    """march3v's tiles taller than LANE_ROWS rows are clusters of LANE_ROWS-row blocks
-    ($YEEFDTD_LANE_ROWS sets another height); a height that does not split, or that needs
-    more than 8 blocks, is a one-line SetupError."""
-    t = make_variant("temporal")
-    t.mode = "3d"
-    assert t.lane_split(16) == (16, 1) and t.lane_split(64) == (16, 4)
-    monkeypatch.setenv("YEEFDTD_LANE_ROWS", "8")
-    assert t.lane_split(8) == (8, 1) and t.lane_split(32) == (8, 4)
-    assert t.kernel("pass", (2, 64, 32, 0), "3d", "float", "id8_t", "true") == \
-        "march3vc<float, id8_t, true, 2, 2, 8, 2, 4>"
-    with pytest.raises(SetupError, match="multiple of 8 rows, at most 64"):
-        t.lane_split(36)
-    with pytest.raises(SetupError, match="at most 64"):
-        t.lane_split(72)
-    monkeypatch.setenv("YEEFDTD_LANE_ROWS", "17")
-    with pytest.raises(SetupError, match="YEEFDTD_LANE_ROWS"):
-        t.lane_split(32)

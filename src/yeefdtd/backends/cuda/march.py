@@ -801,9 +801,7 @@ class MarchStepper(CudaStepper):
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             lanes = v.lane_pass(cfg, self.pass_mask())
-            rows, cluster = v.lane_split(cfg[2]) if lanes else (cfg[2], 1)
-            out["tile"] = {"threads": [32 if lanes else cfg[1], rows],
-                           "blocks_per_tile": cluster,
+            out["tile"] = {"threads": [32 if lanes else cfg[1], cfg[2]],
                            "cells_per_thread": 2 if lanes else 1,
                            "owned_cells": v.owned(cfg, self.pass_mask()),
                            "z_segment": seg}

@@ -84,7 +84,6 @@ class CudaStepper(Stepper):
         self._cp = cp
         self.variant.half = self.storage.is16
         self.variant.single = self.dtype == np.float32   # float arithmetic
-        self.variant.clusters = int(cp.cuda.Device().compute_capability) >= 90
         self.variant.mode = g.mode
         self.variant.x_layers = any(slab.axis == 0 for slab in model.slabs)
         #: the dtype the field arrays are stored in (float16: scaled, see build/storage.py)

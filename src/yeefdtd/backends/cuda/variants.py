@@ -42,9 +42,6 @@ class Variant:
     mode = "3d"
     #: set by the stepper: float (not double) arithmetic
     single = True
-    #: set by the stepper: the device runs clusters of thread blocks (compute capability 9.0
-    #: or later)
-    clusters = True
 
     def tuning_tag(self) -> str:
         """What else picks the kernels this variant runs (the tuning cache keeps its
@@ -297,36 +294,15 @@ class March(Variant):
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
         return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
-                and cfg[1] == self.LANE_WIDTH and self.single
-                and (self.clusters or self.lane_split(cfg[2])[1] == 1))
+                and cfg[1] == self.LANE_WIDTH and self.single)
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128
-    #: march3v's tiles taller than this many rows are clusters of blocks of LANE_ROWS rows
-    #: along y (march3vc: a block's last warp and the next block's first trade their rows
-    #: through distributed shared memory; ClusterRows in march3v.cu); $YEEFDTD_LANE_ROWS
-    #: sets another block height, for experiments
-    LANE_ROWS = 16
-    #: the most blocks in a cluster (the portable limit)
-    MAX_CLUSTER = 8
-
-    def lane_split(self, by: int) -> tuple[int, int]:
-        """(rows per block, blocks per cluster) of march3v's tile of ``by`` rows: one block
-        up to LANE_ROWS rows, clusters of LANE_ROWS-row blocks above (``by`` a multiple)."""
-        from .experiments import integers
-
-        rows = (integers("YEEFDTD_LANE_ROWS", 1, 2, 16) or (self.LANE_ROWS,))[0]
-        if by <= rows:
-            return by, 1
-        if by % rows or by // rows > self.MAX_CLUSTER:
-            raise SetupError(f"launch shape: march3v's tiles of {by} rows must be a multiple "
-                             f"of {rows} rows, at most {self.MAX_CLUSTER * rows}")
-        return rows, by // rows
 
     def lane_blocks(self, by: int) -> int:
         """Blocks per SM march3v's instance with BY rows is compiled to fit (at least 1):
         those LANE_REGISTERS allow (64 x 16: one block of 512 threads; 64 x 8: two)."""
-        return max(1, 65536 // (self.LANE_REGISTERS * 32 * self.lane_split(by)[0]))
+        return max(1, 65536 // (self.LANE_REGISTERS * 32 * by))
 
     @property
     def max_steps(self) -> int:
@@ -375,8 +351,7 @@ class March(Variant):
     #: for 'temporal' without CPML terms, where two blocks fit an SM (see min_blocks); tiles
     #: 64 cells wide are march3v's there (32 x BY threads, see lane_pass), and 64 x 16 only
     #: those (as march3's it would be 1024 threads)
-    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7), (32, 12), (64, 16), (64, 32),
-             (64, 64))
+    TILES = ((32, 16), (32, 8), (64, 8), (64, 4), (64, 7), (32, 12), (64, 16))
     #: 2D: steps per pass, cells per lane along x and warps per block tried. Measured on an
     #: H200 (tmz-2d 8192 float32, y segments of 128): NT 4 with V 4 fastest (276 Gcells/s,
     #: 168 registers), V 2 229, NT 3 241-249, NT 5 195-242, NT 6 and 8 slower (the overlap
@@ -461,10 +436,6 @@ class March(Variant):
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d" and self.lane_pass(cfg, pml):
-            rows, cy = self.lane_split(b)
-            if cy > 1:
-                return (f"march3vc<{T}, {ID}, {CT}, {nt}, 2, {rows}, {self.lane_blocks(b)}, "
-                        f"{cy}>")
             return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
@@ -570,18 +541,13 @@ class March(Variant):
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
         ox, oy = self.owned(cfg, pml)
-        if self.lane_pass(cfg, pml):   # a tile is a cluster of blocks along y
-            rows, cy = self.lane_split(b)
-            return (_ceil(nx, ox), _ceil(ny, oy) * cy, _ceil(nz, seg)), (32, rows, 1), seg
-        block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else (a, b, 1)
+        block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
+            (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
 
     def threads(self, cfg, pml: int = 0) -> int:
-        """Threads per block."""
-        if self.mode != "3d":   # warps of 32 lanes
+        if self.mode != "3d" or self.lane_pass(cfg, pml):   # warps of 32 lanes
             return 32 * cfg[2]
-        if self.lane_pass(cfg, pml):
-            return 32 * self.lane_split(cfg[2])[0]
         return cfg[1] * cfg[2] + (32 if self.aligned_for(pml) else 0)
 
     def owned(self, cfg, pml: int = 0) -> list[int]:

@@ -165,165 +165,38 @@ struct LaneSync {
     }
 };
 
-// march3v's rows across the blocks of a cluster (CY > 1 blocks along y, on CY SMs of one GPC,
-// __cluster_dims__): the cluster's CY BY warps march one tile of 64 x CY BY cells, so the
-// tile's overlap along y (2 NT rows) is shared by CY BY rows rather than BY, while each
-// block keeps the registers and shared memory of one of BY rows. Within a block the warps
-// sync as without clusters (LaneSync); across a block boundary the two warps that meet
-// there trade the rows they read of each other through distributed shared memory:
-// - E, upwards: the first warp of block r + 1 writes the E rows the last warp of block r
-//   reads (E of step 0, and E of steps 1 .. NT - 1 for the next iteration) into row BY of
-//   that block's shared planes;
-// - H, downwards: the last warp of block r writes its H rows of step t into row -1 of
-//   block r + 1's.
-// Each write is an st.async that completes bytes on an mbarrier of the receiving block,
-// which the receiving warp arms with the bytes it expects and waits on: no fence, and
-// nothing sent that is not read (a value goes out only where the step that reads it runs:
-// both blocks run the same steps). As in LaneSync, E has one barrier (xe), completed once
-// an iteration by E of step 0 and the E of steps 1 .. NT - 1 of the iteration before, and
-// H one per step (xh[t]). (A barrier per step of E deadlocked: E of step 1 for the next
-// iteration can go out before its reader has waited on this one's, since the reader takes
-// it only at step 2, and a barrier's byte count does not tell one phase from the next.)
-// Why nothing is overwritten before it is read, and why no phase's bytes reach a barrier
-// before the phase before has completed: the two warps are one more pair of neighbouring
-// rows in LaneSync's chain (the receiver of E sends the H its sender waits on before it
-// sends E again), so LaneSync's argument carries over.
-template <typename T, int NT, int V, int CY>
-struct ClusterRows {
-    static constexpr bool ON = CY > 1;
-    static constexpr unsigned BYTES = 2u * 32u * V * sizeof(T);   // two planes of a row
-    unsigned bar = 0;            // local: xe at 0, then xh[t] at t = 1 .. NT
-    unsigned peer_sh = 0, peer_bar = 0;   // the neighbour this warp sends to, if any
-    unsigned par = 0;            // bit 0: xe's phase; bit t: xh[t]'s
-    bool sends_e = false, sends_h = false;   // first warp of blocks 1 .. CY - 1 / last of 0 .. CY - 2
-    bool lead = false;
-
-    __device__ __forceinline__ ClusterRows(unsigned long long* mem, const void* sh, int rank,
-                                           int ty, int tx, int by) {
-        if constexpr (ON) {
-            bar = (unsigned)__cvta_generic_to_shared(mem);
-            const unsigned s = (unsigned)__cvta_generic_to_shared(sh);
-            lead = tx == 0;
-            const int q = ty * 32 + tx;
-            if (q < NT + 1)
-                asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * q) : "memory");
-            sends_e = ty == 0 && rank > 0;
-            sends_h = ty == by - 1 && rank < CY - 1;
-            if (sends_e || sends_h) {
-                const unsigned to = sends_e ? rank - 1 : rank + 1;
-                asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_sh) : "r"(s), "r"(to));
-                asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(peer_bar) : "r"(bar), "r"(to));
-            }
-        }
-    }
-    // every block's barriers initialised (and its planes zeroed) before any block writes
-    // into another; and no block leaves while another may still write into it
-    __device__ __forceinline__ static void cluster_sync() {
-        asm volatile("barrier.cluster.arrive.release.aligned;\n"
-                     "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-    }
-    __device__ __forceinline__ static void init_fence() {
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    __device__ __forceinline__ void put(unsigned off, unsigned sp, unsigned at,
-                                        const T (&a)[V], const T (&b)[V]) const {
-        static_assert(sizeof(T) == 4 && V == 2, "ClusterRows: two 4-byte values a lane");
-        const unsigned d = peer_sh + off;
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
-                     :: "r"(d), "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(at)
-                     : "memory");
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
-                     :: "r"(d + sp), "r"(__float_as_uint(b[0])), "r"(__float_as_uint(b[1])), "r"(at)
-                     : "memory");
-    }
-    // E (planes a, b: ex, ez), at byte offset off (this block's row BY there)
-    __device__ __forceinline__ void send_e(unsigned off, unsigned sp, const T (&a)[V],
-                                           const T (&b)[V]) const {
-        if constexpr (ON) if (sends_e) put(off, sp, peer_bar, a, b);
-    }
-    // H of step t (planes a, b: hx, hz), at byte offset off (this block's row -1 there)
-    __device__ __forceinline__ void send_h(int t, unsigned off, unsigned sp, const T (&a)[V],
-                                           const T (&b)[V]) const {
-        if constexpr (ON) if (sends_h) put(off, sp, peer_bar + 8u * t, a, b);
-    }
-    // waits on barrier q for ``rows`` rows of two planes
-    __device__ __forceinline__ void take(unsigned q, unsigned rows) {
-        const unsigned at = bar + 8u * q;
-        if (lead)
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                         :: "r"(at), "r"(rows * BYTES) : "memory");
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "WAIT:\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                     "@!p bra WAIT;\n"
-                     "}\n" :: "r"(at), "r"((par >> q) & 1u) : "memory");
-        par ^= 1u << q;
-    }
-    // the last warp of blocks 0 .. CY - 2, in iteration s: E of step 0 and of the steps
-    // 1 .. NT - 1 that ran in iteration s - 1 (and that a step of this pass reads: t < nt)
-    // from the block above have landed
-    __device__ __forceinline__ void wait_e(int s, int kstart, int nt) {
-        if constexpr (ON) {
-            if (sends_h) {
-                unsigned rows = 1;
-#pragma unroll
-                for (int t = 1; t < NT; ++t) rows += (t < nt && s - t >= kstart) ? 1u : 0u;
-                take(0, rows);
-            }
-        }
-    }
-    // the first warp of blocks 1 .. CY - 1: H of step t from the block below has landed
-    __device__ __forceinline__ void wait_h(int t) {
-        if constexpr (ON) if (sends_e) take(t, 1);
-    }
-};
-
-// The kernel's parameters, shared by its two entry points below.
-#define MARCH3V_PARAMS                                                                        \
-    const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,          \
-    const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,          \
-    S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1, S* __restrict__ hx1,       \
-    S* __restrict__ hy1, S* __restrict__ hz1, const ID* __restrict__ cid,                     \
-    const T* __restrict__ gtab, int nx, int ny, int nz, int px, int py, int nt, int zlen,     \
-    int ox, int oy, int oz, int bnx, int bny, int bnz, int src, long long n0
-#define MARCH3V_ARGS ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, cid, gtab, nx, \
-    ny, nz, px, py, nt, zlen, ox, oy, oz, bnx, bny, bnz, src, n0
-
-// CY: blocks of a cluster along y (ClusterRows); a tile is 32 V x CY BY cells.
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB, int CY>
-__device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0>
+__global__ void __launch_bounds__(32 * BY, MB)
+march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+        int src, long long n0) {
     constexpr int W = 32 * V;                       // tile width, cells
     constexpr int HX = (NT + V - 1) / V * V;        // overlap along x on each side
     constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
-    constexpr unsigned SPB = SP * sizeof(T);        // the same, in bytes
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
     __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
-    __shared__ unsigned long long cluster_words[CY > 1 ? NT + 1 : 1];
     LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> sync(sync_words, ty, tx);
-    const int rank = CY > 1 ? (int)blockIdx.y % CY : 0;   // = %cluster_ctarank
-    ClusterRows<T, NT, V, CY> xr(cluster_words, sh, rank, ty, tx, BY);
     const int me = (ty + 1) * W + tx * V;
-    // byte offsets, in a neighbour block's planes, of the row it reads of this warp's
-    const unsigned up = (unsigned)(me + BY * W) * sizeof(T);    // its row BY (E, block below)
-    const unsigned down = (unsigned)(me - BY * W) * sizeof(T);  // its row -1 (H, block above)
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     const int gi = ox + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
-    const int row = rank * BY + ty;   // this warp's row of the tile
-    const int gj = oy + (int)blockIdx.y / CY * (CY * BY - 2 * NT) + row - NT;
+    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int j = wrap_any(gj, ny);
     const bool vec = gi % V == 0 && gi >= 0 && gi + V <= nx && px % V == 0;
     // owned cells of the lane: v < nown (a lane owns all of its cells or, at the box's
     // x end, the first few)
-    const int nown = (row >= NT && row < CY * BY - NT && gj - oy < bny && tx * V >= HX &&
+    const int nown = (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX &&
                       tx * V < W - HX) ? max(0, min(V, bnx - (gi - ox))) : 0;
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const int zown = nown ? z0 : z1;
-    const idx_t rowc = (idx_t)px * j;
+    const idx_t row = (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
@@ -345,7 +218,7 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
     {
         const int kw = wrap_any(kstart, nz);
         PlaneV<S, ID, V> p;
-        load_planev<S, ID, V>(p, fld, cid, rowc + plane * kw, gi, nx, vec, kw);
+        load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
@@ -356,14 +229,9 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
         mw[0] = p.ids();
         fl[0] = p.flags;
         const int kw1 = wrap_any(kstart + 1, nz);
-        load_planev<S, ID, V>(next, fld, cid, rowc + plane * kw1, gi, nx, vec, kw1);
+        load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
-    if constexpr (CY > 1) {
-        xr.init_fence();
-        xr.cluster_sync();
-    } else {
-        __syncthreads();
-    }
+    __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
 #pragma unroll
         for (int t = NT; t > 0; --t) {
@@ -383,7 +251,7 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
         fl[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
-            load_planev<S, ID, V>(next, fld, cid, rowc + plane * kw2, gi, nx, vec, kw2);
+            load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
@@ -401,9 +269,7 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
             if (t == 1) {
                 sstore<T, V>(sE + me, eo[0][0]);
                 sstore<T, V>(sE + SP + me, eo[0][2]);
-                xr.send_e((unsigned)(sE - sh) * sizeof(T) + up, SPB, eo[0][0], eo[0][2]);
                 sync.before_h();
-                xr.wait_e(s, kstart, nt);
             }
             T h[3][V];
             {
@@ -431,9 +297,7 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
             }
             sstore<T, V>(sH + me, h[0]);
             sstore<T, V>(sH + SP + me, h[2]);
-            xr.send_h(t, (unsigned)(sH - sh) * sizeof(T) + down, SPB, h[0], h[2]);
             sync.before_e(t);
-            xr.wait_h(t);
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3][V];
             {
@@ -462,8 +326,6 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
                 T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
                 sstore<T, V>(eb + me, e[0]);
                 sstore<T, V>(eb + SP + me, e[2]);
-                if (t < nt && s < kend)   // read by step t + 1 in the next iteration
-                    xr.send_e((unsigned)(eb - sh) * sizeof(T) + up, SPB, e[0], e[2]);
             }
 #pragma unroll
             for (int a = 0; a < 3; ++a)
@@ -483,7 +345,7 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
                         }
                 }
                 if (last) {
-                    const idx_t c = rowc + plane * kw;
+                    const idx_t c = row + plane * kw;
                     S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
                     if (vec && nown == V) {
 #pragma unroll
@@ -510,17 +372,4 @@ __device__ __forceinline__ void march3v_run(MARCH3V_PARAMS) {
             }
         }
     }
-    if constexpr (CY > 1) xr.cluster_sync();
-}
-
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0>
-__global__ void __launch_bounds__(32 * BY, MB) march3v(MARCH3V_PARAMS) {
-    march3v_run<T, S, ID, CT, NT, V, BY, MB, 1>(MARCH3V_ARGS);
-}
-
-// march3v over tiles of CY blocks along y, each a cluster (ClusterRows)
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB, int CY>
-__global__ void __cluster_dims__(1, CY, 1) __launch_bounds__(32 * BY, MB)
-march3vc(MARCH3V_PARAMS) {
-    march3v_run<T, S, ID, CT, NT, V, BY, MB, CY>(MARCH3V_ARGS);
 }

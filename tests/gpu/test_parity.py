@@ -235,14 +235,13 @@ def test_warp_sync_gives_the_block_barriers_bits(cfg, case, monkeypatch):
     assert_same_bits(warp, block)
 
 
-@pytest.mark.parametrize("flags", ["-DMARCH_TRIM=0", "-DMARCH_FIXED_FACES=0", "-DMARCH_ID0=0"])
+@pytest.mark.parametrize("flags", ["-DMARCH_TRIM=0", "-DMARCH_FIXED_FACES=0"])
 @pytest.mark.parametrize("case", [0, 1, 2])
 def test_kernel_shortcuts_keep_the_bits(flags, case, monkeypatch):
     """3D 'temporal' float32, CPML boxes beside the pass (every face, and the odd layers of
     test_lane_pass_bits), sources and probes: bit for bit the fields and probes of the
     same kernels compiled without a shortcut (march.cu): the half steps no owned cell
-    needs left out (TRIM), the x and y faces looked up once per thread (FixedFace) and,
-    in the pass (march3v.cu), the coefficients of rows of id 0 at fixed offsets (ID0)."""
+    needs left out (TRIM) and the x and y faces looked up once per thread (FixedFace)."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": {"cells": 5}, "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}
     scene = random_scene("3d", 20 + case, BOUNDARIES_3D[case] if case < 2 else odd)

@@ -143,26 +143,6 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
     assert len(np.unique(combos, axis=0)) == len(combos)
 
 
-@pytest.mark.parametrize("common", [0, 3])
-def test_the_most_common_cell_id_becomes_id_0(common):
-    """The combination most cells carry (the background) becomes id 0, whose rows march3v
-    updates with coefficients at fixed offsets; each cell keeps its components' ids."""
-    import numpy as np
-
-    from yeefdtd.backends.cuda.march import _combinations, _most_common_first
-
-    rng = np.random.default_rng(common)
-    ids = [np.where(rng.random((30, 20, 10)) < 0.8, common, rng.integers(0, 5, (30, 20, 10)))
-           for _ in range(3)]   # at most 125 combinations: 8-bit ids
-    cell, combos = _combinations(ids, 5)
-    cell, combos = _most_common_first(cell.astype(np.uint8), combos)
-    assert cell.dtype == np.uint8
-    assert (combos[0] == common).all()
-    assert np.bincount(cell.ravel()).argmax() == 0
-    for j in range(3):
-        assert (combos[cell, j] == ids[j]).all()
-
-
 def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypatch):
     """3D 'fused' is march3f with dynamic shared memory: STAGES planes of six fields of the
     padded tile (values under 4 bytes in 4-byte words) plus ids and a flags word, rounded to

@@ -83,20 +83,6 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
     p.flags = c_events.plane_flags[kw];
 }
 
-// Planes whose cells in a warp's row all carry id 0 (the host gives id 0 to the grid's
-// most common combination of materials, the background): their updates take every
-// coefficient at a fixed offset in the table, which the compiler folds into the arithmetic
-// as constant operands, instead of a constant load at an offset computed from each cell's
-// id (two integer instructions and five loads a cell and half step, on the pass's busiest
-// pipe). The same coefficients, so the same results bit for bit. A flag bit of the
-// plane (fl[] below), set by one vote of the warp when the plane comes down the pipeline;
-// -DMARCH_ID0=0 leaves it out, for comparison.
-#ifndef MARCH_ID0
-#define MARCH_ID0 1
-#endif
-constexpr int PLANE_ID0 = 16;   // beside march.cu's PLANE_* bits
-template <bool B> struct Flag { static constexpr bool value = B; };
-
 template <typename ID>
 __device__ __forceinline__ unsigned id_of(unsigned w, int v) {
     constexpr unsigned B = 8 * sizeof(ID);
@@ -263,7 +249,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         mw[0] = next.ids();
         fl[0] = next.flags;
-        if (MARCH_ID0 && __all_sync(0xffffffffu, mw[0] == 0u)) fl[0] |= PLANE_ID0;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
             load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
@@ -291,7 +276,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
                 const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
                 const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
-                auto cells = [&](auto zero) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
@@ -302,16 +286,14 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                        {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
                     const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
                     T out[3];
-                    const unsigned rb = decltype(zero)::value ? 0u : crow<T, 6>(id_of<ID>(mw[t], v));
-                    curl3<T, S, CT, 0>(gtab, rb, 3, old, d, false, false, false, src, 0, j, kw,
-                                       ny, px, first, last, own, slot, out, nullptr);
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
                     if (flags & PLANE_SRC_H)
                         sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
                     for (int a = 0; a < 3; ++a) h[a][v] = out[a];
                 }
-                };
-                if (flags & PLANE_ID0) cells(Flag<true>{}); else cells(Flag<false>{});
             }
             sstore<T, V>(sH + me, h[0]);
             sstore<T, V>(sH + SP + me, h[2]);
@@ -322,7 +304,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 const Pack<T, V> hxd = sload<T, V>(sH + me - W), hzd = sload<T, V>(sH + SP + me - W);
                 const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
                 const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
-                auto cells = [&](auto zero) {
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const T hyx = v > 0 ? h[1][v - 1] : hyl;
@@ -332,16 +313,14 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                        {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
                     const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
                     T out[3];
-                    const unsigned rb = decltype(zero)::value ? 0u : crow<T, 6>(id_of<ID>(mw[t], v));
-                    curl3<T, S, CT, 0>(gtab, rb, 0, old, d, false, false, false, src, 0, j, kw,
-                                       ny, px, first, last, own, slot, out, nullptr);
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
                     if (flags & PLANE_SRC_E)
                         sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
                     for (int a = 0; a < 3; ++a) e[a][v] = out[a];
                 }
-                };
-                if (flags & PLANE_ID0) cells(Flag<true>{}); else cells(Flag<false>{});
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;

@@ -561,7 +561,7 @@ class MarchStepper(CudaStepper):
             mask = self.pass_mask() if box is None else mask
             grid, block, seg = v.launch(cfg, (box or self.pass_box_of(cfg[0]))[1], mask)
             fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
-            smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f, march3v
+            smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
             self._pass_kernels[key] = (fn, grid, block, seg, smem)

@@ -415,17 +415,14 @@ class March(Variant):
         return self.aligned and not pml
 
     def shared_bytes(self, cfg, T: str, S: str, pml: int = 0) -> int:
-        """Dynamic shared memory of a march3v pass (its planes of rows -1 .. BY, see
-        march3v.cu) or a march3f pass (M3f in march.cu): the stages, each six fields of the
-        padded tile and an id per thread (values under 4 bytes held in a 4-byte word) and a
-        flags word, rounded to 16 bytes, then two H buffers of the arithmetic type."""
-        size = {"float": 4, "double": 8}
-        if self.lane_pass(cfg, pml):   # march3v: E of steps 1 .. NT - 1 (ex, ez) by plane
-            nt, b = cfg[0], cfg[2]      # parity, H (hx, hz) of every step by iteration parity
-            return (4 * (nt - 1) + 4 * nt) * 64 * (b + 2) * size[T]
+        """Dynamic shared memory of a march3f pass (M3f in march.cu): the stages, each six
+        fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
+        word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
+        type."""
         if not self.staged:
             return 0
         a, b = cfg[1], cfg[2]
+        size = {"float": 4, "double": 8}
         sp = (a + 2) * (b + 2)
         slot = 4 if S == "half_t" else size[S]
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16

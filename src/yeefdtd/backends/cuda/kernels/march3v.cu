@@ -104,37 +104,26 @@ __device__ __forceinline__ Pack<T, V> sload(const T* p) {
 
 // march3v's barriers: the block's (__syncthreads) or, in instances of one block per SM (MB
 // <= 1), each warp's own mbarriers in shared memory, so that a warp waits only on the rows
-// it reads (see RowSync in march.cu for why that pays there).
-// What a warp reads of its neighbours' rows: H of step t reads E of step t - 1 of the row
-// above, E of step t H of step t of the row below. E of step 0 is the source set's, which
-// the warp loads itself (one row up, an L1 hit: the warp above loaded it two planes
-// before); E of steps 1 .. NT - 1 at a plane was stored an iteration earlier. So the only
-// wait on a neighbour's work of the same iteration is E's on the row below, and a warp may
-// run ahead of the warps above it: up to an iteration, which is why H's shared planes and
-// barriers are kept by the iteration's parity.
-// Warp g arrives on E[g] once an iteration, when it has stored its E of steps 1 .. NT - 1
-// (after step 1 where NT is 2, else at the iteration's end), and waits on E[g + 1] of the
-// iteration before at its first step, before it signals its H; it arrives on H[b][t][g]
-// when it has stored H of step t in an iteration of parity b, and waits on H[b][t][g - 1].
-// No barrier completes twice before its reader waited: warp g arrives on E[g] in iteration
-// s + 1 only after its wait on H[.][1][g - 1] of that iteration, which warp g - 1 arrives
-// on only after its wait on E[g] of iteration s; warp g - 1 arrives on H[b][t][g - 1] in
-// iteration s + 2 only after its wait on E[g] of iteration s + 1, which warp g arrives on
-// only after its iteration s (with its wait on H[b][t][g - 1]) is done. So one parity bit
-// per barrier is enough, and the same order makes every shared plane safe to overwrite
-// (E of steps 1 .. NT - 1 by the parity of their plane, H by the iteration's).
+// it reads (see RowSync in march.cu for why that pays there). Warp g arrives on E[g] when
+// it has stored E of step 0 (once an iteration; warp g - 1 reads it) and on H[t][g] when it
+// has stored H of step t (warp g + 1 reads it), and waits on E[g + 1] and H[t][g - 1]. Each
+// barrier completes once an iteration, and no warp arrives on one twice before its reader
+// waited: warp g - 1 arrives on H[t][g - 1] again only after it waited on E[g] of the next
+// iteration, which warp g arrives on only after its own iteration (with its wait on
+// H[t][g - 1]) is done; likewise for E. So one parity bit per barrier is enough. The same
+// argument makes the shared planes safe to overwrite, and the E of steps 1 .. NT - 1 read an
+// iteration later is visible behind the wait on E[g + 1].
 template <int BY, int NT, bool ON>
 struct LaneSync {
-    unsigned bar;   // shared address: E[0 .. BY), then H[b][t][0 .. BY) at BY (1 + 2 (t - 1) + b)
+    unsigned bar;   // shared address: E[0 .. BY), then H[t][0 .. BY) for t = 1 .. NT
     int g;
-    unsigned par;   // bit 0: E's phase parity, bit 1 + 2 (t - 1) + b: H[b][t]'s
+    unsigned par;   // bit 0: E's phase parity, bit t: H[t]'s
     bool lead;
-    static constexpr int WORDS = (1 + 2 * NT) * BY;
     __device__ __forceinline__ LaneSync(unsigned long long* mem, int ty, int tx)
         : bar((unsigned)__cvta_generic_to_shared(mem)), g(ty), par(0u), lead(tx == 0) {
         if constexpr (ON) {
             const int q = ty * 32 + tx;
-            if (q < WORDS)
+            if (q < (NT + 1) * BY)
                 asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * q) : "memory");
         }
     }
@@ -151,28 +140,25 @@ struct LaneSync {
                      "@!p bra WAIT;\n"
                      "}\n" :: "r"(at), "r"(parity) : "memory");
     }
-    // E of steps 1 .. NT - 1 stored (once an iteration)
-    __device__ __forceinline__ void e_stored() {
+    // E of step 0 stored; H of step 1 may read the row above
+    __device__ __forceinline__ void before_h() {
         if constexpr (ON) {
             __syncwarp();
             if (g > 0 && lead) arrive(bar + 8u * g);
+            if (g < BY - 1) wait(bar + 8u * (g + 1), par & 1u);
+            par ^= 1u;
+        } else {
+            __syncthreads();
         }
     }
-    // H of step t stored in an iteration of parity b; E of step t may read the row below.
-    // At step 1 (not the segment's first iteration: then nothing was stored before), wait
-    // for the row above's E of the iteration before first.
-    __device__ __forceinline__ void before_e(int t, int b, bool above) {
+    // H of step t stored; E of step t may read the row below
+    __device__ __forceinline__ void before_e(int t) {
         if constexpr (ON) {
             __syncwarp();
-            if (t == 1 && above) {
-                if (g < BY - 1) wait(bar + 8u * (g + 1), par & 1u);
-                par ^= 1u;
-            }
-            const int q = 1 + 2 * (t - 1) + b;
-            const unsigned h = bar + 8u * (q * BY);
+            const unsigned h = bar + 8u * (t * BY);
             if (g < BY - 1 && lead) arrive(h + 8u * g);
-            if (g > 0) wait(h + 8u * (g - 1), (par >> q) & 1u);
-            par ^= 1u << q;
+            if (g > 0) wait(h + 8u * (g - 1), (par >> t) & 1u);
+            par ^= 1u << t;
         } else {
             __syncthreads();
         }
@@ -191,17 +177,13 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     constexpr int W = 32 * V;                       // tile width, cells
     constexpr int HX = (NT + V - 1) / V * V;        // overlap along x on each side
     constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
-    // shared planes (see above; the host sizes them, March.shared_bytes): E of steps 1 ..
-    // NT - 1 (ex, ez) by the parity of their plane from 0, H (hx, hz) of steps 1 .. NT by
-    // the iteration's parity from HP
-    constexpr int HP = 4 * (NT - 1);
-    constexpr int NPL = HP + 4 * NT;
-    extern __shared__ __align__(16) unsigned char lane_planes[];
-    T* const sh = reinterpret_cast<T*>(lane_planes);
+    // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
+    constexpr int NPL = HP + 2 * NT;
+    __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    typedef LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> Sync;
-    __shared__ unsigned long long sync_words[Sync::WORDS];
-    Sync sync(sync_words, ty, tx);
+    __shared__ unsigned long long sync_words[(NT + 1) * BY];
+    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> sync(sync_words, ty, tx);
     const int me = (ty + 1) * W + tx * V;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     const int gi = ox + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
@@ -215,8 +197,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const int zown = nown ? z0 : z1;
     const idx_t row = (idx_t)px * j;
-    // the row above, whose E of step 0 H of step 1 reads
-    const idx_t rowu = (idx_t)px * wrap_any(gj + 1, ny);
     const idx_t plane = (idx_t)px * py;
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
@@ -273,7 +253,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             const int kw2 = wrap_any(s + 2, nz);
             load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
-        const int b = (s - kstart) & 1;   // the iteration's parity (H's planes and barriers)
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
             if (t > nt) break;
@@ -285,34 +264,16 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             const bool own = k >= zown && k < z1;
             const int flags = fl[t];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
-            T* const sH = sh + (HP + 4 * (t - 1) + 2 * b) * SP;
+            T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
+            T* const sH = sh + (HP + 2 * (t - 1)) * SP;
+            if (t == 1) {
+                sstore<T, V>(sE + me, eo[0][0]);
+                sstore<T, V>(sE + SP + me, eo[0][2]);
+                sync.before_h();
+            }
             T h[3][V];
             {
-                Pack<T, V> exu, ezu;
-                if (t == 1) {   // E of step 0 (ex, ez) one row up, from the source set
-                    const idx_t cu = rowu + plane * kw;
-                    Pack<S, V> upx, upz;
-                    if (vec) {
-                        upx = load<S, V>(ex0, cu + gi);
-                        upz = load<S, V>(ez0, cu + gi);
-                    } else {
-#pragma unroll
-                        for (int v = 0; v < V; ++v) {
-                            const idx_t c = cu + wrap_any(gi + v, nx);
-                            upx.v[v] = ex0[c];
-                            upz.v[v] = ez0[c];
-                        }
-                    }
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        exu.v[v] = Conv<T, S>::widen(upx.v[v]);
-                        ezu.v[v] = Conv<T, S>::widen(upz.v[v]);
-                    }
-                } else {
-                    const T* const sE = sh + (4 * (t - 2) + 2 * (k & 1)) * SP;
-                    exu = sload<T, V>(sE + me + W);
-                    ezu = sload<T, V>(sE + SP + me + W);
-                }
+                const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
                 const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
                 const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
 #pragma unroll
@@ -336,7 +297,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
             sstore<T, V>(sH + me, h[0]);
             sstore<T, V>(sH + SP + me, h[2]);
-            sync.before_e(t, b, s > kstart);
+            sync.before_e(t);
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3][V];
             {
@@ -362,10 +323,9 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 }
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
-                T* const eb = sh + (4 * (t - 1) + 2 * (k & 1)) * SP;
+                T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
                 sstore<T, V>(eb + me, e[0]);
                 sstore<T, V>(eb + SP + me, e[2]);
-                if (NT == 2) sync.e_stored();
             }
 #pragma unroll
             for (int a = 0; a < 3; ++a)
@@ -411,6 +371,5 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 }
             }
         }
-        if (NT != 2) sync.e_stored();
     }
 }

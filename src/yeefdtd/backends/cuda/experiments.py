@@ -12,8 +12,6 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
 - ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
   boxes.
-- ``YEEFDTD_LANE_RING``: the slots of march3v's ring of planes read ahead (0: one plane
-  ahead in registers; 2 to 6: by cp.async, that many less one planes ahead).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -82,14 +80,4 @@ def box_streams(default: int) -> int:
     """$YEEFDTD_BOX_STREAMS: the most streams the CPML boxes of a marching pass run on
     beside it (0: after the pass, on its stream), else ``default``."""
     got = integers("YEEFDTD_BOX_STREAMS", 1, 0, 16)
-    return default if got is None else got[0]
-
-
-def lane_ring(default: int) -> int:
-    """$YEEFDTD_LANE_RING: the slots of march3v's ring of planes read ahead (0: none, the
-    planes one ahead in registers), else ``default``."""
-    got = integers("YEEFDTD_LANE_RING", 1, 0, 6)
-    if got is not None and got[0] == 1:
-        raise SetupError("$YEEFDTD_LANE_RING: '1' is not understood; set it to 0 (no ring) "
-                         "or 2 to 6 slots, or unset it")
     return default if got is None else got[0]

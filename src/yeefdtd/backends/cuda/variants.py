@@ -304,25 +304,6 @@ class March(Variant):
         those LANE_REGISTERS allow (64 x 16: one block of 512 threads; 64 x 8: two)."""
         return max(1, 65536 // (self.LANE_REGISTERS * 32 * by))
 
-    #: slots of march3v's ring of planes read ahead by cp.async (0: one plane ahead in
-    #: registers; R: R - 1 planes ahead, in dynamic shared memory)
-    LANE_RING = 0
-
-    @property
-    def lane_ring(self) -> int:
-        """The slots of march3v's ring ($YEEFDTD_LANE_RING, else LANE_RING)."""
-        from .experiments import lane_ring
-
-        return lane_ring(self.LANE_RING)
-
-    @staticmethod
-    def lane_slot_bytes(by: int, S: str) -> int:
-        """Bytes of one slot of march3v's ring (RingV in march3v.cu) for 32 x BY threads:
-        six fields of 2 values each (4-byte words for values under 4 bytes), 2 id words
-        and a flags word per thread."""
-        slot = {"float": 4, "double": 8}.get(S, 4)
-        return 32 * by * (6 * 2 * slot + 2 * 4 + 4)
-
     @property
     def max_steps(self) -> int:
         """The most steps per pass: 3D keeps two planes per step in registers, 2D one row."""
@@ -438,8 +419,6 @@ class March(Variant):
         fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
         word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
         type."""
-        if self.mode == "3d" and self.lane_pass(cfg, pml):
-            return self.lane_ring * self.lane_slot_bytes(cfg[2], S)
         if not self.staged:
             return 0
         a, b = cfg[1], cfg[2]
@@ -457,8 +436,7 @@ class March(Variant):
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d" and self.lane_pass(cfg, pml):
-            ring = f", {self.lane_ring}" if self.lane_ring else ""
-            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}{ring}>"
+            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
             inl = self.inline_axes(pml)

@@ -91,85 +91,6 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
     p.flags = c_events.plane_flags[kw];
 }
 
-// The ring of planes read ahead (RING > 0): RING slots of dynamic shared memory, each a
-// plane of the block's threads as loaded: [field][thread][v] (Slot<S>: 4 bytes a value
-// under 4 bytes, so that a lane loading cell by cell copies whole words), the id words
-// [v][thread] and a flags word per thread. Every thread copies (cp.async) and reads back
-// only its own values, so no barrier guards the ring: cp.async.wait_group does.
-template <typename S, int V, int BY>
-struct RingV {
-    typedef typename Slot<S>::type E;
-    static constexpr int NQ = 32 * BY;
-    static constexpr int FIELDS = 6 * NQ * V * (int)sizeof(E);
-    static constexpr int BYTES = FIELDS + NQ * V * 4 + NQ * 4;   // one slot
-    __device__ __forceinline__ static E* field(unsigned char* slot, int a, int q) {
-        return reinterpret_cast<E*>(slot) + (a * NQ + q) * V;
-    }
-    __device__ __forceinline__ static unsigned* idw(unsigned char* slot, int v, int q) {
-        return reinterpret_cast<unsigned*>(slot + FIELDS) + v * NQ + q;
-    }
-    __device__ __forceinline__ static unsigned* flw(unsigned char* slot, int q) {
-        return reinterpret_cast<unsigned*>(slot + FIELDS) + V * NQ + q;
-    }
-};
-
-// Copies what load_planev loads into the thread's share of a ring slot (one group of the
-// thread's cp.async copies; the caller commits it).
-template <typename S, typename ID, int V, int BY>
-__device__ __forceinline__ void issue_planev(unsigned char* slot, int q, const S* const (&fld)[6],
-                                             const ID* __restrict__ cid, idx_t row, int gi,
-                                             int nx, bool vec, int kw) {
-    typedef RingV<S, V, BY> R;
-    typedef typename PlaneV<S, ID, V>::W W;
-    if (vec) {
-        const idx_t c = row + gi;
-#pragma unroll
-        for (int a = 0; a < 6; ++a)
-            cp_elem<Pack<S, V>>(reinterpret_cast<typename Slot<Pack<S, V>>::type*>(R::field(slot, a, q)),
-                                reinterpret_cast<const Pack<S, V>*>(fld[a] + c));
-        cp_elem<W>(R::idw(slot, 0, q), reinterpret_cast<const W*>(cid + c));
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            const idx_t c = row + wrap_any(gi + v, nx);
-#pragma unroll
-            for (int a = 0; a < 6; ++a) cp_elem<S>(R::field(slot, a, q) + v, fld[a] + c);
-            cp_elem<ID>(R::idw(slot, v, q), cid + c);
-        }
-    }
-    cp_elem<unsigned char>(R::flw(slot, q), c_events.plane_flags + kw);
-}
-
-// The plane issue_planev copied into the slot, as load_planev loads it.
-template <typename S, typename ID, int V, int BY>
-__device__ __forceinline__ void read_planev(PlaneV<S, ID, V>& p, unsigned char* slot, int q,
-                                            const S* const (&fld)[6], const ID* __restrict__ cid,
-                                            idx_t row, int gi, int nx, bool vec, int kw) {
-    typedef RingV<S, V, BY> R;
-    typedef typename PlaneV<S, ID, V>::W W;
-    if (vec) {
-        const idx_t c = row + gi;
-#pragma unroll
-        for (int a = 0; a < 6; ++a) {
-            const Pack<S, V> x = *reinterpret_cast<const Pack<S, V>*>(R::field(slot, a, q));
-#pragma unroll
-            for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
-        }
-        p.m[0] = rd_elem<W>(R::idw(slot, 0, q), reinterpret_cast<const W*>(cid + c));
-#pragma unroll
-        for (int v = 1; v < V; ++v) p.m[v] = 0u;
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            const idx_t c = row + wrap_any(gi + v, nx);
-#pragma unroll
-            for (int a = 0; a < 6; ++a) p.f[a][v] = rd_elem<S>(R::field(slot, a, q) + v, fld[a] + c);
-            p.m[v] = rd_elem<ID>(R::idw(slot, v, q), cid + c);
-        }
-    }
-    p.flags = rd_elem<unsigned char>(R::flw(slot, q), c_events.plane_flags + kw);
-}
-
 template <typename ID>
 __device__ __forceinline__ unsigned id_of(unsigned w, int v) {
     constexpr unsigned B = 8 * sizeof(ID);
@@ -252,8 +173,7 @@ struct LaneSync {
     }
 };
 
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
-          int RING = 0>
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0>
 __global__ void __launch_bounds__(32 * BY, MB)
 march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -268,7 +188,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
-    static_assert(RING == 0 || RING >= 2, "march3v: a ring of at least 2 slots");
     __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
@@ -304,29 +223,10 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     }
     T slot[3][2][2];   // unused: no CPML terms (curl3's argument)
     PlaneV<S, ID, V> next;
-    // RING > 0: plane p is read ahead into slot (p - kstart) mod RING, RING - 1 planes ahead
-    extern __shared__ __align__(16) unsigned char ring[];
-    const int q = ty * 32 + tx;
-    int rs = 0;   // the slot of plane s + 1 in iteration s
     {
         const int kw = wrap_any(kstart, nz);
         PlaneV<S, ID, V> p;
-        if constexpr (RING > 0) {
-#pragma unroll
-            for (int r = 0; r < RING; ++r) {
-                if (kstart + r <= kend + 1) {
-                    const int kr = wrap_any(kstart + r, nz);
-                    issue_planev<S, ID, V, BY>(ring + r * RingV<S, V, BY>::BYTES, q, fld, cid,
-                                               row + plane * kr, gi, nx, vec, kr);
-                }
-                cp_commit();
-            }
-            cp_wait<RING - 1>();
-            read_planev<S, ID, V, BY>(p, ring, q, fld, cid, row + plane * kw, gi, nx, vec, kw);
-            rs = 1 % RING;
-        } else {
-            load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
-        }
+        load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
@@ -336,10 +236,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         mw[0] = p.ids();
         fl[0] = p.flags;
-        if constexpr (RING == 0) {
-            const int kw1 = wrap_any(kstart + 1, nz);
-            load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
-        }
+        const int kw1 = wrap_any(kstart + 1, nz);
+        load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
@@ -347,20 +245,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         for (int t = NT; t > 0; --t) {
             mw[t] = mw[t - 1];
             fl[t] = fl[t - 1];
-        }
-        if constexpr (RING > 0) {   // plane s + 1 from its slot; plane s + RING into the one freed
-            const int kw1 = wrap_any(s + 1, nz);
-            cp_wait<RING - 2>();
-            unsigned char* const at = ring + rs * RingV<S, V, BY>::BYTES;
-            read_planev<S, ID, V, BY>(next, at, q, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
-            const int ri = rs == 0 ? RING - 1 : rs - 1;   // plane s's slot, read an iteration ago
-            if (s + RING <= kend + 1) {
-                const int kr = wrap_any(s + RING, nz);
-                issue_planev<S, ID, V, BY>(ring + ri * RingV<S, V, BY>::BYTES, q, fld, cid,
-                                           row + plane * kr, gi, nx, vec, kr);
-            }
-            cp_commit();
-            rs = rs + 1 == RING ? 0 : rs + 1;
         }
 #pragma unroll
         for (int a = 0; a < 3; ++a)
@@ -373,12 +257,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         mw[0] = next.ids();
         fl[0] = next.flags;
-        if (RING == 0 && s < kend) {
-#ifdef MARCH_FAKE_LOADS   // timing only: every plane read from the segment's first two
-            const int kw2 = wrap_any(kstart + (s & 1), nz);
-#else
+        if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
-#endif
             load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
 #pragma unroll
@@ -462,22 +342,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     ho[t][a][v] = hn[t][a][v]; hn[t][a][v] = h[a][v];
                     eo[t][a][v] = en[t][a][v]; en[t][a][v] = e[a][v];
                 }
-#ifdef MARCH_SECTOR_STORES   // timing only: an owned row's warp writes 64 cells from a 256-byte boundary
-            if (last && ty >= NT && ty < BY - NT && gj - oy < bny && k >= z0 && k < z1) {
-                const idx_t c = ((row + plane * kw + gi - tx * V) & ~(idx_t)63) + tx * V;
-                S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
-                if (c >= 0 && c + V <= plane * nz) {
-#pragma unroll
-                    for (int a = 0; a < 3; ++a) {
-                        Pack<T, V> x, y;
-#pragma unroll
-                        for (int v = 0; v < V; ++v) { x.v[v] = e[a][v]; y.v[v] = h[a][v]; }
-                        storef<T, S, V>(out[a], c, x);
-                        storef<T, S, V>(out[a + 3], c, y);
-                    }
-                }
-            }
-#endif
             if (own) {
                 if (flags & PLANE_PROBE) {
 #pragma unroll
@@ -488,11 +352,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                             probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
                         }
                 }
-#if defined(MARCH_NO_STORES) || defined(MARCH_SECTOR_STORES)   // timing only
-                if (last && n0 < -1) {
-#else
                 if (last) {
-#endif
                     const idx_t c = row + plane * kw;
                     S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
                     if (vec && nown == V) {

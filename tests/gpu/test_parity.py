@@ -288,6 +288,27 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert_same_bits(lanes, ref)
 
 
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
+def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):
+    """march3v's tiles that own 56 cells from a multiple of 8 (whole 32-byte sectors; the
+    first from the one at or before the pass's x origin, odd in case 2), forced on: bit for
+    bit the fields and probes of march3."""
+    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
+           "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
+    scene = random_scene("3d", 10 + case, BOUNDARIES_3D[case] if case < 2 else odd)
+    runs = []
+    for c, env in (((2, 32, 12, 0), "off"), (cfg, "on")):
+        monkeypatch.setenv("YEEFDTD_LANE_SECTORS", env)
+        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                           progress=False,
+                           stepper_options={"variant": "temporal", "launch": {"pass": c}}))
+    ref, lanes = runs
+    assert lanes.stats["tile"]["whole_sectors"] is True
+    assert lanes.stats["tile"]["owned_cells"][0] == 56
+    assert_same_bits(lanes, ref)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_the_two_block_pass_holds_no_local_memory(dtype):
     """3D 'temporal''s pass of two blocks per SM (32 x 12 threads, at most 80 registers) keeps

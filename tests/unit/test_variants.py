@@ -385,8 +385,9 @@ def test_fused_pass_leaves_out_what_both_slab_boxes_recompute(pitch, mode):
 def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     """Rows start on 32-byte sectors (16 cells) where the aligned tiles of march3f run
     (32- and 64-bit storage) or slab3 has x boxes; 16-bit storage without x layers and the
-    overlapping tiles without x layers keep them unpadded; 'temporal' pads them to an even
-    length in float arithmetic only."""
+    overlapping tiles without x layers keep them unpadded; 'temporal' pads them in float
+    arithmetic only: to 8 cells over 4-byte values (march3v's tiles that write whole
+    sectors), to an even length over 16-bit ones (its two-cell accesses)."""
     v = make_variant("fused")
     v.mode = "3d"
     assert v.aligned and v.pitches((513, 513, 513)) == (528, 513)
@@ -404,9 +405,12 @@ def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     assert v.pitches((513, 513, 513)) == (528, 513)
     t = make_variant("temporal")
     t.mode, t.x_layers = "3d", True
-    # 'temporal' in float arithmetic: even rows, for march3v's two-cell accesses
+    # 'temporal' in float arithmetic: rows of whole sectors over 4-byte values, even rows
+    # over 16-bit ones (march3v's two-cell accesses)
+    assert t.pitches((513, 513, 513)) == (520, 513)
+    t.half = True
     assert t.pitches((513, 513, 513)) == (514, 513)
-    t.single = False
+    t.half, t.single = False, False
     assert t.pitches((513, 513, 513)) == (513, 513)
 
 
@@ -600,3 +604,26 @@ def test_lane_tiles_run_march3v_only_where_it_fits():
     f = make_variant("fused")
     f.mode = "3d"
     assert not any(c[1] * c[2] > 512 for c in f.configs("pass", (513, 513, 513)))
+
+
+def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles():
+    """3D 'temporal''s march3v over 4-byte values runs tiles owning 56 cells from a multiple
+    of 8 (whole 32-byte sectors) where they take no more tiles along x than the tiles that
+    overlap by NT cells (60 owned); not over 16-bit values or for other passes."""
+    t = make_variant("temporal")
+    t.mode = "3d"
+    cfg = (2, 64, 16, 64)
+    assert t.lane_owned(cfg) == 60 and t.lane_owned(cfg, True) == 56
+    # dipole-cpml 512's pass box (489 cells from x = 12): 9 tiles either way
+    assert t.lane_sectors(cfg, 12, 489)
+    grid, block, _ = t.launch(cfg, (489, 489, 489), 0, 12)
+    assert grid[0] == 9 and block == (32, 16, 1)
+    # pec-box 512 (512 from 0): 10 tiles of 56 against 9 of 60
+    assert not t.lane_sectors(cfg, 0, 512)
+    assert not t.lane_sectors((3, 32, 12, 64), 12, 489)   # march3
+    assert not t.lane_sectors(cfg, 12, 0)
+    t.half = True
+    assert not t.lane_sectors(cfg, 12, 489)
+    t.half = False
+    name = t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true", 0, True)
+    assert name.endswith(", 1, true>") and "march3v" in name

@@ -12,6 +12,8 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
 - ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
   boxes.
+- ``YEEFDTD_LANE_SECTORS``: march3v's tiles that write whole sectors: ``on`` wherever they
+  can run (4-byte values), ``off`` nowhere (default: where they take no more tiles).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -81,3 +83,9 @@ def box_streams(default: int) -> int:
     beside it (0: after the pass, on its stream), else ``default``."""
     got = integers("YEEFDTD_BOX_STREAMS", 1, 0, 16)
     return default if got is None else got[0]
+
+
+def lane_sectors() -> str | None:
+    """$YEEFDTD_LANE_SECTORS: ``on`` or ``off`` to run march3v's tiles that write whole
+    sectors wherever they can or nowhere, rather than where they take no more tiles."""
+    return choice("YEEFDTD_LANE_SECTORS", ("on", "off"))

@@ -499,6 +499,8 @@ class MarchStepper(CudaStepper):
             names += [self._slab3m(shape) for shape in self.SLAB3M_TILES]
         names += [self.variant.kernel("pass", c, *self._tparams, mask)
                   for c, mask in self._box_configs()]
+        names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True)
+                  for c in self.variant.configs("pass", self.shape) if self.pass_sectors(c)]
         return list(dict.fromkeys(names))
 
     def _slab3(self, half: int) -> str:
@@ -551,6 +553,12 @@ class MarchStepper(CudaStepper):
         self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
 
     # ---- launch plans -------------------------------------------------------------------
+    def pass_sectors(self, cfg: tuple) -> bool:
+        """Whether the pass over the grid with launch shape ``cfg`` runs march3v's tiles
+        that write whole sectors (March.lane_sectors)."""
+        org, ext = self.pass_box_of(cfg[0])
+        return self.variant.lane_sectors(cfg, org[0], ext[0], self.pass_mask())
+
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
         pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
@@ -559,8 +567,10 @@ class MarchStepper(CudaStepper):
         if key not in self._pass_kernels:
             v = self.variant
             mask = self.pass_mask() if box is None else mask
-            grid, block, seg = v.launch(cfg, (box or self.pass_box_of(cfg[0]))[1], mask)
-            fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask))
+            org, ext = box or self.pass_box_of(cfg[0])
+            al = box is None and self.pass_sectors(cfg)
+            grid, block, seg = v.launch(cfg, ext, mask, org[0] if al else None)
+            fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al))
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
@@ -766,7 +776,8 @@ class MarchStepper(CudaStepper):
         """Registers, shared memory and resident blocks per SM of the chosen instance."""
         cp = self._cp
         cfg = self.configs["pass"]
-        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.pass_mask()))
+        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.pass_mask(),
+                                          self.pass_sectors(cfg)))
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs
@@ -801,10 +812,14 @@ class MarchStepper(CudaStepper):
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             lanes = v.lane_pass(cfg, self.pass_mask())
+            owned = v.owned(cfg, self.pass_mask())
+            if self.pass_sectors(cfg):
+                owned[0] = v.lane_owned(cfg, True)
             out["tile"] = {"threads": [32 if lanes else cfg[1], cfg[2]],
                            "cells_per_thread": 2 if lanes else 1,
-                           "owned_cells": v.owned(cfg, self.pass_mask()),
-                           "z_segment": seg}
+                           "owned_cells": owned, "z_segment": seg}
+            if lanes:
+                out["tile"]["whole_sectors"] = self.pass_sectors(cfg)
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:

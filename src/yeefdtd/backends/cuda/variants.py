@@ -304,6 +304,39 @@ class March(Variant):
         those LANE_REGISTERS allow (64 x 16: one block of 512 threads; 64 x 8: two)."""
         return max(1, 65536 // (self.LANE_REGISTERS * 32 * by))
 
+    #: 4-byte values a 32-byte sector holds: march3v's rows are pitched to a multiple
+    SECTOR_CELLS = 8
+
+    def lane_owned(self, cfg, aligned: bool = False) -> int:
+        """Cells a march3v tile owns along x: LANE_WIDTH less the overlap on each side
+        (lane_halo in march3v.cu: NT rounded up to whole lanes of 2 cells, and for tiles
+        that write whole sectors as much more as makes the rest a multiple of
+        SECTOR_CELLS)."""
+        h = _ceil(cfg[0], 2) * 2
+        while aligned and (self.LANE_WIDTH - 2 * h) % self.SECTOR_CELLS:
+            h += 2
+        return self.LANE_WIDTH - 2 * h
+
+    def lane_sectors(self, cfg, x0: int, nx: int, pml: int = 0) -> bool:
+        """Whether march3v's pass of launch shape ``cfg`` over the cells x0 .. x0 + nx - 1
+        along x runs tiles that write whole 32-byte sectors (AL in march3v.cu): over 4-byte
+        values, where those tiles (56 cells owned from a multiple of 8, the first from the
+        one at or before x0) take no more tiles along x than the tiles that overlap by NT
+        cells (60 owned). A warp writing part of a sector makes the L2 read it from DRAM to
+        merge it: H100, 512 float32 without layers, 2,64,16,64, 200 steps, the owned rows
+        written as whole sectors (timing only: the wrong cells) 74 381 Mcells/s against
+        69 954, DRAM reads 4.17 against 4.52 GB a pass. $YEEFDTD_LANE_SECTORS (on, off)
+        overrides the choice."""
+        from .experiments import lane_sectors
+
+        if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or self.half or nx <= 0:
+            return False
+        env = lane_sectors()   # $YEEFDTD_LANE_SECTORS, for comparisons
+        if env is not None:
+            return env == "on"
+        lead = x0 % self.SECTOR_CELLS
+        return _ceil(nx + lead, self.lane_owned(cfg, True)) <= _ceil(nx, self.lane_owned(cfg))
+
     @property
     def max_steps(self) -> int:
         """The most steps per pass: 3D keeps two planes per step in registers, 2D one row."""
@@ -343,8 +376,10 @@ class March(Variant):
             return _ceil(shape[0], self.ROW_CELLS) * self.ROW_CELLS, shape[1]
         if self.mode == "3d" and self.name == "temporal" and self.single:
             # march3v reads and writes a lane's 2 cells as one access: even pitches keep
-            # them aligned on every row (lanes whose first cell is odd go cell by cell)
-            return _ceil(shape[0], 2) * 2, shape[1]
+            # them aligned on every row (lanes whose first cell is odd go cell by cell);
+            # over 4-byte values, rows of SECTOR_CELLS let its tiles write whole sectors
+            pad = 2 if self.half else self.SECTOR_CELLS
+            return _ceil(shape[0], pad) * pad, shape[1]
         return super().pitches(shape)
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis. 32 x 12 is
@@ -428,15 +463,17 @@ class March(Variant):
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
 
-    def kernel(self, role, cfg, mode, T, ID, CT, pml=0):
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False):
         """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
-        march3: blocks per SM from min_blocks, terms inline from inline_axes)."""
+        march3: blocks per SM from min_blocks, terms inline from inline_axes; march3v with
+        ``sectors``: tiles that write whole sectors, see lane_sectors)."""
         nt, a, b = cfg[:3]
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d" and self.lane_pass(cfg, pml):
-            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}>"
+            al = ", true" if sectors else ""
+            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}{al}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
             inl = self.inline_axes(pml)
@@ -529,10 +566,11 @@ class March(Variant):
         """What a launch shape holds, for messages: the tile's fields and the segment's."""
         return ("steps,BX,BY", "z-planes") if self.mode == "3d" else ("steps,V,warps", "y-rows")
 
-    def launch(self, cfg, shape, pml: int = 0):
+    def launch(self, cfg, shape, pml: int = 0, sectors_from: int | None = None):
         """(grid, block, planes or rows per segment) of a pass with launch shape ``cfg`` (and
         the CPML terms of ``pml``). Aligned tiles run in one-dimensional blocks (the tile's
-        threads, then the extra warp)."""
+        threads, then the extra warp). ``sectors_from``: march3v's tiles that write whole
+        sectors (see lane_sectors), over cells from this x."""
         nt, a, b, seg = cfg
         nx, ny, nz = shape
         if self.mode != "3d":
@@ -541,6 +579,8 @@ class March(Variant):
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
         ox, oy = self.owned(cfg, pml)
+        if sectors_from is not None:
+            nx, ox = nx + sectors_from % self.SECTOR_CELLS, self.lane_owned(cfg, True)
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
             (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg

@@ -173,7 +173,17 @@ struct LaneSync {
     }
 };
 
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0>
+// The overlap along x on each side of a tile W cells wide: NT cells rounded up to whole
+// lanes, and with AL as much more as makes the owned width a multiple of 8 cells.
+template <int NT, int V, int W, bool AL>
+__host__ __device__ constexpr int lane_halo() {
+    int h = (NT + V - 1) / V * V;
+    while (AL && (W - 2 * h) % 8 != 0) h += V;
+    return h;
+}
+
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
+          bool AL = false>
 __global__ void __launch_bounds__(32 * BY, MB)
 march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -183,7 +193,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
         int src, long long n0) {
     constexpr int W = 32 * V;                       // tile width, cells
-    constexpr int HX = (NT + V - 1) / V * V;        // overlap along x on each side
+    constexpr int HX = lane_halo<NT, V, W, AL>();   // overlap along x on each side
     constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
@@ -194,16 +204,28 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> sync(sync_words, ty, tx);
     const int me = (ty + 1) * W + tx * V;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
-    const int gi = ox + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
+    // AL: the tiles' owned cells start on multiples of 8 cells (32-byte sectors of 4-byte
+    // values on rows pitched to 8 cells), the first tile from the one at or before ox
+    const int gi = (AL ? ox - (ox & 7) : ox) + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int j = wrap_any(gj, ny);
     const bool vec = gi % V == 0 && gi >= 0 && gi + V <= nx && px % V == 0;
-    // owned cells of the lane: v < nown (a lane owns all of its cells or, at the box's
-    // x end, the first few)
-    const int nown = (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX &&
-                      tx * V < W - HX) ? max(0, min(V, bnx - (gi - ox))) : 0;
+    // owned cells of the lane, om: without AL, v < om (a lane owns all of its cells or, at
+    // the box's x end, the first few); with AL, bit v of om (also the last few, in the
+    // first tile, which starts before the box)
+    int om = 0;
+    if (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX && tx * V < W - HX) {
+        if constexpr (AL) {
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+        } else {
+            om = max(0, min(V, bnx - (gi - ox)));
+        }
+    }
+    const bool whole = AL ? om == (1 << V) - 1 : om == V;   // every cell of the lane
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    const int zown = nown ? z0 : z1;
+    const int zown = om ? z0 : z1;
     const idx_t row = (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int kstart = z0 - nt, kend = z1 + nt - 2;
@@ -346,7 +368,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 if (flags & PLANE_PROBE) {
 #pragma unroll
                     for (int v = 0; v < V; ++v)
-                        if (v < nown) {
+                        if (AL ? (om >> v & 1) : v < om) {
                             const T ev[3] = {e[0][v], e[1][v], e[2][v]};
                             const T hv[3] = {h[0][v], h[1][v], h[2][v]};
                             probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
@@ -355,7 +377,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 if (last) {
                     const idx_t c = row + plane * kw;
                     S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
-                    if (vec && nown == V) {
+                    if (vec && whole) {
 #pragma unroll
                         for (int a = 0; a < 3; ++a) {
                             Pack<T, V> x, y;
@@ -367,7 +389,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     } else {
 #pragma unroll
                         for (int v = 0; v < V; ++v)
-                            if (v < nown) {
+                            if (AL ? (om >> v & 1) : v < om) {
                                 const idx_t cv = c + wrap_any(gi + v, nx);
 #pragma unroll
                                 for (int a = 0; a < 3; ++a) {

@@ -14,6 +14,9 @@ variable and what it takes, rather than being ignored.
   boxes.
 - ``YEEFDTD_LANE_SECTORS``: march3v's tiles that write whole sectors: ``on`` wherever they
   can run (4-byte values), ``off`` nowhere (default: where they take no more tiles).
+- ``YEEFDTD_LANE_PITCH``: 3D 'temporal''s rows in float arithmetic padded to a multiple of
+  this many cells (an even number from 2 to 256; default 8 over 4-byte values, 2 over
+  16-bit ones).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -89,3 +92,13 @@ def lane_sectors() -> str | None:
     """$YEEFDTD_LANE_SECTORS: ``on`` or ``off`` to run march3v's tiles that write whole
     sectors wherever they can or nowhere, rather than where they take no more tiles."""
     return choice("YEEFDTD_LANE_SECTORS", ("on", "off"))
+
+
+def lane_pitch(default: int) -> int:
+    """$YEEFDTD_LANE_PITCH: the multiple of cells 3D 'temporal''s rows are padded to in float
+    arithmetic, else ``default``."""
+    got = integers("YEEFDTD_LANE_PITCH", 1, 2, 256)
+    if got is not None and got[0] % 2:
+        raise SetupError(f"$YEEFDTD_LANE_PITCH: '{got[0]}' is not understood; set it to an "
+                         "even number from 2 to 256, or unset it")
+    return default if got is None else got[0]

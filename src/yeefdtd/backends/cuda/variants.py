@@ -307,6 +307,15 @@ class March(Variant):
     #: 4-byte values a 32-byte sector holds: march3v's rows are pitched to a multiple
     SECTOR_CELLS = 8
 
+    @property
+    def lane_pitch(self) -> int:
+        """3D 'temporal''s rows in float arithmetic are padded to a multiple of this many
+        cells: SECTOR_CELLS over 4-byte values, 2 over 16-bit ones ($YEEFDTD_LANE_PITCH
+        overrides)."""
+        from .experiments import lane_pitch
+
+        return lane_pitch(2 if self.half else self.SECTOR_CELLS)
+
     def lane_owned(self, cfg, aligned: bool = False) -> int:
         """Cells a march3v tile owns along x: LANE_WIDTH less the overlap on each side
         (lane_halo in march3v.cu: NT rounded up to whole lanes of 2 cells, and for tiles
@@ -330,6 +339,8 @@ class March(Variant):
         from .experiments import lane_sectors
 
         if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or self.half or nx <= 0:
+            return False
+        if self.lane_pitch % self.SECTOR_CELLS:   # rows not on sector boundaries
             return False
         env = lane_sectors()   # $YEEFDTD_LANE_SECTORS, for comparisons
         if env is not None:
@@ -378,8 +389,7 @@ class March(Variant):
             # march3v reads and writes a lane's 2 cells as one access: even pitches keep
             # them aligned on every row (lanes whose first cell is odd go cell by cell);
             # over 4-byte values, rows of SECTOR_CELLS let its tiles write whole sectors
-            pad = 2 if self.half else self.SECTOR_CELLS
-            return _ceil(shape[0], pad) * pad, shape[1]
+            return _ceil(shape[0], self.lane_pitch) * self.lane_pitch, shape[1]
         return super().pitches(shape)
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis. 32 x 12 is

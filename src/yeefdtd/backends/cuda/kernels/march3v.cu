@@ -28,12 +28,22 @@
 // bitwise the same, without layers 64 508 and 61 062 Mcells/s against 69 930); the
 // coefficients of rows of id 0 at fixed offsets (88140ea; bitwise the same, 67 353
 // against 67 616); E of step 0 of the row above loaded from the source set, so that rows
-// wait on the row above only for the iteration before (632b94c; 61 386 against 69 961).
+// wait on the row above only for the iteration before (632b94c; 61 386 against 69 961);
+// the planes read ahead by cp.async into a ring of 2-4 slots of shared memory (abc525e;
+// bitwise the same, 65 338-66 751 against 69 913: the loads' cost is not their latency).
 //
 // Vector accesses need the lane's first cell at a multiple of V on rows whose pitch is one
-// (the host pads rows to an even length, March.pitches in variants.py); lanes off that
-// alignment (a pass whose x origin is odd) or whose cells wrap around the grid's x ends
-// load and store cell by cell.
+// (the host pads rows to a multiple of 8 cells over 4-byte values, of 2 over 16-bit ones,
+// March.pitches in variants.py); lanes off that alignment (a pass whose x origin is odd) or
+// whose cells wrap around the grid's x ends load and store cell by cell.
+//
+// Whole sectors (AL): a warp that writes part of a 32-byte sector makes the L2 read the
+// sector from DRAM to merge it. With AL, the tiles own 56 cells from a multiple of 8 (the
+// overlap 4 cells a side, lane_halo), so over 4-byte values on rows of 8 cells every owned
+// row is written as whole sectors; the first tile starts at the multiple of 8 at or before
+// the box's x origin and owns only the cells from there. The host runs them where they take
+// no more tiles along x (March.lane_sectors). H100, dipole-cpml's scene 512 float32, 64 x
+// 16, 200 steps: the pass 1.771 -> 1.600 ms a step on the same rows.
 // The unsigned integer type of N bytes: a lane's V ids, loaded as one word.
 template <int N> struct Word;
 template <> struct Word<1> { typedef unsigned char type; };

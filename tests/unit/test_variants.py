@@ -452,6 +452,9 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_CPML", "slab", lambda v: v.tuning_tag()),
     ("YEEFDTD_BOX_STREAMS", "-1", lambda v: box_streams(6)),
     ("YEEFDTD_BOX_STREAMS", "many", lambda v: box_streams(6)),
+    ("YEEFDTD_LANE_SECTORS", "yes", lambda v: make_variant("temporal").tuning_tag()),
+    ("YEEFDTD_LANE_PITCH", "7", lambda v: make_variant("temporal").pitches((513, 513, 513))),
+    ("YEEFDTD_LANE_PITCH", "512", lambda v: make_variant("temporal").lane_pitch),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
                                                                          monkeypatch):
@@ -627,3 +630,23 @@ def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles():
     t.half = False
     name = t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true", 0, True)
     assert name.endswith(", 1, true>") and "march3v" in name
+
+
+def test_the_lane_switches_take_what_they_document(monkeypatch):
+    """$YEEFDTD_LANE_PITCH pads 3D 'temporal''s rows to its multiple (whole-sector tiles only
+    on rows of whole sectors); $YEEFDTD_LANE_SECTORS forces them on or off; both are part of
+    the tuner's tag."""
+    t = make_variant("temporal")
+    t.mode = "3d"
+    cfg = (2, 64, 16, 64)
+    tag = t.tuning_tag()
+    monkeypatch.setenv("YEEFDTD_LANE_PITCH", "16")
+    assert t.pitches((513, 513, 513)) == (528, 513) and t.lane_sectors(cfg, 12, 489)
+    assert t.tuning_tag() != tag
+    monkeypatch.setenv("YEEFDTD_LANE_PITCH", "2")
+    assert t.pitches((513, 513, 513)) == (514, 513) and not t.lane_sectors(cfg, 12, 489)
+    monkeypatch.delenv("YEEFDTD_LANE_PITCH")
+    monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
+    assert t.lane_sectors(cfg, 0, 512)
+    monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "off")
+    assert not t.lane_sectors(cfg, 12, 489)

@@ -445,14 +445,17 @@ class March(Variant):
         return self.staged and env != "overlap" and (not self.half or env == "aligned")
 
     def tuning_tag(self) -> str:
-        """The 3D kernel the passes run ('fused': march3f, its tiles and stages; the
-        environment variables above pick others, for comparison) and where the CPML is."""
-        from .experiments import cpml_place
+        """The 3D kernel the passes run ('fused': march3f, its tiles and stages;
+        'temporal': march3v's rows and whole-sector tiles; the environment variables above
+        pick others, for comparison) and where the CPML is."""
+        from .experiments import cpml_place, lane_sectors
 
         if self.mode != "3d":
             return ""
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
-        return f"{kind} stages={self.stages} cpml={cpml_place() or ''}"
+        lanes = f" rows={self.lane_pitch} sectors={lane_sectors() or ''}" \
+            if self.name == "temporal" and self.single else ""
+        return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:
         """Whether a pass with the CPML terms of ``pml`` runs aligned tiles (only passes

@@ -454,6 +454,7 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_BOX_STREAMS", "many", lambda v: box_streams(6)),
     ("YEEFDTD_LANE_SECTORS", "yes", lambda v: make_variant("temporal").tuning_tag()),
     ("YEEFDTD_LANE_PITCH", "7", lambda v: make_variant("temporal").pitches((513, 513, 513))),
+    ("YEEFDTD_LANE_PITCH", "08x", lambda v: make_variant("temporal").lane_pitch),
     ("YEEFDTD_LANE_PITCH", "512", lambda v: make_variant("temporal").lane_pitch),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
@@ -609,10 +610,12 @@ def test_lane_tiles_run_march3v_only_where_it_fits():
     assert not any(c[1] * c[2] > 512 for c in f.configs("pass", (513, 513, 513)))
 
 
-def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles():
+def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles(monkeypatch):
     """3D 'temporal''s march3v over 4-byte values runs tiles owning 56 cells from a multiple
     of 8 (whole 32-byte sectors) where they take no more tiles along x than the tiles that
     overlap by NT cells (60 owned); not over 16-bit values or for other passes."""
+    for name in ("YEEFDTD_LANE_SECTORS", "YEEFDTD_LANE_PITCH"):
+        monkeypatch.delenv(name, raising=False)
     t = make_variant("temporal")
     t.mode = "3d"
     cfg = (2, 64, 16, 64)
@@ -636,6 +639,8 @@ def test_the_lane_switches_take_what_they_document(monkeypatch):
     """$YEEFDTD_LANE_PITCH pads 3D 'temporal''s rows to its multiple (whole-sector tiles only
     on rows of whole sectors); $YEEFDTD_LANE_SECTORS forces them on or off; both are part of
     the tuner's tag."""
+    for name in ("YEEFDTD_LANE_SECTORS", "YEEFDTD_LANE_PITCH"):
+        monkeypatch.delenv(name, raising=False)
     t = make_variant("temporal")
     t.mode = "3d"
     cfg = (2, 64, 16, 64)
@@ -647,6 +652,6 @@ def test_the_lane_switches_take_what_they_document(monkeypatch):
     assert t.pitches((513, 513, 513)) == (514, 513) and not t.lane_sectors(cfg, 12, 489)
     monkeypatch.delenv("YEEFDTD_LANE_PITCH")
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
-    assert t.lane_sectors(cfg, 0, 512)
+    assert t.lane_sectors(cfg, 0, 512) and t.tuning_tag() != tag
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "off")
-    assert not t.lane_sectors(cfg, 12, 489)
+    assert not t.lane_sectors(cfg, 12, 489) and t.tuning_tag() != tag

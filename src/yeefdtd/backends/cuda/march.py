@@ -499,8 +499,13 @@ class MarchStepper(CudaStepper):
             names += [self._slab3m(shape) for shape in self.SLAB3M_TILES]
         names += [self.variant.kernel("pass", c, *self._tparams, mask)
                   for c, mask in self._box_configs()]
+        #: launch shapes (steps, BX, BY) whose whole-sector instance is compiled: those that
+        #: run it over the pass box as planned now (a later set_field that widens the box
+        #: may make others eligible; they keep the tiles of 60, see pass_sectors)
+        self._sector_shapes = {c[:3] for c in self.variant.configs("pass", self.shape)
+                               if self.pass_sectors(c)}
         names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True)
-                  for c in self.variant.configs("pass", self.shape) if self.pass_sectors(c)]
+                  for c in sorted(self._sector_shapes)]
         return list(dict.fromkeys(names))
 
     def _slab3(self, half: int) -> str:
@@ -557,7 +562,9 @@ class MarchStepper(CudaStepper):
         """Whether the pass over the grid with launch shape ``cfg`` runs march3v's tiles
         that write whole sectors (March.lane_sectors)."""
         org, ext = self.pass_box_of(cfg[0])
-        return self.variant.lane_sectors(cfg, org[0], ext[0], self.pass_mask())
+        shapes = getattr(self, "_sector_shapes", None)   # None while _names plans them
+        return (shapes is None or tuple(cfg[:3]) in shapes) and \
+            self.variant.lane_sectors(cfg, org[0], ext[0], self.pass_mask())
 
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the

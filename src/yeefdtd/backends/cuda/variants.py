@@ -334,8 +334,10 @@ class March(Variant):
         cells (60 owned). A warp writing part of a sector makes the L2 read it from DRAM to
         merge it: H100, 512 float32 without layers, 2,64,16,64, 200 steps, the owned rows
         written as whole sectors (timing only: the wrong cells) 74 381 Mcells/s against
-        69 954, DRAM reads 4.17 against 4.52 GB a pass. $YEEFDTD_LANE_SECTORS (on, off)
-        overrides the choice."""
+        69 954, DRAM reads 4.17 GB a pass (4.52-4.56 without, in the calls before). Tiles of
+        56 run over dipole-cpml's pass (489 cells from x = 12), where the pass took 1.600
+        ms a step against 1.771 with tiles of 60 on the same rows. $YEEFDTD_LANE_SECTORS
+        (on, off) overrides the choice."""
         from .experiments import lane_sectors
 
         if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or self.half or nx <= 0:

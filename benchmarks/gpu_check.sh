@@ -6,7 +6,9 @@
 # Uses the machine's own python3; pydantic comes from wheels in .whl/ when it is missing.
 # Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
 # GPU_CHECK_PARTS picks parts (default all: "tests bench report"), so that a machine whose
-# commands are time-limited can run the check in several calls.
+# commands are time-limited can run the check in several calls; GPU_TESTS_SHARD=K/N runs
+# only the K-th of N shares of the GPU tests (and the physics tests on cuda), so that N
+# calls with K = 0 .. N-1 run them all.
 set -uo pipefail
 out=${1:-out}; shift || true
 mkdir -p "$out"
@@ -29,9 +31,11 @@ status=0
 if [[ $parts == *" tests "* ]]; then
   nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem --format=csv \
     | tee "$out/gpu_tests.log"
-  python3 -m pytest -q -p no:cacheprovider tests/gpu 2>&1 | tee -a "$out/gpu_tests.log" \
-    || status=1
-  python3 -m pytest -q -p no:cacheprovider tests/physics -k cuda 2>&1 \
+  shard=()
+  [[ -n ${GPU_TESTS_SHARD:-} ]] && shard=(--shard "$GPU_TESTS_SHARD")
+  python3 -m pytest -q -p no:cacheprovider "${shard[@]}" tests/gpu 2>&1 \
+    | tee -a "$out/gpu_tests.log" || status=1
+  python3 -m pytest -q -p no:cacheprovider "${shard[@]}" tests/physics -k cuda 2>&1 \
     | tee -a "$out/gpu_tests.log" || status=1
 fi
 if [[ $parts == *" bench "* ]]; then

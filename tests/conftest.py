@@ -13,7 +13,32 @@ _FOLDER_MARK = {"unit": "unit", "physics": "physics", "integration": "integratio
                 "gpu": "gpu"}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--shard", default=None, metavar="K/N",
+                     help="run only the K-th of N shares of the collected tests (K from 0), "
+                          "dealt in turn, so that N calls together run them all (for "
+                          "time-limited GPU machines; see benchmarks/gpu_check.sh)")
+
+
+def shard_of(text: str) -> tuple[int, int]:
+    """(K, N) from --shard's 'K/N', or a one-line UsageError saying what it takes."""
+    try:
+        k, n = (int(p) for p in text.split("/"))
+    except ValueError:
+        k, n = -1, 0
+    if not 0 <= k < n:
+        raise pytest.UsageError(f"--shard: {text!r} is not understood; give K/N with "
+                                "0 <= K < N, e.g. 0/3")
+    return k, n
+
+
 def pytest_collection_modifyitems(config, items):
+    shard = config.getoption("--shard")
+    if shard:
+        k, n = shard_of(shard)
+        kept = [item for q, item in enumerate(items) if q % n == k]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
     for item in items:
         folder = pathlib.Path(str(item.fspath)).relative_to(ROOT).parts[0]
         mark = _FOLDER_MARK.get(folder)

@@ -819,14 +819,13 @@ class MarchStepper(CudaStepper):
         seg = cfg[3] or self.shape[self.march_axis]
         if self.model.grid.mode == "3d":
             lanes = v.lane_pass(cfg, self.pass_mask())
-            owned = v.owned(cfg, self.pass_mask())
-            if self.pass_sectors(cfg):
-                owned[0] = v.lane_owned(cfg, True)
+            sectors = self.pass_sectors(cfg)
             out["tile"] = {"threads": [32 if lanes else cfg[1], cfg[2]],
                            "cells_per_thread": 2 if lanes else 1,
-                           "owned_cells": owned, "z_segment": seg}
+                           "owned_cells": v.owned(cfg, self.pass_mask(), sectors),
+                           "z_segment": seg}
             if lanes:
-                out["tile"]["whole_sectors"] = self.pass_sectors(cfg)
+                out["tile"]["whole_sectors"] = sectors
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:

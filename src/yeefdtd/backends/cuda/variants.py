@@ -593,9 +593,9 @@ class March(Variant):
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
         seg = seg or nz
-        ox, oy = self.owned(cfg, pml)
-        if sectors_from is not None:
-            nx, ox = nx + sectors_from % self.SECTOR_CELLS, self.lane_owned(cfg, True)
+        ox, oy = self.owned(cfg, pml, sectors_from is not None)
+        if sectors_from is not None:   # the first tile starts at a multiple of SECTOR_CELLS
+            nx += sectors_from % self.SECTOR_CELLS
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
             (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
@@ -605,11 +605,14 @@ class March(Variant):
             return 32 * cfg[2]
         return cfg[1] * cfg[2] + (32 if self.aligned_for(pml) else 0)
 
-    def owned(self, cfg, pml: int = 0) -> list[int]:
-        """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x)."""
+    def owned(self, cfg, pml: int = 0, sectors: bool = False) -> list[int]:
+        """Cells a block writes per plane (3D: x, y) or a warp per row (2D: x); march3v's
+        along x from lane_owned (``sectors``: its tiles that write whole sectors)."""
         nt, a, b = cfg[:3]
         if self.mode != "3d":
             return [32 * a - 2 * nt]
+        if self.lane_pass(cfg, pml):
+            return [self.lane_owned(cfg, sectors), b - 2 * nt]
         return [a if self.aligned_for(pml) else a - 2 * nt, b - 2 * nt]
 
     def interior_bytes(self, mode, size, id_size, steps: int = 1):

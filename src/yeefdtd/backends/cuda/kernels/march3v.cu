@@ -233,6 +233,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             om = max(0, min(V, bnx - (gi - ox)));
         }
     }
+    const auto owns = [&](int v) { return AL ? (om >> v & 1) != 0 : v < om; };
     const bool whole = AL ? om == (1 << V) - 1 : om == V;   // every cell of the lane
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const int zown = om ? z0 : z1;
@@ -378,7 +379,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 if (flags & PLANE_PROBE) {
 #pragma unroll
                     for (int v = 0; v < V; ++v)
-                        if (AL ? (om >> v & 1) : v < om) {
+                        if (owns(v)) {
                             const T ev[3] = {e[0][v], e[1][v], e[2][v]};
                             const T hv[3] = {h[0][v], h[1][v], h[2][v]};
                             probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
@@ -399,7 +400,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     } else {
 #pragma unroll
                         for (int v = 0; v < V; ++v)
-                            if (AL ? (om >> v & 1) : v < om) {
+                            if (owns(v)) {
                                 const idx_t cv = c + wrap_any(gi + v, nx);
 #pragma unroll
                                 for (int a = 0; a < 3; ++a) {

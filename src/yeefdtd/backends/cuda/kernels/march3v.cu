@@ -183,10 +183,6 @@ struct LaneSync {
     }
 };
 
-// A compile-time parity, for the two halves of march3v's plane loop unrolled by two.
-template <int P>
-struct Parity { static constexpr int value = P; };
-
 // The overlap along x on each side of a tile W cells wide: NT cells rounded up to whole
 // lanes, and with AL as much more as makes the owned width a multiple of 8 cells.
 template <int NT, int V, int W, bool AL>
@@ -246,12 +242,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 
-    // Each step's E and H at two planes, by parity (ping-pong): in an iteration of parity P,
-    // a step's slot holds the newer plane in [P] and the older in [1 - P] until the step is
-    // done, and then its new plane goes into [1 - P], the older one's, so that no value is
-    // copied from register to register (as eo = en, en = new would be); the plane loop is
-    // unrolled by two for it. A slot not yet reached (k < kstart) is zero in both halves.
-    T E[2][NT + 1][3][V], H[2][NT + 1][3][V];
+    T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
     unsigned mw[NT + 1];
     int fl[NT + 1];
 #pragma unroll
@@ -259,7 +250,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
-            for (int v = 0; v < V; ++v) E[0][t][a][v] = E[1][t][a][v] = H[0][t][a][v] = H[1][t][a][v] = T(0);
+            for (int v = 0; v < V; ++v) en[t][a][v] = eo[t][a][v] = hn[t][a][v] = ho[t][a][v] = T(0);
         mw[t] = 0u;
         fl[t] = 0;
     }
@@ -273,8 +264,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-                E[0][0][a][v] = Conv<T, S>::widen(p.f[a][v]);
-                H[0][0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
+                en[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
             }
         mw[0] = p.ids();
         fl[0] = p.flags;
@@ -282,8 +273,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
     __syncthreads();
-    const auto iteration = [&](auto parity, const int s) {
-        constexpr int P = decltype(parity)::value, Q = 1 - P;
+    for (int s = kstart; s <= kend; ++s) {
 #pragma unroll
         for (int t = NT; t > 0; --t) {
             mw[t] = mw[t - 1];
@@ -293,8 +283,10 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-                E[Q][0][a][v] = Conv<T, S>::widen(next.f[a][v]);
-                H[Q][0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
+                eo[0][a][v] = en[0][a][v];
+                ho[0][a][v] = hn[0][a][v];
+                en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
             }
         mw[0] = next.ids();
         fl[0] = next.flags;
@@ -316,24 +308,24 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
             T* const sH = sh + (HP + 2 * (t - 1)) * SP;
             if (t == 1) {
-                sstore<T, V>(sE + me, E[P][0][0]);
-                sstore<T, V>(sE + SP + me, E[P][0][2]);
+                sstore<T, V>(sE + me, eo[0][0]);
+                sstore<T, V>(sE + SP + me, eo[0][2]);
                 sync.before_h();
             }
             T h[3][V];
             {
                 const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
-                const T eyr = __shfl_down_sync(0xffffffffu, E[P][t - 1][1][0], 1);
-                const T ezr = __shfl_down_sync(0xffffffffu, E[P][t - 1][2][0], 1);
+                const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
+                const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    const T ex = E[P][t - 1][0][v], ey = E[P][t - 1][1][v], ez = E[P][t - 1][2][v];
-                    const T eyx = v + 1 < V ? E[P][t - 1][1][v + 1] : eyr;
-                    const T ezx = v + 1 < V ? E[P][t - 1][2][v + 1] : ezr;
-                    const T d[3][2] = {{ezu.v[v] - ez, E[Q][t - 1][1][v] - ey},   // dEz/dy, dEy/dz
-                                       {E[Q][t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                    const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
+                    const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
+                    const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
+                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
+                                       {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
                                        {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
-                    const T old[3] = {H[P][t - 1][0][v], H[P][t - 1][1][v], H[P][t - 1][2][v]};
+                    const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
                     T out[3];
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
@@ -357,10 +349,10 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 for (int v = 0; v < V; ++v) {
                     const T hyx = v > 0 ? h[1][v - 1] : hyl;
                     const T hzx = v > 0 ? h[2][v - 1] : hzl;
-                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - H[P][t][1][v]},   // dHz/dy, dHy/dz
-                                       {h[0][v] - H[P][t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
+                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
+                                       {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
                                        {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
-                    const T old[3] = {E[P][t - 1][0][v], E[P][t - 1][1][v], E[P][t - 1][2][v]};
+                    const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
                     T out[3];
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
@@ -380,8 +372,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             for (int a = 0; a < 3; ++a)
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    H[Q][t][a][v] = h[a][v];
-                    E[Q][t][a][v] = e[a][v];
+                    ho[t][a][v] = hn[t][a][v]; hn[t][a][v] = h[a][v];
+                    eo[t][a][v] = en[t][a][v]; en[t][a][v] = e[a][v];
                 }
             if (own) {
                 if (flags & PLANE_PROBE) {
@@ -420,9 +412,5 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 }
             }
         }
-    };
-    for (int s = kstart; s <= kend; s += 2) {
-        iteration(Parity<0>{}, s);
-        if (s < kend) iteration(Parity<1>{}, s + 1);
     }
 }

@@ -120,6 +120,10 @@ class Row:
     vs_step_bound: float = 0.0
     #: steps per pass ('fused' 1, 'temporal' its tuned number; else 1)
     steps_per_pass: int = 1
+    #: the marching variants' pass: resident warps per SM over the most it holds, and the
+    #: registers a thread of the pass takes (None where the stepper does not report them)
+    occupancy: float | None = None
+    registers: int | None = None
 
 
 #: steps run before the timed ones (clocks, caches, the first launches); a model that a
@@ -175,14 +179,18 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
     cells = model.grid.num_cells
     mcells = cells * steps / seconds / 1e6
     bpc = st.traffic_bytes_per_cell()
+    desc = st.describe()
     row = Row(scene=model.scene.name.rsplit("-", 1)[0], n=model.grid.cells[0],
-              variant=st.describe()["variant"], dtype=dtype, steps=steps,
+              variant=desc["variant"], dtype=dtype, steps=steps,
               ms_per_step=seconds / steps * 1e3, mcells_per_s=mcells, bytes_per_cell=bpc,
               gb_per_s=mcells * bpc / 1e3, percent_of_copy=100 * mcells * 1e6 * bpc / copy_bw,
               memory_bytes_per_cell=st.memory_bytes() / cells,
               launch={r: list(c) for r, c in st.configs.items()},
               vs_step_bound=mcells * 1e6 / (copy_bw / step_bound_bytes(st)),
               steps_per_pass=getattr(st, "steps_per_pass", 1))
+    occ = desc.get("occupancy") or {}
+    if "occupancy" in occ:
+        row.occupancy, row.registers = float(occ["occupancy"]), int(occ["registers"])
     del st
     import cupy as cp
 
@@ -214,14 +222,26 @@ def environment() -> dict:
 
 
 HEADER = (f"{'scene':<18}{'N':>6} {'variant':<28}{'dtype':<8}{'ms/step':>9}{'Mcells/s':>11}"
-          f"{'B/cell':>8}{'GB/s':>8}{'%copy':>7}{'mem B/cell':>11}{'x bound':>8}{'NT':>4}")
+          f"{'B/cell':>8}{'GB/s':>8}{'%copy':>7}{'mem B/cell':>11}{'x bound':>8}{'NT':>4}"
+          f"  launch")
+
+
+def launch_text(r: Row) -> str:
+    """The launch shapes a row ran, compact: each role's shape (for the marching variants'
+    pass: steps, block sides, planes a segment), then the pass's occupancy and registers."""
+    text = " ".join(f"{role} {','.join(str(v) for v in cfg)}" for role, cfg in r.launch.items())
+    if r.occupancy is not None:
+        text += f" occ {r.occupancy:.2f}"
+    if r.registers is not None:
+        text += f" {r.registers} regs"
+    return text
 
 
 def format_row(r: Row) -> str:
     return (f"{r.scene:<18}{r.n:>6} {r.variant:<28}{r.dtype:<8}{r.ms_per_step:>9.3f}"
             f"{r.mcells_per_s:>11.0f}{r.bytes_per_cell:>8.1f}{r.gb_per_s:>8.0f}"
             f"{r.percent_of_copy:>7.1f}{r.memory_bytes_per_cell:>11.1f}"
-            f"{r.vs_step_bound:>8.2f}{r.steps_per_pass:>4d}")
+            f"{r.vs_step_bound:>8.2f}{r.steps_per_pass:>4d}  {launch_text(r)}")
 
 
 def write_json(path: Path, env: dict, copy_bw: float, rows: list[Row], studies: dict) -> None:

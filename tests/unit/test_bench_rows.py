@@ -1,0 +1,39 @@
+"""The benchmark table's rows as text: every column in its place under the header, and the
+launch column naming each role's shape and, for the marching variants, the pass's steps,
+block, occupancy and registers (no GPU needed: the rows are made here)."""
+
+from __future__ import annotations
+
+from yeefdtd.bench import HEADER, Row, format_row, launch_text
+
+
+def row(**kw) -> Row:
+    base = dict(scene="dipole-cpml", n=512, variant="temporal", dtype="float32", steps=1000,
+                ms_per_step=2.443, mcells_per_s=54948.0, bytes_per_cell=26.5, gb_per_s=1458.0,
+                percent_of_copy=48.5, memory_bytes_per_cell=54.1,
+                launch={"pass": [2, 64, 16, 64]}, vs_step_bound=0.88, steps_per_pass=2,
+                occupancy=0.25, registers=128)
+    base.update(kw)
+    return Row(**base)
+
+
+def test_marching_row_names_its_pass_shape_occupancy_and_registers():
+    r = row()
+    assert launch_text(r) == "pass 2,64,16,64 occ 0.25 128 regs"
+    line = format_row(r)
+    assert line.endswith("   2  pass 2,64,16,64 occ 0.25 128 regs")
+    assert "54948" in line and "0.88" in line
+
+
+def test_one_step_row_names_each_half_steps_shape_only():
+    r = row(variant="indexed", launch={"h": [256, 1, 4, 0], "e": [256, 1, 4, 0]},
+            steps_per_pass=1, occupancy=None, registers=None)
+    assert launch_text(r) == "h 256,1,4,0 e 256,1,4,0"
+
+
+def test_columns_line_up_with_the_header():
+    line = format_row(row())
+    for name in ("Mcells/s", "x bound", "NT"):
+        end = HEADER.index(name) + len(name)
+        assert line[end - 1] != " ", name   # each figure ends where its heading ends
+    assert HEADER.endswith("launch") and line.index("pass") == HEADER.index("launch")

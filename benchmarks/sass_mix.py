@@ -19,30 +19,43 @@ import re
 import sys
 from collections import Counter
 
-FLOAT = {"FFMA", "FADD", "FMUL", "FMNMX", "HFMA2", "HADD2", "HMUL2", "F2F", "FCHK", "FRND"}
+FLOAT = {"FFMA", "FADD", "FMUL", "FMNMX", "HFMA2", "HADD2", "HMUL2", "FCHK", "FRND", "MUFU",
+         "DFMA", "DADD", "DMUL", "DMNMX"}
 CONTROL = {"BRA", "BRX", "BSSY", "BSYNC", "BREAK", "EXIT", "CALL", "RET", "YIELD", "NOP", "JMP",
-           "JMX", "KILL", "BPT"}
-PREDICATE = {"ISETP", "FSETP", "PLOP3", "P2R", "R2P", "VOTE", "VOTEU", "UISETP", "PSETP", "SEL",
-             "FSEL", "USEL", "UPLOP3"}
-CONVERT = {"PRMT", "I2F", "F2I", "MUFU", "IABS", "I2FP", "F2IP", "F2FP"}
-SYNC = {"SYNCS", "BAR", "WARPSYNC", "NANOSLEEP", "MEMBAR", "DEPBAR", "ARRIVES"}
-SPECIAL = {"S2R", "S2UR", "CS2R", "ULDC"}
+           "JMX", "KILL", "BPT", "ENDCOLLECTIVE", "ELECT"}
+PREDICATE = {"ISETP", "FSETP", "DSETP", "HSETP2", "PLOP3", "P2R", "R2P", "VOTE", "VOTEU",
+             "UISETP", "PSETP", "SEL", "FSEL", "USEL", "UPLOP3"}
+CONVERT = {"PRMT", "I2F", "F2I", "I2FP", "F2IP", "F2FP", "F2F", "I2I"}
+SYNC = {"SYNCS", "BAR", "WARPSYNC", "NANOSLEEP", "MEMBAR", "DEPBAR", "ARRIVES", "FENCE", "CCTL",
+        "ERRBAR"}
+SPECIAL = {"S2R", "S2UR"}
 KINDS = ("float math", "register moves", "branches and convergence", "integer and address",
          "predicates and selects", "indexed constant loads", "other constant loads",
-         "special registers", "shared loads and stores", "global loads and stores", "shuffles",
-         "barriers and mbarriers", "conversions and unpacking")
+         "special registers", "shared loads and stores", "global loads and stores",
+         "local loads and stores", "shuffles", "barriers and mbarriers",
+         "conversions and unpacking")
+#: the columns of the source page this tool reads
+COLUMNS = ("Source", "Instructions Executed", "Warp Stall Sampling (All Samples)")
 
 
 def kind(sass: str) -> str:
     """The kind of one SASS instruction as Nsight Compute prints it ("@!P3 IMAD.MOV.U32 R1,
-    RZ, RZ, R2 ;"), predicate guard and all."""
+    RZ, RZ, R2 ;"), predicate guard and all. Immediates and zeros written into a register
+    (HFMA2.MMA from -RZ, CS2R from SRZ) count as moves, a half unpacked to float
+    (HADD2.F32 from -RZ) as a conversion, local memory (spills, local arrays) apart from
+    global memory, and a constant load as indexed where its bank-3 offset is a register."""
     text = re.sub(r"^@!?U?P\w+\s+", "", sass.strip())
     if not text:
         raise ValueError("an empty instruction")
     full = text.split()[0]
     op = full.split(".")[0]
-    if op in ("MOV", "UMOV", "MOVM") or full.startswith("IMAD.MOV"):
+    operands = text[len(full):]
+    if (op in ("MOV", "UMOV", "MOVM") or full.startswith("IMAD.MOV")
+            or (op == "HFMA2" and ".MMA" in full and "-RZ" in operands)
+            or (op == "CS2R" and "SRZ" in operands)):
         return "register moves"
+    if op == "HADD2" and full.startswith("HADD2.F32") and "-RZ" in operands:
+        return "conversions and unpacking"
     if op in FLOAT:
         return "float math"
     if op in CONTROL:
@@ -53,13 +66,16 @@ def kind(sass: str) -> str:
         return "conversions and unpacking"
     if op in SYNC:
         return "barriers and mbarriers"
-    if op in SPECIAL:
+    if op in SPECIAL or op == "CS2R":
         return "special registers"
-    if op == "LDC":
-        return "indexed constant loads" if "c[0x3]" in text else "other constant loads"
+    if op in ("LDC", "ULDC"):
+        return ("indexed constant loads" if re.search(r"c\[0x3\]\[\s*U?R\d", operands)
+                else "other constant loads")
     if op in ("LDS", "STS", "LDSM", "ATOMS"):
         return "shared loads and stores"
-    if op in ("LDG", "STG", "LDGSTS", "LDGDEPBAR", "ATOMG", "RED", "LD", "ST", "LDL", "STL"):
+    if op in ("LDL", "STL"):
+        return "local loads and stores"
+    if op in ("LDG", "STG", "LDGSTS", "LDGDEPBAR", "ATOMG", "ATOM", "RED", "REDG", "LD", "ST"):
         return "global loads and stores"
     if op == "SHFL":
         return "shuffles"
@@ -68,7 +84,8 @@ def kind(sass: str) -> str:
 
 def read_source_page(lines: list[str]) -> dict[str, list[tuple[str, int, int]]]:
     """{kernel name: [(SASS, warp instructions executed, stall samples)]} from the lines of
-    ``ncu --page source --csv --print-source sass``; one table per kernel profiled."""
+    ``ncu --page source --csv --print-source sass``; one table per kernel profiled (a kernel
+    profiled more than once keeps one table per launch, named "#2", "#3" ...)."""
     kernels: dict[str, list[tuple[str, int, int]]] = {}
     name, header = None, None
     for line in lines:
@@ -76,22 +93,36 @@ def read_source_page(lines: list[str]) -> dict[str, list[tuple[str, int, int]]]:
             continue
         cells = next(csv.reader([line]))
         if cells[0] == "Kernel Name":
-            name, header = cells[1], None
-            kernels.setdefault(name, [])
+            base = cells[1] if len(cells) > 1 else "kernel"
+            name, header, q = base, None, 1
+            while name in kernels:
+                q += 1
+                name = f"{base} #{q}"
+            kernels[name] = []
         elif cells[0] == "Address":
+            missing = [c for c in COLUMNS if c not in cells]
+            if missing:
+                raise ValueError(f"the source page has no column {missing[0]!r}: profile with "
+                                 "--section SourceCounters and print it with --page source "
+                                 "--csv --print-source sass")
             header = cells
             if name is None:
                 name = "kernel"
-                kernels.setdefault(name, [])
+                kernels[name] = []
         elif header is not None and cells[0].startswith("0x"):
             row = dict(zip(header, cells, strict=False))
-            try:
-                executed = int(row.get("Instructions Executed") or 0)
-                stalls = int(row.get("Warp Stall Sampling (All Samples)") or 0)
-            except ValueError:
-                raise ValueError(f"instruction at {cells[0]}: counts are not integers") from None
-            kernels[name].append((row["Source"], executed, stalls))
-    if not kernels or not any(kernels.values()):
+            source = (row.get("Source") or "").strip()
+            if not source:
+                raise ValueError(f"instruction at {cells[0]}: its Source cell is empty")
+            counts = []
+            for column in COLUMNS[1:]:
+                try:
+                    counts.append(int((row.get(column) or "0").replace(",", "")))
+                except ValueError:
+                    raise ValueError(f"instruction at {cells[0]}: {column!r} is "
+                                     f"{row.get(column)!r}, not a whole number") from None
+            kernels[name].append((source, counts[0], counts[1]))
+    if not any(kernels.values()):
         raise ValueError("no per-instruction rows: give the CSV of `ncu -i REPORT --page source "
                          "--csv --print-source sass` from a report with the SourceCounters section")
     return kernels

@@ -120,8 +120,9 @@ class Row:
     vs_step_bound: float = 0.0
     #: steps per pass ('fused' 1, 'temporal' its tuned number; else 1)
     steps_per_pass: int = 1
-    #: the marching variants' pass: resident warps per SM over the most it holds, and the
-    #: registers a thread of the pass takes (None where the stepper does not report them)
+    #: the marching variants' pass: its theoretical occupancy (resident warps per SM, from
+    #: its registers, shared memory and threads, over the most an SM holds) and the
+    #: registers a thread takes (None where the stepper does not report them)
     occupancy: float | None = None
     registers: int | None = None
 
@@ -142,7 +143,7 @@ def bench_model(name: str, n: int | None, steps: int, dtype: str = "float32"):
 def time_stepper(stepper, steps: int, warmup: int = WARMUP, segments: int = 5) -> float:
     """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events: the steps
     run in ``segments`` back-to-back segments and the median segment's rate is reported (a
-    clock or power transient in one segment does not move the figure; lent GPUs showed
+    clock or power transient in one segment does not move the figure; H100s showed
     single 200-step timings up to 4% apart on one machine)."""
     import cupy as cp
 
@@ -169,6 +170,15 @@ def step_bound_bytes(stepper) -> int:
     return 2 * len(stepper.model.grid.components) * stepper.field_dtype.itemsize
 
 
+def pass_occupancy(desc: dict) -> tuple[float | None, int | None]:
+    """(theoretical occupancy, registers a thread) of a stepper's pass from its description
+    (``describe()["occupancy"]``, which the marching variants give), else (None, None)."""
+    occ = desc.get("occupancy") or {}
+    if "occupancy" not in occ or "registers" not in occ:
+        return None, None
+    return float(occ["occupancy"]), int(occ["registers"])
+
+
 def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
             launch: dict | None = None, tune: bool | None = None) -> Row:
     """One benchmark row: build the stepper, warm up, time ``steps`` steps."""
@@ -188,9 +198,7 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
               launch={r: list(c) for r, c in st.configs.items()},
               vs_step_bound=mcells * 1e6 / (copy_bw / step_bound_bytes(st)),
               steps_per_pass=getattr(st, "steps_per_pass", 1))
-    occ = desc.get("occupancy") or {}
-    if "occupancy" in occ:
-        row.occupancy, row.registers = float(occ["occupancy"]), int(occ["registers"])
+    row.occupancy, row.registers = pass_occupancy(desc)
     del st
     import cupy as cp
 
@@ -227,8 +235,10 @@ HEADER = (f"{'scene':<18}{'N':>6} {'variant':<28}{'dtype':<8}{'ms/step':>9}{'Mce
 
 
 def launch_text(r: Row) -> str:
-    """The launch shapes a row ran, compact: each role's shape (for the marching variants'
-    pass: steps, block sides, planes a segment), then the pass's occupancy and registers."""
+    """The launch shapes a row ran, compact: each role's shape as the stepper takes it (for
+    the marching variants' pass: steps per pass, then the tile's two sides and the planes or
+    rows a segment, as in ``--launch``), then the pass's theoretical occupancy and
+    registers."""
     text = " ".join(f"{role} {','.join(str(v) for v in cfg)}" for role, cfg in r.launch.items())
     if r.occupancy is not None:
         text += f" occ {r.occupancy:.2f}"

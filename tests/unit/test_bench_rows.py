@@ -4,7 +4,7 @@ block, occupancy and registers (no GPU needed: the rows are made here)."""
 
 from __future__ import annotations
 
-from yeefdtd.bench import HEADER, Row, format_row, launch_text
+from yeefdtd.bench import HEADER, Row, format_row, launch_text, pass_occupancy
 
 
 def row(**kw) -> Row:
@@ -37,3 +37,12 @@ def test_columns_line_up_with_the_header():
         end = HEADER.index(name) + len(name)
         assert line[end - 1] != " ", name   # each figure ends where its heading ends
     assert HEADER.endswith("launch") and line.index("pass") == HEADER.index("launch")
+
+
+def test_pass_occupancy_comes_from_the_description():
+    desc = {"variant": "temporal", "occupancy": {"registers": 128, "shared_bytes": 46464,
+                                                 "local_bytes": 0, "blocks_per_sm": 1,
+                                                 "occupancy": 0.25}}
+    assert pass_occupancy(desc) == (0.25, 128)
+    assert pass_occupancy({"variant": "indexed"}) == (None, None)
+    assert pass_occupancy({"occupancy": {"registers": 64}}) == (None, None)

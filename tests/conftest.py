@@ -36,9 +36,8 @@ def pytest_collection_modifyitems(config, items):
     shard = config.getoption("--shard")
     if shard:
         k, n = shard_of(shard)
-        kept = [item for q, item in enumerate(items) if q % n == k]
-        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
-        items[:] = kept
+        config.hook.pytest_deselected(items=[it for q, it in enumerate(items) if q % n != k])
+        items[:] = items[k::n]
     for item in items:
         folder = pathlib.Path(str(item.fspath)).relative_to(ROOT).parts[0]
         mark = _FOLDER_MARK.get(folder)

@@ -143,7 +143,7 @@ def bench_model(name: str, n: int | None, steps: int, dtype: str = "float32"):
 def time_stepper(stepper, steps: int, warmup: int = WARMUP, segments: int = 5) -> float:
     """Seconds for ``steps`` steps after ``warmup`` steps, timed with CUDA events: the steps
     run in ``segments`` back-to-back segments and the median segment's rate is reported (a
-    clock or power transient in one segment does not move the figure; H100s showed
+    clock or power transient in one segment does not move the figure; GPUs here showed
     single 200-step timings up to 4% apart on one machine)."""
     import cupy as cp
 
@@ -190,6 +190,7 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
     mcells = cells * steps / seconds / 1e6
     bpc = st.traffic_bytes_per_cell()
     desc = st.describe()
+    occupancy, registers = pass_occupancy(desc)
     row = Row(scene=model.scene.name.rsplit("-", 1)[0], n=model.grid.cells[0],
               variant=desc["variant"], dtype=dtype, steps=steps,
               ms_per_step=seconds / steps * 1e3, mcells_per_s=mcells, bytes_per_cell=bpc,
@@ -197,8 +198,8 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
               memory_bytes_per_cell=st.memory_bytes() / cells,
               launch={r: list(c) for r, c in st.configs.items()},
               vs_step_bound=mcells * 1e6 / (copy_bw / step_bound_bytes(st)),
-              steps_per_pass=getattr(st, "steps_per_pass", 1))
-    row.occupancy, row.registers = pass_occupancy(desc)
+              steps_per_pass=getattr(st, "steps_per_pass", 1), occupancy=occupancy,
+              registers=registers)
     del st
     import cupy as cp
 

@@ -93,6 +93,7 @@ class CudaStepper(Stepper):
         self._full = (*self.pitch, g.shape[2])
         self._stream = cp.cuda.Stream(non_blocking=True)
         self._held: list = []  # every device array, for memory_bytes
+        self._graphs = graphs   # steps replayed as a CUDA graph (and tuned the same way)
         try:
             with self._stream:
                 self._allocate(model)
@@ -104,7 +105,6 @@ class CudaStepper(Stepper):
         except cp.cuda.memory.OutOfMemoryError as exc:
             raise OutOfMemory(f"the model does not fit in GPU memory ({exc}); use fewer cells, "
                               "float32, or the 'indexed' variant") from None
-        self._graphs = graphs
         self._graph = None
         self._n = 0
 
@@ -373,7 +373,8 @@ class CudaStepper(Stepper):
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
                             role, self.storage.name, str(self.id_dtype),
                             f"pml={self._pml_key()}",
-                            tuning.shape_class(self.shape), tuning.digest(candidates)])
+                            tuning.shape_class(self.shape), tuning.digest(candidates),
+                            "graph" if self._graphs else "launches"])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
                 continue
@@ -386,7 +387,8 @@ class CudaStepper(Stepper):
             if not randomised:
                 self._randomise()
                 randomised = True
-            results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates)
+            results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
+                                   graph=self._graphs)
             best = min(results, key=lambda x: x[1])[0]
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]

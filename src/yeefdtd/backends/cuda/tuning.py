@@ -46,40 +46,67 @@ def shape_class(shape) -> str:
     return "x".join(str(int(math.log2(max(n, 1)))) for n in shape)
 
 
-def time_launches(cp, launches, repeats: int = 5) -> float:
-    """Median milliseconds of running ``launches`` (a list of (fn, grid, block, args, smem))."""
+def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
+    """Median milliseconds of running ``launches`` (a list of (fn, grid, block, args, smem)).
+
+    ``graph``: captured once as a CUDA graph and timed replaying it, as the stepper runs its
+    steps. Launched one by one from Python instead, a role of many small launches is timed
+    with the host's launch cost in it: seed-plane's 512 launches a role (H100, pec-box 512)
+    took 0.5-0.7 ms more than replayed, about a tenth, which is more than its shapes differ
+    by (docs/perf/tuner-fidelity-h100-2026-11-25.txt)."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
+    stream = cp.cuda.get_current_stream()
 
     def once():
         for fn, grid, block, args, smem in launches:
             fn(grid, block, args, shared_mem=smem)
 
-    once()  # warm-up: module load, caches
-    times = []
-    for _ in range(repeats):
-        start.record()
-        once()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
+    run = once
+    if graph:   # captured on a stream of its own (the legacy stream cannot capture), run
+        cap = cp.cuda.Stream(non_blocking=True)   # on the caller's, in order with its work
+        with cap:
+            cap.begin_capture()
+            try:
+                once()
+            except BaseException:
+                try:
+                    cap.end_capture()
+                except Exception:
+                    pass  # the capture was invalidated by the failed launch
+                raise
+            captured = cap.end_capture()
+
+        def run():
+            captured.launch(stream)
+
+    with stream:
+        run()  # warm-up: module load, caches
+        times = []
+        for _ in range(repeats):
+            start.record(stream)
+            run()
+            stop.record(stream)
+            stop.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, stop))
     times.sort()
     return times[len(times) // 2]
 
 
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
-          final_repeats: int = 25) -> list[tuple[tuple, float]]:
-    """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches.
+          final_repeats: int = 25, graph: bool = False) -> list[tuple[tuple, float]]:
+    """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
+    timed as a CUDA graph when ``graph`` (see time_launches).
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
     apart."""
     out = []
     for cfg in candidates:
         try:
-            ms = time_launches(cp, plan_for(cfg), repeats)
-        except cp.cuda.driver.CUDADriverError:
+            ms = time_launches(cp, plan_for(cfg), repeats, graph)
+        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError):
             continue  # too many threads or too much shared memory for this kernel
         out.append((cfg, ms))
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
-        out[q] = (out[q][0], time_launches(cp, plan_for(out[q][0]), final_repeats))
+        out[q] = (out[q][0], time_launches(cp, plan_for(out[q][0]), final_repeats, graph))
     return out

@@ -46,3 +46,23 @@ def test_a_graph_timing_runs_in_order_with_the_callers_stream():
                              graph=True)
     s.synchronize()
     assert float(a.min()) == float(a.max()) == 7.0
+
+
+def test_each_stepper_is_tuned_the_way_it_runs_its_steps(tmp_path, monkeypatch):
+    """'indexed' replays its steps as a CUDA graph and is tuned so; the marching variants
+    launch their passes from Python and are tuned so (the cache key names the timing)."""
+    import json
+
+    import yeefdtd as yf
+
+    monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
+    scene = yf.Scene(grid=yf.Grid(cells=(24, 20, 16), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(12, 10, 8),
+                                             waveform=yf.Gaussian(tau=3e-12, t0=6e-12))],
+                     run=yf.RunSettings(steps=4, dtype="float32"))
+    for variant in ("indexed", "temporal"):
+        yf.run(scene, backend="cuda", progress=False,
+               stepper_options={"variant": variant, "tune": True})
+    keys = list(json.loads((tmp_path / "tuning.json").read_text()))
+    timing = {(k.split("|")[3], k.rsplit("|", 1)[1]) for k in keys}
+    assert timing == {("indexed", "graph"), ("temporal", "launches")}

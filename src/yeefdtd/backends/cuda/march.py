@@ -697,6 +697,11 @@ class MarchStepper(CudaStepper):
             f, g, src = g, f, 1 - src
         return out
 
+    @property
+    def tune_as_graph(self) -> bool:
+        """Passes are launched from Python (advance), so candidates are timed that way."""
+        return False
+
     def _choose_configs(self, tune, forced: dict) -> None:
         allowed = self.variant.configs("pass", self.shape)
         if "pass" in forced and tuple(forced["pass"])[:3] not in {c[:3] for c in allowed}:

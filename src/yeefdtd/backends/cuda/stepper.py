@@ -93,7 +93,7 @@ class CudaStepper(Stepper):
         self._full = (*self.pitch, g.shape[2])
         self._stream = cp.cuda.Stream(non_blocking=True)
         self._held: list = []  # every device array, for memory_bytes
-        self._graphs = graphs   # steps replayed as a CUDA graph (and tuned the same way)
+        self._graphs = graphs   # steps replayed as a CUDA graph (see tune_as_graph)
         try:
             with self._stream:
                 self._allocate(model)
@@ -374,7 +374,7 @@ class CudaStepper(Stepper):
                             role, self.storage.name, str(self.id_dtype),
                             f"pml={self._pml_key()}",
                             tuning.shape_class(self.shape), tuning.digest(candidates),
-                            "graph" if self._graphs else "launches"])
+                            "graph" if self.tune_as_graph else "launches"])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
                 continue
@@ -388,7 +388,7 @@ class CudaStepper(Stepper):
                 self._randomise()
                 randomised = True
             results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
-                                   graph=self._graphs)
+                                   graph=self.tune_as_graph)
             best = min(results, key=lambda x: x[1])[0]
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]
@@ -397,6 +397,12 @@ class CudaStepper(Stepper):
             self.rest()
         for role in self.roles:
             self._plans[role] = self._update_plan(role, self.configs[role])
+
+    @property
+    def tune_as_graph(self) -> bool:
+        """Whether the tuner times candidates replayed as a CUDA graph: as this stepper runs
+        its steps (see tuning.time_launches)."""
+        return self._graphs
 
     def _pml_key(self) -> str:
         """What the tuned kernels' CPML handling depends on: the CPML axes when the update

@@ -3,6 +3,7 @@ run, whether launched one by one or replayed as a CUDA graph (as the stepper run
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from yeefdtd.backends.cuda import tuning
@@ -66,3 +67,41 @@ def test_each_stepper_is_tuned_the_way_it_runs_its_steps(tmp_path, monkeypatch):
     keys = list(json.loads((tmp_path / "tuning.json").read_text()))
     timing = {(k.split("|")[3], k.rsplit("|", 1)[1]) for k in keys}
     assert timing == {("indexed", "graph"), ("temporal", "launches")}
+
+
+def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, monkeypatch):
+    """A grid too small to tune (or a forced or cached shape) compiles the one pass shape it
+    runs, and runs as before; one that is swept compiles every candidate."""
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+    from yeefdtd.build.model import build_model
+
+    monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
+    model = build_model(_cpml_scene())
+    small = CudaStepper(model, "float32", variant="temporal")
+    assert small.compiled_configs() == [small.configs["pass"]]
+    kernels = [n for n in small._names() if n.startswith("march3")]
+    every = small.variant.configs("pass", small.shape)
+    swept = CudaStepper(model, "float32", variant="temporal", tune=True)
+    assert swept.known_configs is None and swept.compiled_configs() == every
+    assert len([n for n in swept._names() if n.startswith("march3")]) > len(kernels)
+    for st in (small, swept):
+        st.advance(0, 6)
+    cached = CudaStepper(model, "float32", variant="temporal", tune=True)   # from the cache
+    assert cached.compiled_configs() == [swept.configs["pass"]]
+    cached.advance(0, 6)
+    ref = swept.fields()
+    for st in (small, cached):
+        got = st.fields()
+        for c in ("ex", "hz"):
+            assert np.abs(ref[c]).max() > 0
+            assert np.abs(got[c] - ref[c]).max() <= 1e-6 * np.abs(ref[c]).max()
+
+
+def _cpml_scene():
+    import yeefdtd as yf
+
+    return yf.Scene(grid=yf.Grid(cells=(40, 36, 44), spacing=1e-3),
+                    boundaries="cpml",
+                    sources=[yf.PointSource(component="ez", cell=(20, 18, 22),
+                                            waveform=yf.Gaussian(tau=3e-12, t0=6e-12))],
+                    run=yf.RunSettings(steps=6, dtype="float32"))

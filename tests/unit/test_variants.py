@@ -76,6 +76,21 @@ def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
                for n in v.instances(mode, "float", "id8_t", "true", masks=[3]))
 
 
+@pytest.mark.parametrize("mode", ["3d", "tmz"])
+def test_a_module_may_hold_the_pass_kernels_of_chosen_shapes_only(mode):
+    """Every candidate's pass kernel by default (a sweep times them all); given launch
+    shapes, only theirs, one per (steps, tile) whatever the segment."""
+    v = _in(mode, "temporal")
+    T = "float, float" if mode == "3d" else "float"
+    every = v.instances(mode, T, "id8_t", "true", masks=[0])
+    shapes = v.configs("pass", (512, 512, 512) if mode == "3d" else (8192, 8192, 1))
+    assert len(every) == len({c[:3] for c in shapes}) > 2
+    first = v.instances(mode, T, "id8_t", "true", masks=[0], configs=[shapes[0]])
+    assert first == [v.kernel("pass", shapes[0], mode, T, "id8_t", "true", 0)]
+    again = (*shapes[0][:3], 7) if mode == "3d" else (*shapes[0][:3], 64)
+    assert v.instances(mode, T, "id8_t", "true", masks=[0], configs=[shapes[0], again]) == first
+
+
 def test_temporal_steps_reach_8_in_2d_only():
     assert _in("tmz", "temporal:steps=8").steps == (8,)
     with pytest.raises(ValidationError, match="from 2 to 6"):

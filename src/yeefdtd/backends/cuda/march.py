@@ -362,12 +362,12 @@ class MarchStepper(CudaStepper):
     BOX_ROWS_2D = 4
 
     def _box_configs(self) -> list[tuple]:
-        """(launch shape, CPML mask) of the CPML kernels, over every pass shape the tuner may
-        pick."""
+        """(launch shape, CPML mask) of the CPML kernels, over every pass shape the module
+        holds (compiled_configs)."""
         if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         out = []
-        for cfg in self.variant.configs("pass", self.shape):
+        for cfg in self.compiled_configs():
             for _, ext, a, mask in self.march_boxes(cfg[0]):
                 out.append((self.box_config(cfg, a, ext)[:3], mask))
         return list(dict.fromkeys(out))
@@ -494,7 +494,8 @@ class MarchStepper(CudaStepper):
         S = "half_t" if self.storage.is16 else T
         CT = "true" if self.const_table else "false"
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
-        names = self.variant.instances(*self._tparams, masks=[self.pass_mask()])
+        names = self.variant.instances(*self._tparams, masks=[self.pass_mask()],
+                                       configs=self.compiled_configs())
         if self.cpml_mode == "slabs":
             names += [self._slab3(half) for half in (0, 1)]
         elif self.cpml_mode == "slabm":
@@ -504,11 +505,19 @@ class MarchStepper(CudaStepper):
         #: launch shapes (steps, BX, BY) whose whole-sector instance is compiled: those that
         #: run it over the pass box as planned now (a later set_field that widens the box
         #: may make others eligible; they keep the tiles of 60, see pass_sectors)
-        self._sector_shapes = {c[:3] for c in self.variant.configs("pass", self.shape)
-                               if self.pass_sectors(c)}
+        self._sector_shapes = {c[:3] for c in self.compiled_configs() if self.pass_sectors(c)}
         names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True)
                   for c in sorted(self._sector_shapes)]
         return list(dict.fromkeys(names))
+
+    def compiled_configs(self) -> list[tuple]:
+        """The pass launch shapes whose kernels the module holds: the one known before
+        compiling (forced, cached or the untuned default), else every candidate, which a
+        sweep times. Compiling every candidate took about 10 times as long as one on the
+        grids too small to tune (NVRTC, sm_90, 3D 'temporal' float32: 2.7 s against 0.3)."""
+        if self.known_configs:
+            return [self.known_configs["pass"]]
+        return self.variant.configs("pass", self.shape)
 
     def _slab3(self, half: int) -> str:
         """The slab3 instance of half step ``half`` (1: H, 0: E) for this stepper's types."""
@@ -702,7 +711,7 @@ class MarchStepper(CudaStepper):
         """Passes are launched from Python (advance), so candidates are timed that way."""
         return False
 
-    def _choose_configs(self, tune, forced: dict) -> None:
+    def _plan_configs(self, tune, forced: dict) -> None:
         allowed = self.variant.configs("pass", self.shape)
         if "pass" in forced and tuple(forced["pass"])[:3] not in {c[:3] for c in allowed}:
             from ...exceptions import SetupError
@@ -712,7 +721,7 @@ class MarchStepper(CudaStepper):
             raise SetupError(f"launch: {self.variant.name!r} has no shape "
                              f"{','.join(map(str, forced['pass']))}; use {tile},{seg} with "
                              f"{tile} one of {' '.join(shapes)}")
-        super()._choose_configs(tune, forced)
+        super()._plan_configs(tune, forced)
 
     def _build_step_plan(self) -> list:
         return []

@@ -97,10 +97,11 @@ class CudaStepper(Stepper):
         try:
             with self._stream:
                 self._allocate(model)
+                self._plan_configs(tune, launch or {})
                 self._module = load_module(self.variant.files, self._names())
                 self._upload_table()
                 self._plans = {}
-                self._choose_configs(tune, launch or {})
+                self._choose_configs()
                 self._step_plan = self._build_step_plan()
         except cp.cuda.memory.OutOfMemoryError as exc:
             raise OutOfMemory(f"the model does not fit in GPU memory ({exc}); use fewer cells, "
@@ -354,18 +355,21 @@ class CudaStepper(Stepper):
 
         return update_launches(self, role, cfg)
 
-    def _choose_configs(self, tune: bool | None, forced: dict) -> None:
-        """Launch shapes: forced ones, else cached, else a tuning sweep (large grids) or the
-        variant's default (small grids, where launch overhead dominates anyway)."""
+    def _plan_configs(self, tune: bool | None, forced: dict) -> None:
+        """Launch shapes known before compiling: forced ones, else cached, else the variant's
+        default (small grids, where launch overhead dominates anyway); the roles left
+        (large grids not in the cache) are swept by _choose_configs. ``known_configs`` is
+        every role's shape when none is left, so that the module holds only the instances
+        those shapes launch (see _names); else None."""
         cp = self._cp
         big = self.model.grid.num_cells >= TUNE_MIN_CELLS
         tune = big if tune is None else tune
-        self.configs, self.tuning = {}, {}
         device = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
         device = device.decode() if isinstance(device, bytes) else device
         self.device_name = device
         cache = tuning.load_cache() if tune else {}
-        randomised = False
+        self.configs, self.tuning = {}, {}
+        self._sweeps: dict = {}   # role -> (cache key, candidates)
         for role in self.roles:
             candidates = self.variant.configs(role, self.shape)
             key = "|".join([device, kernel_version(), " ".join(compile_options()),
@@ -377,23 +381,27 @@ class CudaStepper(Stepper):
                             "graph" if self.tune_as_graph else "launches"])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
-                continue
-            if not tune:
+            elif not tune:
                 self.configs[role] = tuple(candidates[0])
-                continue
-            if key in cache:
+            elif key in cache:
                 self.configs[role] = tuple(cache[key]["best"])
-                continue
-            if not randomised:
-                self._randomise()
-                randomised = True
+            else:
+                self._sweeps[role] = (key, candidates)
+        self.known_configs = None if self._sweeps else dict(self.configs)
+
+    def _choose_configs(self) -> None:
+        """A tuning sweep for each role _plan_configs left, then every role's launch plan."""
+        cp = self._cp
+        if self._sweeps:
+            self._randomise()
+        for role, (key, candidates) in self._sweeps.items():
             results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
                                    graph=self.tune_as_graph)
             best = min(results, key=lambda x: x[1])[0]
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]
             tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
-        if randomised:   # the sweep advanced fields and auxiliary values: start from rest
+        if self._sweeps:   # the sweep advanced fields and auxiliary values: start from rest
             self.rest()
         for role in self.roles:
             self._plans[role] = self._update_plan(role, self.configs[role])

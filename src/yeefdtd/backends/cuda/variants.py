@@ -526,9 +526,10 @@ class March(Variant):
         1.554: 128 registers with spills)."""
         return pml if pml in (1, 2, 4) else 0
 
-    def instances(self, mode, T, ID, CT, masks=()):
+    def instances(self, mode, T, ID, CT, masks=(), configs=None):
+        """The pass kernel of each launch shape in ``configs`` (default: every candidate)."""
         mask = max(masks, default=0)
-        shapes = dict.fromkeys(c[:3] for c in self.configs("pass", (0, 0, 0)))
+        shapes = dict.fromkeys(c[:3] for c in (configs or self.configs("pass", (0, 0, 0))))
         return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
 
     #: blocks the first launch shape (the one grids too small to tune run) gives at least,

@@ -7,38 +7,64 @@ variant whose roles share one candidate list (both roles set to it), three figur
 
     python3 benchmarks/tuner_fidelity.py --scene pec-box -n 512 --variant seed-plane
 
-Prints one line per candidate and the shapes each timing would pick.
+Prints one line per candidate and, for each timing, the shape whose roles' times add up to
+the least (the tuner picks each role's shape on its own).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from yeefdtd.backends.cuda import tuning
-from yeefdtd.backends.cuda.stepper import CudaStepper
-from yeefdtd.bench import bench_scene, time_stepper
-from yeefdtd.build.model import build_model
+from yeefdtd.bench import SCENES, bench_scene, time_stepper
+from yeefdtd.exceptions import YeeError
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scene", default="pec-box")
-    p.add_argument("-n", type=int, default=512)
+    p.add_argument("--scene", choices=SCENES, default="pec-box")
+    p.add_argument("-n", type=_positive, default=512, help="cells along each side")
     p.add_argument("--variant", default="seed-plane")
-    p.add_argument("--dtype", default="float32")
-    p.add_argument("--steps", type=int, default=100, help="steps of each whole-step timing")
-    p.add_argument("--repeats", type=int, default=15, help="runs of each role timing")
+    p.add_argument("--dtype", choices=["float32", "float64", "float16"], default="float32")
+    p.add_argument("--steps", type=_positive, default=100,
+                   help="steps of each whole-step timing")
+    p.add_argument("--repeats", type=_positive, default=15, help="runs of each role timing")
     a = p.parse_args()
+    try:
+        import cupy  # noqa: F401
+    except ImportError as e:
+        p.exit(2, f"{p.prog}: error: CuPy is not importable ({e}); run it where a GPU is\n")
+    try:
+        compare(p, a)
+    except YeeError as e:
+        p.exit(2, f"{p.prog}: error: {e}\n")
+
+
+def compare(p, a) -> None:
     import cupy as cp
 
+    from yeefdtd.backends.cuda import tuning
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+    from yeefdtd.build.model import build_model
+
+    failed = (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError)
     model = build_model(bench_scene(a.scene, a.n, a.steps + 50))
     st = CudaStepper(model, a.dtype, variant=a.variant, tune=False)
     roles = st.roles
     lists = {r: [tuple(c) for c in st.variant.configs(r, st.shape)] for r in roles}
     cands = lists[roles[0]]
     if any(lists[r] != cands for r in roles):
-        raise SystemExit(f"--variant: {a.variant}'s roles have different candidate lists; "
-                         "pick a variant whose roles share one (seed-plane, seed-xyz, ...)")
+        p.error(f"--variant: {a.variant}'s roles have different candidate lists; pick one "
+                "whose roles share one (seed-plane, seed-xyz, seed-xy, tiled-2d)")
     st._randomise()
     role_ms = {}
     with st._stream:
@@ -48,18 +74,22 @@ def main() -> None:
                     role_ms[c, graph] = [tuning.time_launches(cp, st._update_plan(r, c),
                                                               a.repeats, graph)
                                          for r in roles]
-                except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError):
+                except failed as exc:
+                    if getattr(exc, "status", None) not in tuning.UNLAUNCHABLE:
+                        raise
                     role_ms[c, graph] = None
     del st
     cp.get_default_memory_pool().free_all_blocks()
     step_ms = {}
     for c in cands:
-        if role_ms[c, True] is None:
+        if role_ms[c, True] is None or role_ms[c, False] is None:
             continue
         s = CudaStepper(model, a.dtype, variant=a.variant, launch={r: c for r in roles})
         step_ms[c] = time_stepper(s, a.steps) / a.steps * 1e3
         del s
         cp.get_default_memory_pool().free_all_blocks()
+    if not step_ms:
+        p.exit(1, f"{p.prog}: no launch shape of {a.variant!r} runs here\n")
     print(f"{a.scene} N={a.n} {a.variant} {a.dtype}; roles {', '.join(roles)}; ms")
     print(f"{'shape':>12} {'launched':>22} {'graph':>22} {'step':>9} {'Mcells/s':>9}")
     cells = model.grid.num_cells

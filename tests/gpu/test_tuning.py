@@ -35,14 +35,22 @@ def test_a_sweep_leaves_out_shapes_that_cannot_launch_and_runs_the_others(graph)
 
 def test_a_graph_timing_runs_in_order_with_the_callers_stream():
     """The graph is replayed on the caller's stream, after what it queued there (the tuner
-    fills the fields with random values before it times)."""
+    fills the fields with random values before it times): a kernel that spins about 20 ms
+    before it sets every value to 5 is queued first, so bumps replayed on any other stream
+    would land before it and be overwritten."""
     import cupy as cp
 
+    spin = cp.RawKernel(r'''extern "C" __global__ void spin_then_set(float* a, long long n,
+                                                           long long cycles) {
+        const long long t0 = clock64();
+        while (clock64() - t0 < cycles) {}
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) a[i] = 5.f;
+    }''', "spin_then_set")
     kernel = cp.RawKernel(SRC, "bump")
-    a = cp.zeros(1 << 20, dtype=cp.float32)
+    a = cp.zeros(1 << 16, dtype=cp.float32)
     s = cp.cuda.Stream(non_blocking=True)
     with s:
-        a.fill(5.0)
+        spin((1,), (256,), (a, cp.int64(a.size), cp.int64(40_000_000)))
         tuning.time_launches(cp, [(kernel, (a.size // 256,), (256,), (a,), 0)], repeats=1,
                              graph=True)
     s.synchronize()

@@ -62,8 +62,8 @@ class MarchStepper(CudaStepper):
         #: with "boxes" over overlapping tiles (the boxes then on streams beside the pass)
         #: ran slower than its slabs: H100, dipole-cpml's scene 512 float32, 64 x 8, 200
         #: steps: 25 599 Mcells/s against 33 110 (the boxes 1.99 ms a step, the slabs 1.22);
-        #: with today's lighter boxes (2026-11-25, 500 steps, tuned) 29 579 against 37 036,
-        #: slabm 31 024.
+        #: with the lighter boxes of f6668d8 and a94b544 (2026-11-25, 500 steps, tuned) 29 579
+        #: against 37 036, slabm 31 024.
         self.cpml_mode = cpml_mode(self.variant, bool(self._slabs))
         #: whether passes run march3f (read once: its nt argument carries its shared bytes)
         self.staged = self.variant.staged

@@ -17,7 +17,7 @@ import numpy as np
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
 from ...build.storage import STORAGE16, compute_dtype
-from ...exceptions import OutOfMemory, SetupError
+from ...exceptions import KernelError, OutOfMemory, SetupError
 from ..base import Records, Stepper
 from . import tuning
 from .compile import id_name, kernel_version, load_module, type_name
@@ -397,6 +397,10 @@ class CudaStepper(Stepper):
         for role, (key, candidates) in self._sweeps.items():
             results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
                                    graph=self.tune_as_graph)
+            if not results:
+                raise KernelError(f"variant {self.variant.name!r}: none of its {len(candidates)} "
+                                  f"launch shapes for {role!r} runs on this GPU; use another "
+                                  "variant (e.g. 'indexed')")
             best = min(results, key=lambda x: x[1])[0]
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]

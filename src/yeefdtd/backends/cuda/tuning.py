@@ -52,8 +52,8 @@ def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
     ``graph``: captured once as a CUDA graph and timed replaying it, as the stepper runs its
     steps. Launched one by one from Python instead, a role of many small launches is timed
     with the host's launch cost in it: seed-plane's 512 launches a role (H100, pec-box 512)
-    took 0.5-0.7 ms more than replayed, about a tenth, which is more than its shapes differ
-    by (docs/perf/tuner-fidelity-h100-2026-11-25.txt)."""
+    took 0.5-0.7 ms more than replayed, about a tenth, and that cost varies by more than the
+    leading shapes differ by (docs/perf/tuner-fidelity-h100-2026-11-25.txt)."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     stream = cp.cuda.get_current_stream()
 
@@ -65,8 +65,8 @@ def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
     if graph:   # captured on a stream of its own (the legacy stream cannot capture), run
         cap = cp.cuda.Stream(non_blocking=True)   # on the caller's, in order with its work
         with cap:
-            cap.begin_capture()
             try:
+                cap.begin_capture()
                 once()
             except BaseException:
                 try:
@@ -92,6 +92,13 @@ def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
     return times[len(times) // 2]
 
 
+#: CUDA error codes (driver and runtime alike) by which a launch shape cannot run a kernel:
+#: an invalid value or configuration (too many threads, or shared memory, for a block), too
+#: few registers for its threads, or a capture invalidated by such a launch. A sweep leaves
+#: those candidates out; it raises any other error (a fault leaves the context unusable).
+UNLAUNCHABLE = frozenset({1, 9, 701, 901})
+
+
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           final_repeats: int = 25, graph: bool = False) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
@@ -103,8 +110,10 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     for cfg in candidates:
         try:
             ms = time_launches(cp, plan_for(cfg), repeats, graph)
-        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError):
-            continue  # too many threads or too much shared memory for this kernel
+        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
+            if getattr(exc, "status", None) not in UNLAUNCHABLE:
+                raise   # a fault, not a shape the kernel cannot take
+            continue
         out.append((cfg, ms))
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:

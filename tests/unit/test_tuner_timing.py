@@ -1,0 +1,126 @@
+"""The tuner's timing against a stand-in for CuPy that records what happens on which stream:
+a graph is captured on a stream of its own and replayed on the caller's, launched kernels
+run on the caller's stream, a failed launch ends its capture, and a sweep leaves out only
+the shapes a kernel cannot take (a fault is raised)."""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from yeefdtd.backends.cuda import tuning
+
+
+class DriverError(Exception):
+    def __init__(self, status):
+        super().__init__(f"status {status}")
+        self.status = status
+
+
+class RuntimeError_(DriverError):
+    pass
+
+
+class FakeCupy:
+    def __init__(self):
+        self.log: list[tuple] = []
+        self.current = None
+        cp = self
+
+        class Stream:
+            def __init__(self, non_blocking=False, name="side"):
+                self.name, self.capturing, self.captured = name, False, []
+
+            def __enter__(self):
+                self.prev, cp.current = cp.current, self
+                return self
+
+            def __exit__(self, *exc):
+                cp.current = self.prev
+
+            def begin_capture(self):
+                self.capturing = True
+                cp.log.append(("begin", self.name))
+
+            def end_capture(self):
+                cp.log.append(("end", self.name))
+                was, self.capturing = self.capturing, False
+                if not was:
+                    raise RuntimeError_(901)
+                launches, self.captured = self.captured, []
+                return Graph(launches)
+
+        class Graph:
+            def __init__(self, launches):
+                self.launches = launches
+
+            def launch(self, stream):
+                cp.log.append(("replay", stream.name, len(self.launches)))
+
+        class Event:
+            def record(self, stream=None):
+                cp.log.append(("record", (stream or cp.current).name))
+
+            def synchronize(self):
+                pass
+
+        self.default = Stream(name="caller")
+        self.current = self.default
+        self.cuda = types.SimpleNamespace(
+            Stream=Stream, Event=Event, get_current_stream=lambda: cp.current,
+            get_elapsed_time=lambda a, b: 1.0,
+            driver=types.SimpleNamespace(CUDADriverError=DriverError),
+            runtime=types.SimpleNamespace(CUDARuntimeError=RuntimeError_))
+
+    def kernel(self, fail=None):
+        def fn(grid, block, args, shared_mem=0):
+            s = self.current
+            if fail is not None:
+                if s.capturing:
+                    s.capturing = False   # a failed launch invalidates the capture
+                raise DriverError(fail)
+            if s.capturing:
+                s.captured.append(block)
+            else:
+                self.log.append(("run", s.name))
+        return fn
+
+
+def test_a_graph_is_captured_aside_and_replayed_on_the_callers_stream():
+    cp = FakeCupy()
+    tuning.time_launches(cp, [(cp.kernel(), (1,), (32,), (), 0)] * 3, repeats=4, graph=True)
+    assert ("begin", "side") in cp.log and ("end", "side") in cp.log
+    assert not any(e[0] == "run" for e in cp.log)              # nothing ran outside the graph
+    assert cp.log.count(("replay", "caller", 3)) == 5          # warm-up and 4 timed
+    assert {e[1] for e in cp.log if e[0] == "record"} == {"caller"}
+
+
+def test_launched_one_by_one_everything_runs_on_the_callers_stream():
+    cp = FakeCupy()
+    tuning.time_launches(cp, [(cp.kernel(), (1,), (32,), (), 0)] * 3, repeats=4)
+    assert not any(e[0] in ("begin", "replay") for e in cp.log)
+    assert cp.log.count(("run", "caller")) == 15
+
+
+def test_a_launch_that_fails_in_a_capture_ends_it_and_raises_its_own_error():
+    cp = FakeCupy()
+    with pytest.raises(DriverError) as info:
+        tuning.time_launches(cp, [(cp.kernel(fail=701), (1,), (2048,), (), 0)], graph=True)
+    assert info.value.status == 701 and ("end", "side") in cp.log
+    assert cp.current is cp.default
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_a_sweep_leaves_out_shapes_a_kernel_cannot_take_and_raises_faults(graph):
+    cp = FakeCupy()
+    plans = {(64,): 0, (2048,): 1, (999,): 701, (128,): 0}
+
+    def plan(c):
+        return [(cp.kernel(fail=plans[c] or None), (1,), c, (), 0)]
+
+    out = tuning.sweep(cp, plan, list(plans), repeats=2, final_repeats=2, graph=graph)
+    assert [c for c, _ in out] == [(64,), (128,)]
+    plans[(256,)] = 700   # an illegal address: the context is lost, nothing is left out
+    with pytest.raises(DriverError, match="700"):
+        tuning.sweep(cp, plan, list(plans), repeats=2, final_repeats=2, graph=graph)

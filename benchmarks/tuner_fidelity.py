@@ -60,6 +60,10 @@ def compare(p, a) -> None:
     model = build_model(bench_scene(a.scene, a.n, a.steps + 50))
     st = CudaStepper(model, a.dtype, variant=a.variant, tune=False)
     roles = st.roles
+    if roles == ("pass",):
+        p.error(f"--variant: {a.variant!r} launches its passes from Python, not as a graph, "
+                "and is tuned that way; pick a one-step variant (seed-plane, seed-xyz, "
+                "seed-xy, tiled-2d, indexed)")
     lists = {r: [tuple(c) for c in st.variant.configs(r, st.shape)] for r in roles}
     cands = lists[roles[0]]
     if any(lists[r] != cands for r in roles):

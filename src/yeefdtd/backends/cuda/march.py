@@ -583,6 +583,12 @@ class MarchStepper(CudaStepper):
         of ``mask``; over ``pass_box`` when None), worked out once per shape and box."""
         key = (cfg, box, mask)
         if key not in self._pass_kernels:
+            if box is None and tuple(cfg[:3]) not in {c[:3] for c in self.compiled_configs()}:
+                from ...exceptions import KernelError
+
+                raise KernelError(f"launch shape {','.join(map(str, cfg))} was not compiled "
+                                  "for this stepper (it holds the pass of the shape it runs); "
+                                  "build one with launch={'pass': shape} to run another")
             v = self.variant
             mask = self.pass_mask() if box is None else mask
             org, ext = box or self.pass_box_of(cfg[0])

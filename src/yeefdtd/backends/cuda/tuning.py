@@ -93,10 +93,11 @@ def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
 
 
 #: CUDA error codes (driver and runtime alike) by which a launch shape cannot run a kernel:
-#: an invalid value or configuration (too many threads, or shared memory, for a block), too
-#: few registers for its threads, or a capture invalidated by such a launch. A sweep leaves
-#: those candidates out; it raises any other error (a fault leaves the context unusable).
-UNLAUNCHABLE = frozenset({1, 9, 701, 901})
+#: an invalid value or configuration (too many threads, or shared memory, for a block), no
+#: memory for the local memory its threads would spill to, too few registers for its
+#: threads, or a capture invalidated by such a launch. A sweep leaves those candidates out;
+#: it raises any other error (a fault leaves the context unusable).
+UNLAUNCHABLE = frozenset({1, 2, 9, 701, 901})
 
 
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,

@@ -16,17 +16,8 @@ from __future__ import annotations
 import argparse
 
 from yeefdtd.bench import SCENES, bench_scene, time_stepper
+from yeefdtd.cli import _positive_int as _positive
 from yeefdtd.exceptions import YeeError
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
 
 
 def main() -> None:
@@ -56,7 +47,6 @@ def compare(p, a) -> None:
     from yeefdtd.backends.cuda.stepper import CudaStepper
     from yeefdtd.build.model import build_model
 
-    failed = (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError)
     model = build_model(bench_scene(a.scene, a.n, a.steps + 50))
     st = CudaStepper(model, a.dtype, variant=a.variant, tune=False)
     roles = st.roles
@@ -74,14 +64,9 @@ def compare(p, a) -> None:
     with st._stream:
         for c in cands:
             for graph in (False, True):
-                try:
-                    role_ms[c, graph] = [tuning.time_launches(cp, st._update_plan(r, c),
-                                                              a.repeats, graph)
-                                         for r in roles]
-                except failed as exc:
-                    if getattr(exc, "status", None) not in tuning.UNLAUNCHABLE:
-                        raise
-                    role_ms[c, graph] = None
+                ms = [tuning.time_if_launchable(cp, st._update_plan(r, c), a.repeats, graph)
+                      for r in roles]
+                role_ms[c, graph] = None if None in ms else ms
     del st
     cp.get_default_memory_pool().free_all_blocks()
     step_ms = {}

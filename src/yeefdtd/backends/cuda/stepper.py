@@ -358,9 +358,8 @@ class CudaStepper(Stepper):
     def _plan_configs(self, tune: bool | None, forced: dict) -> None:
         """Launch shapes known before compiling: forced ones, else cached, else the variant's
         default (small grids, where launch overhead dominates anyway); the roles left
-        (large grids not in the cache) are swept by _choose_configs. ``known_configs`` is
-        every role's shape when none is left, so that the module holds only the instances
-        those shapes launch (see _names); else None."""
+        (large grids not in the cache) are swept by _choose_configs. Where none is left, the
+        module holds only the instances those shapes launch (see known_configs)."""
         cp = self._cp
         big = self.model.grid.num_cells >= TUNE_MIN_CELLS
         tune = big if tune is None else tune
@@ -387,7 +386,12 @@ class CudaStepper(Stepper):
                 self.configs[role] = tuple(cache[key]["best"])
             else:
                 self._sweeps[role] = (key, candidates)
-        self.known_configs = None if self._sweeps else dict(self.configs)
+
+    @property
+    def known_configs(self) -> dict | None:
+        """Every role's launch shape where all were known before compiling (none swept),
+        else None."""
+        return None if self._sweeps else self.configs
 
     def _choose_configs(self) -> None:
         """A tuning sweep for each role _plan_configs left, then every role's launch plan."""

@@ -100,6 +100,17 @@ def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
 UNLAUNCHABLE = frozenset({1, 2, 9, 701, 901})
 
 
+def time_if_launchable(cp, launches, repeats: int = 5, graph: bool = False) -> float | None:
+    """time_launches, or None where the launch shape cannot run the kernel (UNLAUNCHABLE);
+    any other CUDA error is raised."""
+    try:
+        return time_launches(cp, launches, repeats, graph)
+    except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
+        if getattr(exc, "status", None) not in UNLAUNCHABLE:
+            raise   # a fault, not a shape the kernel cannot take
+        return None
+
+
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           final_repeats: int = 25, graph: bool = False) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
@@ -109,13 +120,9 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     apart."""
     out = []
     for cfg in candidates:
-        try:
-            ms = time_launches(cp, plan_for(cfg), repeats, graph)
-        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
-            if getattr(exc, "status", None) not in UNLAUNCHABLE:
-                raise   # a fault, not a shape the kernel cannot take
-            continue
-        out.append((cfg, ms))
+        ms = time_if_launchable(cp, plan_for(cfg), repeats, graph)
+        if ms is not None:
+            out.append((cfg, ms))
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
         out[q] = (out[q][0], time_launches(cp, plan_for(out[q][0]), final_repeats, graph))

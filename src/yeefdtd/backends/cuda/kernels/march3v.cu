@@ -22,7 +22,7 @@
 // read an iteration later behind the iteration's first barrier), H of steps 1 .. NT (hx,
 // hz): NT + 1 barriers an iteration. Rows -1 and BY stay zero (the halo rows read them).
 //
-// Tried and dropped (H100, 512 float32, NT 2, 200 steps; README, "Three changes to the
+// Tried and dropped (H100, 512 float32, NT 2, 200 steps; docs/performance.md, "Three changes to the
 // pass tried and dropped"; each commit holds its code): tiles of 2 or 4 blocks in a
 // cluster, the rows at block boundaries through distributed shared memory (b7dc00e;
 // bitwise the same, without layers 64 508 and 61 062 Mcells/s against 69 930); the

@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests $(wildcard benchmarks)
 
 ## On a GPU machine, without network or venv: GPU tests, parity and the benchmark table.
-## Needs pydantic importable (see README, "GPU machine"); logs go to $$OUT (default ./out).
+## Needs pydantic importable (see README, "Development"); logs go to $$OUT (default ./out).
 gpu-check:
 	PYTHONPATH=$${PYTHONPATH:+$$PYTHONPATH:}$(CURDIR)/src ./benchmarks/gpu_check.sh $(OUT)
 

@@ -40,8 +40,7 @@ def main() -> None:
             for s in shapes:
                 roles = ("pass",) if v.partition(":")[0] in ("fused", "temporal") else ("h", "e")
                 row = measure(model, v, a.dtype, a.steps, bw, launch=dict.fromkeys(roles, s))
-                print(format_row(row), f"  round {r} {v} shape {','.join(map(str, s))}",
-                      flush=True)
+                print(format_row(row), f"  round {r} {v}", flush=True)
 
 
 if __name__ == "__main__":

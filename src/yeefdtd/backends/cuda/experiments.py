@@ -97,10 +97,10 @@ def lane_sectors() -> str | None:
 def lane_pitch(default: int) -> int:
     """$YEEFDTD_LANE_PITCH: the multiple of cells 3D 'temporal''s rows are padded to in float
     arithmetic, else ``default``."""
-    raw = _raw("YEEFDTD_LANE_PITCH")
-    if not raw:
+    got = integers("YEEFDTD_LANE_PITCH", 1, 2, 256)
+    if got is None:
         return default
-    if not (raw.isdigit() and 2 <= int(raw) <= 256 and int(raw) % 2 == 0):
-        raise SetupError(f"$YEEFDTD_LANE_PITCH: {raw!r} is not understood; set it to an even "
-                         "number from 2 to 256, or unset it")
-    return int(raw)
+    if got[0] % 2:
+        raise SetupError(f"$YEEFDTD_LANE_PITCH: {_raw('YEEFDTD_LANE_PITCH')!r} is not "
+                         "understood; set it to an even number from 2 to 256, or unset it")
+    return got[0]

@@ -358,8 +358,9 @@ class CudaStepper(Stepper):
     def _plan_configs(self, tune: bool | None, forced: dict) -> None:
         """Launch shapes known before compiling: forced ones, else cached, else the variant's
         default (small grids, where launch overhead dominates anyway); the roles left
-        (large grids not in the cache) are swept by _choose_configs. Where none is left, the
-        module holds only the instances those shapes launch (see known_configs)."""
+        (large grids not in the cache) are swept by _choose_configs. Where none is left, a
+        stepper may compile only the instances those shapes launch (known_configs; the
+        marching steppers do, see MarchStepper.compiled_configs)."""
         cp = self._cp
         big = self.model.grid.num_cells >= TUNE_MIN_CELLS
         tune = big if tune is None else tune

@@ -94,8 +94,10 @@ def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, 
     assert swept.known_configs is None and swept.compiled_configs() == every
     assert len([n for n in swept._names() if n.startswith("march3")]) > len(kernels)
     other = next(c for c in every if c[:3] != small.configs["pass"][:3])
-    with pytest.raises(KernelError, match="not compiled"):
+    with pytest.raises(KernelError, match=r"launch shape .* not compiled"):
         small._pass_kernel(other)
+    with pytest.raises(KernelError, match="kernel march3x<float> was not compiled"):
+        small._fn("march3x<float>")
     for st in (small, swept):
         st.advance(0, 6)
     cached = CudaStepper(model, "float32", variant="temporal", tune=True)   # from the cache

@@ -124,3 +124,18 @@ def test_a_sweep_leaves_out_shapes_a_kernel_cannot_take_and_raises_faults(graph)
     plans[(256,)] = 700   # an illegal address: the context is lost, nothing is left out
     with pytest.raises(DriverError, match="700"):
         tuning.sweep(cp, plan, list(plans), repeats=2, final_repeats=2, graph=graph)
+
+
+def test_a_sweep_times_its_finalists_again_on_the_graphs_it_captured():
+    """Each candidate is captured once: the finalists' second timing replays their graphs."""
+    cp = FakeCupy()
+    shapes = [(32,), (64,), (128,), (256,), (512,)]
+
+    def plan(c):
+        return [(cp.kernel(), (1,), c, (), 0)]
+
+    out = tuning.sweep(cp, plan, shapes, repeats=2, finalists=3, final_repeats=4, graph=True)
+    assert [c for c, _ in out] == shapes
+    assert cp.log.count(("begin", "side")) == len(shapes)
+    # every candidate: one warm-up and 2 timed replays; the 3 finalists: one and 4 more
+    assert cp.log.count(("replay", "caller", 1)) == 3 * len(shapes) + 5 * 3

@@ -73,17 +73,17 @@ def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
     assert any(c[3] for c in shapes) and not any(c[3] for c in v.configs("pass", (61, 47, 1))[1:])
     te = "true" if mode == "tez" else "false"
     assert all(n.startswith("march2<") and n.endswith(f", {te}>")
-               for n in v.instances(mode, "float", "id8_t", "true", masks=[3]))
+               for n in v.instances(mode, "float", "id8_t", "true", masks=[3], configs=shapes))
 
 
 @pytest.mark.parametrize("mode", ["3d", "tmz"])
 def test_a_module_may_hold_the_pass_kernels_of_chosen_shapes_only(mode):
-    """Every candidate's pass kernel by default (a sweep times them all); given launch
-    shapes, only theirs, one per (steps, tile) whatever the segment."""
+    """Every candidate's pass kernel when given them all (a sweep times them all); given
+    some launch shapes, only theirs, one per (steps, tile) whatever the segment."""
     v = _in(mode, "temporal")
     T = "float, float" if mode == "3d" else "float"
-    every = v.instances(mode, T, "id8_t", "true", masks=[0])
     shapes = v.configs("pass", (512, 512, 512) if mode == "3d" else (8192, 8192, 1))
+    every = v.instances(mode, T, "id8_t", "true", masks=[0], configs=shapes)
     assert len(every) == len({c[:3] for c in shapes}) > 2
     first = v.instances(mode, T, "id8_t", "true", masks=[0], configs=[shapes[0]])
     assert first == [v.kernel("pass", shapes[0], mode, T, "id8_t", "true", 0)]
@@ -635,16 +635,20 @@ def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles(monkeypatc
     t.mode = "3d"
     cfg = (2, 64, 16, 64)
     assert t.lane_owned(cfg) == 60 and t.lane_owned(cfg, True) == 56
+    px = t.pitches((513, 513, 513))[0]
+    assert px == 520
     # dipole-cpml 512's pass box (489 cells from x = 12): 9 tiles either way
-    assert t.lane_sectors(cfg, 12, 489)
+    assert t.lane_sectors(cfg, 12, 489, 0, px)
     grid, block, _ = t.launch(cfg, (489, 489, 489), 0, 12)
     assert grid[0] == 9 and block == (32, 16, 1)
     # pec-box 512 (512 from 0): 10 tiles of 56 against 9 of 60
-    assert not t.lane_sectors(cfg, 0, 512)
-    assert not t.lane_sectors((3, 32, 12, 64), 12, 489)   # march3
-    assert not t.lane_sectors(cfg, 12, 0)
+    assert not t.lane_sectors(cfg, 0, 512, 0, px)
+    assert t.launch(cfg, (512, 1, 1), 0, 0)[0][0] == 10 and t.launch(cfg, (512, 1, 1))[0][0] == 9
+    assert not t.lane_sectors((3, 32, 12, 64), 12, 489, 0, px)   # march3
+    assert not t.lane_sectors(cfg, 12, 0, 0, px)
+    assert not t.lane_sectors(cfg, 12, 489, 0, 514)   # rows not on sector boundaries
     t.half = True
-    assert not t.lane_sectors(cfg, 12, 489)
+    assert not t.lane_sectors(cfg, 12, 489, 0, px)
     t.half = False
     name = t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true", 0, True)
     assert name.endswith(", 1, true>") and "march3v" in name
@@ -661,12 +665,14 @@ def test_the_lane_switches_take_what_they_document(monkeypatch):
     cfg = (2, 64, 16, 64)
     tag = t.tuning_tag()
     monkeypatch.setenv("YEEFDTD_LANE_PITCH", "16")
-    assert t.pitches((513, 513, 513)) == (528, 513) and t.lane_sectors(cfg, 12, 489)
+    px = t.pitches((513, 513, 513))[0]
+    assert px == 528 and t.lane_sectors(cfg, 12, 489, 0, px)
     assert t.tuning_tag() != tag
     monkeypatch.setenv("YEEFDTD_LANE_PITCH", "2")
-    assert t.pitches((513, 513, 513)) == (514, 513) and not t.lane_sectors(cfg, 12, 489)
+    px = t.pitches((513, 513, 513))[0]
+    assert px == 514 and not t.lane_sectors(cfg, 12, 489, 0, px)
     monkeypatch.delenv("YEEFDTD_LANE_PITCH")
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
-    assert t.lane_sectors(cfg, 0, 512) and t.tuning_tag() != tag
+    assert t.lane_sectors(cfg, 0, 512, 0, 520) and t.tuning_tag() != tag
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "off")
-    assert not t.lane_sectors(cfg, 12, 489) and t.tuning_tag() != tag
+    assert not t.lane_sectors(cfg, 12, 489, 0, 520) and t.tuning_tag() != tag

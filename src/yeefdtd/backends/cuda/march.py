@@ -494,8 +494,9 @@ class MarchStepper(CudaStepper):
         S = "half_t" if self.storage.is16 else T
         CT = "true" if self.const_table else "false"
         self._tparams = (self.model.grid.mode, f"{T}, {S}", ID, CT)
+        configs = self.compiled_configs()
         names = self.variant.instances(*self._tparams, masks=[self.pass_mask()],
-                                       configs=self.compiled_configs())
+                                       configs=configs)
         if self.cpml_mode == "slabs":
             names += [self._slab3(half) for half in (0, 1)]
         elif self.cpml_mode == "slabm":
@@ -505,7 +506,7 @@ class MarchStepper(CudaStepper):
         #: launch shapes (steps, BX, BY) whose whole-sector instance is compiled: those that
         #: run it over the pass box as planned now (a later set_field that widens the box
         #: may make others eligible; they keep the tiles of 60, see pass_sectors)
-        self._sector_shapes = {c[:3] for c in self.compiled_configs() if self.pass_sectors(c)}
+        self._sector_shapes = {c[:3] for c in configs if self._sectors_fit(c)}
         names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True)
                   for c in sorted(self._sector_shapes)]
         return list(dict.fromkeys(names))
@@ -569,13 +570,17 @@ class MarchStepper(CudaStepper):
         self._module.get_global("c_events").copy_from_host(host.ctypes.data, host.nbytes)
 
     # ---- launch plans -------------------------------------------------------------------
+    def _sectors_fit(self, cfg: tuple) -> bool:
+        """Whether march3v's tiles that write whole sectors suit the pass over the grid
+        with launch shape ``cfg`` as its box is now (March.lane_sectors)."""
+        org, ext = self.pass_box_of(cfg[0])
+        return self.variant.lane_sectors(cfg, org[0], ext[0], self.pass_mask(), self.pitch[0])
+
     def pass_sectors(self, cfg: tuple) -> bool:
         """Whether the pass over the grid with launch shape ``cfg`` runs march3v's tiles
-        that write whole sectors (March.lane_sectors)."""
-        org, ext = self.pass_box_of(cfg[0])
-        shapes = getattr(self, "_sector_shapes", None)   # None while _names plans them
-        return (shapes is None or tuple(cfg[:3]) in shapes) and \
-            self.variant.lane_sectors(cfg, org[0], ext[0], self.pass_mask())
+        that write whole sectors: where they suit its box and their instance was compiled
+        (_names)."""
+        return tuple(cfg[:3]) in self._sector_shapes and self._sectors_fit(cfg)
 
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
@@ -583,18 +588,19 @@ class MarchStepper(CudaStepper):
         of ``mask``; over ``pass_box`` when None), worked out once per shape and box."""
         key = (cfg, box, mask)
         if key not in self._pass_kernels:
-            if box is None and tuple(cfg[:3]) not in {c[:3] for c in self.compiled_configs()}:
-                from ...exceptions import KernelError
+            from ...exceptions import KernelError
 
-                raise KernelError(f"launch shape {','.join(map(str, cfg))} was not compiled "
-                                  "for this stepper (it holds the pass of the shape it runs); "
-                                  "build one with launch={'pass': shape} to run another")
             v = self.variant
             mask = self.pass_mask() if box is None else mask
             org, ext = box or self.pass_box_of(cfg[0])
             al = box is None and self.pass_sectors(cfg)
+            try:
+                fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al))
+            except KernelError:
+                raise KernelError(f"launch shape {','.join(map(str, cfg))} was not compiled "
+                                  "for this stepper (it holds the pass of the shape it runs); "
+                                  "build one with launch={'pass': shape} to run another") from None
             grid, block, seg = v.launch(cfg, ext, mask, org[0] if al else None)
-            fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al))
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
@@ -805,8 +811,7 @@ class MarchStepper(CudaStepper):
         """Registers, shared memory and resident blocks per SM of the chosen instance."""
         cp = self._cp
         cfg = self.configs["pass"]
-        fn = self._fn(self.variant.kernel("pass", cfg, *self._tparams, self.pass_mask(),
-                                          self.pass_sectors(cfg)))
+        fn = self._pass_kernel(cfg)[0]
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs

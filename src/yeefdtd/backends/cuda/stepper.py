@@ -98,7 +98,9 @@ class CudaStepper(Stepper):
             with self._stream:
                 self._allocate(model)
                 self._plan_configs(tune, launch or {})
-                self._module = load_module(self.variant.files, self._names())
+                names = self._names()
+                self._kernel_names = frozenset(names)
+                self._module = load_module(self.variant.files, names)
                 self._upload_table()
                 self._plans = {}
                 self._choose_configs()
@@ -251,6 +253,9 @@ class CudaStepper(Stepper):
         return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick"]
 
     def _fn(self, name: str):
+        """The compiled kernel ``name``; KernelError where the module does not hold it."""
+        if name not in self._kernel_names:
+            raise KernelError(f"kernel {name} was not compiled for this stepper")
         return self._module.get_function(name)
 
     def _upload_table(self) -> None:

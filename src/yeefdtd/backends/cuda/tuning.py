@@ -47,47 +47,58 @@ def shape_class(shape) -> str:
 
 
 def time_launches(cp, launches, repeats: int = 5, graph: bool = False) -> float:
-    """Median milliseconds of running ``launches`` (a list of (fn, grid, block, args, smem)).
+    """Median milliseconds of running ``launches`` (a list of (fn, grid, block, args, smem))
+    on the current stream.
 
     ``graph``: captured once as a CUDA graph and timed replaying it, as the stepper runs its
     steps. Launched one by one from Python instead, a role of many small launches is timed
     with the host's launch cost in it: seed-plane's 512 launches a role (H100, pec-box 512)
     took 0.5-0.7 ms more than replayed, about a tenth, and that cost varies by more than the
     leading shapes differ by (docs/perf/tuner-fidelity-h100-2026-11-25.txt)."""
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    return _median_ms(cp, _runner(cp, launches, graph), repeats)
+
+
+def _runner(cp, launches, graph: bool):
+    """A callable that runs ``launches`` on the current stream: one by one, or (``graph``)
+    replaying the graph captured here once."""
     stream = cp.cuda.get_current_stream()
 
     def once():
         for fn, grid, block, args, smem in launches:
             fn(grid, block, args, shared_mem=smem)
 
-    run = once
-    if graph:   # captured on a stream of its own (the legacy stream cannot capture), run
-        cap = cp.cuda.Stream(non_blocking=True)   # on the caller's, in order with its work
-        with cap:
+    if not graph:
+        return once
+    # captured on a stream of its own (the legacy stream cannot capture), replayed on the
+    # caller's, in order with its work
+    cap = cp.cuda.Stream(non_blocking=True)
+    with cap:
+        try:
+            cap.begin_capture()
+            once()
+        except BaseException:
             try:
-                cap.begin_capture()
-                once()
-            except BaseException:
-                try:
-                    cap.end_capture()
-                except Exception:
-                    pass  # the capture was invalidated by the failed launch
-                raise
-            captured = cap.end_capture()
+                cap.end_capture()
+            except Exception:
+                pass  # the capture was invalidated by the failed launch
+            raise
+        captured = cap.end_capture()
+    return lambda: captured.launch(stream)
 
-        def run():
-            captured.launch(stream)
 
-    with stream:
-        run()  # warm-up: module load, caches
-        times = []
-        for _ in range(repeats):
-            start.record(stream)
-            run()
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop))
+def _median_ms(cp, run, repeats: int) -> float:
+    """Median milliseconds of ``repeats`` calls of ``run`` on the current stream, after one
+    untimed call (module load, caches)."""
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    stream = cp.cuda.get_current_stream()
+    run()
+    times = []
+    for _ in range(repeats):
+        start.record(stream)
+        run()
+        stop.record(stream)
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop))
     times.sort()
     return times[len(times) // 2]
 
@@ -103,8 +114,15 @@ UNLAUNCHABLE = frozenset({1, 2, 9, 701, 901})
 def time_if_launchable(cp, launches, repeats: int = 5, graph: bool = False) -> float | None:
     """time_launches, or None where the launch shape cannot run the kernel (UNLAUNCHABLE);
     any other CUDA error is raised."""
+    timed = _timed_if_launchable(cp, launches, repeats, graph)
+    return None if timed is None else timed[0]
+
+
+def _timed_if_launchable(cp, launches, repeats: int, graph: bool):
+    """(milliseconds, the runner timed) as time_launches, or None (see time_if_launchable)."""
     try:
-        return time_launches(cp, launches, repeats, graph)
+        run = _runner(cp, launches, graph)
+        return _median_ms(cp, run, repeats), run
     except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
         if getattr(exc, "status", None) not in UNLAUNCHABLE:
             raise   # a fault, not a shape the kernel cannot take
@@ -117,13 +135,14 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     timed as a CUDA graph when ``graph`` (see time_launches).
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
-    apart."""
-    out = []
+    apart. They are timed again as first run (the same graph, when ``graph``)."""
+    out, runs = [], []
     for cfg in candidates:
-        ms = time_if_launchable(cp, plan_for(cfg), repeats, graph)
-        if ms is not None:
-            out.append((cfg, ms))
+        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph)
+        if timed is not None:
+            out.append((cfg, timed[0]))
+            runs.append(timed[1])
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
-        out[q] = (out[q][0], time_launches(cp, plan_for(out[q][0]), final_repeats, graph))
+        out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats))
     return out

@@ -326,29 +326,30 @@ class March(Variant):
             h += 2
         return self.LANE_WIDTH - 2 * h
 
-    def lane_sectors(self, cfg, x0: int, nx: int, pml: int = 0) -> bool:
+    def lane_sectors(self, cfg, x0: int, nx: int, pml: int, pitch: int) -> bool:
         """Whether march3v's pass of launch shape ``cfg`` over the cells x0 .. x0 + nx - 1
-        along x runs tiles that write whole 32-byte sectors (AL in march3v.cu): over 4-byte
-        values, where those tiles (56 cells owned from a multiple of 8, the first from the
-        one at or before x0) take no more tiles along x than the tiles that overlap by NT
-        cells (60 owned). A warp writing part of a sector makes the L2 read it from DRAM to
-        merge it: H100, 512 float32 without layers, 2,64,16,64, 200 steps, the owned rows
-        written as whole sectors (timing only: the wrong cells) 74 381 Mcells/s against
-        69 954, DRAM reads 4.17 GB a pass (4.52-4.56 without, in the calls before). Tiles of
-        56 run over dipole-cpml's pass (489 cells from x = 12), where the pass took 1.600
-        ms a step against 1.771 with tiles of 60 on the same rows. $YEEFDTD_LANE_SECTORS
-        (on, off) overrides the choice."""
+        along x, on rows of ``pitch`` cells, runs tiles that write whole 32-byte sectors (AL
+        in march3v.cu): over 4-byte values on rows pitched to whole sectors, where those
+        tiles (56 cells owned from a multiple of 8, the first from the one at or before x0)
+        take no more tiles along x than the tiles that overlap by NT cells (60 owned). A
+        warp writing part of a sector makes the L2 read it from DRAM to merge it: H100, 512
+        float32 without layers, 2,64,16,64, 200 steps, the owned rows written as whole
+        sectors (timing only: the wrong cells) 74 381 Mcells/s against 69 954, DRAM reads
+        4.17 GB a pass (4.52-4.56 without, in the calls before). Tiles of 56 run over
+        dipole-cpml's pass (489 cells from x = 12), where the pass took 1.600 ms a step
+        against 1.771 with tiles of 60 on the same rows. $YEEFDTD_LANE_SECTORS (on, off)
+        overrides the choice."""
         from .experiments import lane_sectors
 
         if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or self.half or nx <= 0:
             return False
-        if self.lane_pitch % self.SECTOR_CELLS:   # rows not on sector boundaries
+        if pitch % self.SECTOR_CELLS:   # rows not on sector boundaries
             return False
         env = lane_sectors()   # $YEEFDTD_LANE_SECTORS, for comparisons
         if env is not None:
             return env == "on"
-        lead = x0 % self.SECTOR_CELLS
-        return _ceil(nx + lead, self.lane_owned(cfg, True)) <= _ceil(nx, self.lane_owned(cfg))
+        row = (nx, 1, 1)
+        return self.launch(cfg, row, pml, x0)[0][0] <= self.launch(cfg, row, pml)[0][0]
 
     @property
     def max_steps(self) -> int:
@@ -526,10 +527,11 @@ class March(Variant):
         1.554: 128 registers with spills)."""
         return pml if pml in (1, 2, 4) else 0
 
-    def instances(self, mode, T, ID, CT, masks=(), configs=None):
-        """The pass kernel of each launch shape in ``configs`` (default: every candidate)."""
+    def instances(self, mode, T, ID, CT, masks=(), *, configs):
+        """The pass kernel of each launch shape in ``configs`` (MarchStepper.compiled_configs:
+        the one it runs, or every candidate a sweep times), one per (steps, tile)."""
         mask = max(masks, default=0)
-        shapes = dict.fromkeys(c[:3] for c in (configs or self.configs("pass", (0, 0, 0))))
+        shapes = dict.fromkeys(c[:3] for c in configs)
         return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
 
     #: blocks the first launch shape (the one grids too small to tune run) gives at least,
@@ -596,7 +598,7 @@ class March(Variant):
         seg = seg or nz
         ox, oy = self.owned(cfg, pml, sectors_from is not None)
         if sectors_from is not None:   # the first tile starts at a multiple of SECTOR_CELLS
-            nx += sectors_from % self.SECTOR_CELLS
+            nx += sectors_from % self.SECTOR_CELLS   # at or before sectors_from
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
             (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg

@@ -112,3 +112,21 @@ def test_steps_past_the_models_last_are_refused_in_one_line():
     st.advance(0, 10)
     with pytest.raises(SetupError, match=r"^advance: steps 8 to 10 pass the model's 10 steps "):
         st.advance(8, 3)
+
+
+def test_cuda_options_given_to_numpy_are_said_to_be_ignored(monkeypatch, capsys):
+    """A variant named on the command line means nothing to NumPy: one note says so, and
+    none for 'auto' (the default)."""
+    import importlib
+
+    run_mod = importlib.import_module("yeefdtd.run")
+    from yeefdtd.build.model import build_model
+
+    monkeypatch.setattr(run_mod, "_notes_shown", set())
+    model = build_model(lossy_scene(steps=2))
+    run_mod.make_stepper(model, "numpy", variant="auto")
+    assert "ignores" not in capsys.readouterr().err
+    for _ in range(2):
+        run_mod.make_stepper(model, "numpy", variant="temporal")
+    err = capsys.readouterr().err
+    assert err.count("note: the numpy backend ignores variant (CUDA options)") == 1

@@ -49,8 +49,9 @@ def test_the_untuned_shape_cuts_segments_until_the_blocks_fill_the_gpu(name, mod
         assert grid[0] * grid[1] >= v.FILL_BLOCKS or shape[axis] <= floor
 
 
-@pytest.mark.parametrize("bad", ["1", "7", "x"])
+@pytest.mark.parametrize("bad", ["7", "12"])
 def test_temporal_steps_out_of_range_say_so(bad):
+    """Past the most a 3D pass keeps (6): said once the grid's mode is known."""
     with pytest.raises(ValidationError, match="temporal steps must be an integer from 2 to 6"):
         make_variant(f"temporal:steps={bad}").configs("pass", (64, 64, 64))
 
@@ -676,3 +677,16 @@ def test_the_lane_switches_take_what_they_document(monkeypatch):
     assert t.lane_sectors(cfg, 0, 512, 0, 520) and t.tuning_tag() != tag
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "off")
     assert not t.lane_sectors(cfg, 12, 489, 0, 520) and t.tuning_tag() != tag
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("temporal:steps=1", "integer of at least 2"), ("temporal:steps=two", "not 'two'"),
+    ("temporal:steps", "integer of at least 2"), ("seed-multicell:cells=0", "at least 1"),
+    ("seed-xyz:noshared=1", "a switch and takes no value")])
+def test_a_variant_option_of_the_wrong_kind_is_a_one_line_error(spec, says):
+    """Checked where the variant is named (scene, CLI), not first inside a CUDA run."""
+    with pytest.raises(ValidationError, match=says):
+        make_variant(spec)
+    assert make_variant("temporal:steps=3").options == {"steps": "3"}
+    assert make_variant("seed-multicell:cells=4,consecutive").options == {
+        "cells": "4", "consecutive": True}

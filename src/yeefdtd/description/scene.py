@@ -50,9 +50,20 @@ class RunSettings(StrictModel):
     @classmethod
     def _known_variant(cls, v):
         name = v.partition(":")[0]
-        if name != "auto" and name not in KERNEL_VARIANTS:
+        if name == "auto":
+            if v != "auto":
+                raise ValueError("'auto' takes no options; name a variant to give them")
+            return v
+        if name not in KERNEL_VARIANTS:
             raise ValueError(f"unknown kernel variant {name!r}; use auto or one of "
                              f"{', '.join(KERNEL_VARIANTS)}")
+        from ..backends.cuda.variants import make_variant  # options (no CuPy needed)
+        from ..exceptions import YeeError
+
+        try:
+            make_variant(v)
+        except YeeError as exc:
+            raise ValueError(str(exc).removeprefix("variant: ")) from None
         return v
 
     @model_validator(mode="after")

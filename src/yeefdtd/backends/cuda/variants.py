@@ -628,10 +628,11 @@ class March(Variant):
 _CLASSES = {"indexed": Indexed, "seed-xyz": lambda o: SeedXyz(options=o), "seed-xy": SeedXy,
             "seed-plane": SeedPlane, "seed-multicell": SeedMulticell, "tiled-2d": Tiled2d,
             "fused": lambda o: March("fused", o), "temporal": lambda o: March("temporal", o)}
-_OPTIONS = {"indexed": set(), "seed-xyz": {"pad32", "noshared"},
-            "seed-xy": {"pad32", "noshared"},
-            "seed-plane": set(), "seed-multicell": {"consecutive", "cells"}, "tiled-2d": set(),
-            "fused": set(), "temporal": {"steps"}}
+#: each variant's options: a switch (given alone) or an integer with its least value
+_OPTIONS = {"indexed": {}, "seed-xyz": {"pad32": None, "noshared": None},
+            "seed-xy": {"pad32": None, "noshared": None},
+            "seed-plane": {}, "seed-multicell": {"consecutive": None, "cells": 1},
+            "tiled-2d": {}, "fused": {}, "temporal": {"steps": 2}}
 
 
 def make_variant(spec: str) -> Variant:
@@ -642,10 +643,18 @@ def make_variant(spec: str) -> Variant:
                               f"{', '.join(VARIANTS)}")
     options = {}
     for item in filter(None, opts.split(",")):
-        key, _, value = item.partition("=")
+        key, eq, value = item.partition("=")
         if key not in _OPTIONS[name]:
             raise ValidationError(f"variant: {name!r} has no option {key!r}; its options are "
                                   f"{sorted(_OPTIONS[name]) or 'none'}")
+        least = _OPTIONS[name][key]
+        if least is None and eq:
+            raise ValidationError(f"variant: {name!r} option {key!r} is a switch and takes "
+                                  f"no value; write '{name}:{key}'")
+        if least is not None and not (value.isdigit() and int(value) >= least):
+            raise ValidationError(f"variant: {name!r} option {key!r} takes an integer of at "
+                                  f"least {least}, as in '{name}:{key}={max(least, 4)}', not "
+                                  f"{value!r}")
         options[key] = value or True
     variant = _CLASSES[name](options)
     variant.spec = spec

@@ -43,6 +43,7 @@ class MarchStepper(CudaStepper):
                 entry[kind]["psi_b"] = [None if p is None else self._zeros(p.size)
                                         for p in entry[kind]["psi"]]
         self._src = 0   # which psi set holds the current values (0: "psi", 1: "psi_b")
+        self._sector_shapes: set = set()   # none compiled yet (see _names)
         self._side: list = []   # (stream, event) of the CPML boxes (see _side_streams)
         self._pass_start = None
         from .experiments import box_streams
@@ -597,6 +598,8 @@ class MarchStepper(CudaStepper):
             try:
                 fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al))
             except KernelError:
+                if box is not None:   # the boxes' shapes follow the pass's: not a user's
+                    raise
                 raise KernelError(f"launch shape {','.join(map(str, cfg))} was not compiled "
                                   "for this stepper (it holds the pass of the shape it runs); "
                                   "build one with launch={'pass': shape} to run another") from None

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 from pathlib import Path
 
 from . import __version__
 from .exceptions import DivergenceError, RunInterrupted, YeeError
+from .io import check_writable, write_atomic
 
 
 class _Parser(argparse.ArgumentParser):
@@ -98,9 +100,11 @@ def _cmd_run(args) -> int:
     from .run import run
 
     scene = Scene.load(args.scene)
-    out = Path(args.output) if args.output else Path(Path(args.scene).stem + ".h5")
-    if out.suffix.lower() not in (".h5", ".hdf5"):
-        raise YeeError(f"--output: {out} should end in .h5; results are HDF5 files")
+    out = Path(args.output) if args.output is not None else Path(Path(args.scene).stem + ".h5")
+    if out.suffix.lower() not in (".h5", ".hdf5") or out.stem in ("", ".h5", ".hdf5"):
+        raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
+                       "in .h5 (results are HDF5 files)")
+    check_writable(out, "--output")
     try:
         options = {"variant": args.variant} if args.variant else None
         if args.variant:
@@ -111,22 +115,52 @@ def _cmd_run(args) -> int:
                      progress=False if args.quiet else None, keep_fields=args.fields,
                      stepper_options=options)
     except (DivergenceError, RunInterrupted) as exc:
+        code = 130 if isinstance(exc, RunInterrupted) else 1
         if exc.partial is not None:
-            exc.partial.save(out)
-            print(f"yeefdtd: {exc}; what was recorded until then is in {out}", file=sys.stderr)
+            saved = _save_result(exc.partial, out)
+            if saved is None:
+                return 1
+            print(f"yeefdtd: {exc}; what was recorded until then is in {saved}",
+                  file=sys.stderr)
         else:
             print(f"yeefdtd: {exc}", file=sys.stderr)
-        return 130 if isinstance(exc, RunInterrupted) else 1
-    result.save(out)
+        return code
+    saved = _save_result(result, out)
+    if saved is None:
+        return 1
     st = result.stats
     how = st["dtype"] + (f", {st['variant']}" if st.get("variant") else "")
     print(f"{scene.name}: {st['steps']} steps of {st['dt']:.4g} s on {st['backend']} "
           f"({how}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
-          f"{st['bytes_per_cell']:.1f} bytes/cell -> {out}")
+          f"{st['bytes_per_cell']:.1f} bytes/cell -> {saved}")
     if args.plot:
-        for path in plot_result(result, out.parent, out.stem):
+        for path in plot_result(result, saved.parent, saved.stem):
             print(f"  plot: {path}")
-    return 0
+    return 0 if saved == out else 1
+
+
+def _save_result(result, out: Path) -> Path | None:
+    """Save ``result`` to ``out``; where that fails (the disk filled up, the directory went
+    away during the run), to a file of the same name in the temporary directory instead,
+    with one line on stderr saying where it went. None (and one line) if neither worked."""
+    import tempfile
+
+    try:
+        return result.save(out)
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+    fd, spare = tempfile.mkstemp(prefix=f"{out.stem}-", suffix=out.suffix)
+    os.close(fd)
+    try:
+        result.save(spare)
+    except OSError as exc:
+        Path(spare).unlink(missing_ok=True)
+        print(f"yeefdtd: error: could not write {out} ({why}) nor {spare} "
+              f"({exc.strerror or exc}); the result is lost", file=sys.stderr)
+        return None
+    print(f"yeefdtd: error: could not write {out} ({why}); the result is in {spare}",
+          file=sys.stderr)
+    return Path(spare)
 
 
 def _cmd_validate(args) -> int:
@@ -148,8 +182,12 @@ def _cmd_schema(args) -> int:
     from .description.scene import Scene
 
     text = json.dumps(Scene.json_schema(), indent=2)
-    if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    if args.output is not None:
+        out = check_writable(args.output, "--output")
+        try:
+            write_atomic(out, lambda p: p.write_text(text + "\n", encoding="utf-8"))
+        except OSError as exc:
+            raise YeeError(f"--output: cannot write {out} ({exc.strerror or exc})") from None
     else:
         print(text)
     return 0
@@ -187,6 +225,10 @@ def _cmd_bench(args) -> int:
     from .bench import HEADER, bench_scene, copy_bandwidth, environment, write_json
     from .bench_studies import plot_studies, run_cases, run_suite
 
+    if args.json is not None:
+        check_writable(args.json, "--json")
+    if args.plots is not None:
+        check_writable(args.plots, "--plots", directory=True)
     env = environment()
     copy_bw = copy_bandwidth()
     print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs; copy bandwidth "
@@ -249,7 +291,8 @@ def _cmd_plot(args) -> int:
 
     path = Path(args.result)
     result = load(path)
-    outdir = Path(args.output_dir) if args.output_dir else path.parent
+    outdir = Path(args.output_dir) if args.output_dir is not None else path.parent
+    check_writable(outdir, "--output-dir", directory=True)
     for p in plot_result(result, outdir, path.stem):
         print(p)
     return 0

@@ -85,6 +85,36 @@ def write_atomic(path: Path, write) -> Path:
     return path
 
 
+def check_writable(path: str | Path, what: str, directory: bool = False) -> Path:
+    """``path`` if a file (``directory``: files in a directory) can be written there, else a
+    one-line ValidationError naming ``what`` (the option or field that gave the path).
+    Called before a run or a benchmark, so that no result waits on a path that cannot take
+    it; missing parent directories are created, as the writers do."""
+    path = Path(path)
+    if str(path) in ("", "."):
+        raise ValidationError(f"{what}: an empty path; give a file name")
+    if not directory and path.is_dir():
+        raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
+    if directory and path.exists() and not path.is_dir():
+        raise ValidationError(f"{what}: {path} is a file; give a directory")
+    where = path if directory else path.parent
+    for up in (where, *where.parents):   # the nearest that exists must be a directory
+        if up.exists():
+            if not up.is_dir():
+                raise ValidationError(f"{what}: {up} is a file, not a directory; choose "
+                                      "another path")
+            break
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".yeefdtd-", suffix=".check", dir=where)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValidationError(f"{what}: cannot write in {where} ({exc.strerror or exc}); "
+                              "choose another path") from None
+    return path
+
+
 def save_scene(scene, path: str | Path) -> Path:
     path = Path(path)
     text = scene.to_json() + "\n" if _format_of(path) == "json" else scene.to_toml()

@@ -115,6 +115,65 @@ def test_output_must_be_hdf5(scene_file, capsys):
     assert "--output" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("where", ["file/r.h5", "dir.h5", "", ".h5"])
+def test_an_output_that_cannot_be_written_is_refused_before_the_run(where, scene_file,
+                                                                   tmp_path, capsys,
+                                                                   monkeypatch):
+    """Checked first, so that no run's result waits on a path that cannot take it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("a file, not a directory")
+    (tmp_path / "dir.h5").mkdir()
+    ran = []
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("yeefdtd.run"), "run",
+                        lambda *a, **k: ran.append(1))
+    assert main(["run", str(scene_file), "-o", where, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--output" in err and not ran
+
+
+def test_a_result_that_cannot_be_saved_goes_to_the_temporary_directory(scene_file, tmp_path,
+                                                                       capsys, monkeypatch):
+    """The disk fills up or the directory goes away during the run: the result is saved
+    in the temporary directory instead, one line says where, and the status is 1."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    from yeefdtd.results import Result
+
+    real = Result.save
+    out = tmp_path / "r.h5"
+
+    def save(self, path):
+        if Path(path) == out:
+            raise OSError(28, "No space left on device")
+        return real(self, path)
+
+    monkeypatch.setattr(Result, "save", save)
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    spare = next((tmp_path / "tmp").glob("r-*.h5"))
+    assert str(spare) in err and yf.load(spare).stats["steps"] == 60
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["schema", "-o", "file/s.json"], "--output"), (["schema", "-o", ""], "--output"),
+    (["plot", "r.h5", "-o", "file"], "--output-dir")])
+def test_other_outputs_are_checked_in_one_line(argv, needle, scene_file, tmp_path, capsys,
+                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("a file, not a directory")
+    assert main(["run", str(scene_file), "-o", "r.h5", "-q"]) == 0
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
 def test_console_entry_point(tmp_path):
     """The installed command behaves the same in a fresh process."""
     good = subprocess.run([sys.executable, "-m", "yeefdtd", "validate",

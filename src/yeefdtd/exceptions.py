@@ -43,7 +43,8 @@ class DivergenceError(YeeError):
     """The fields became non-finite or grew without bound during the time loop.
 
     ``step`` is the step at which it was noticed; ``partial`` holds the result recorded up to
-    the last good check, so that nothing measured before the failure is lost.
+    the first record that is not finite (its ``stats["steps"]`` says how many steps that
+    covers), so that nothing measured before the failure is lost.
     """
 
     def __init__(self, message: str, step: int, partial=None):

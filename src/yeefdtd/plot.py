@@ -32,9 +32,11 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
     for c, v in probe.data.items():
         scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
         label = c if c[0] == "e" else f"{c} x eta0"
-        ax_t.plot(probe.times[c] * 1e9, v * scale, label=label, lw=1)
-        if len(v) > 1 and np.any(v):
-            f, mag = spectrum(v * scale, probe.times[c])
+        with np.errstate(over="ignore", invalid="ignore"):
+            shown = _finite(np.asarray(v, dtype=float) * scale)
+        ax_t.plot(probe.times[c] * 1e9, shown, label=label, lw=1)
+        if len(v) > 1 and np.any(shown) and np.isfinite(shown).all():
+            f, mag = spectrum(shown, probe.times[c])
             ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
     ax_t.set_xlabel("time (ns)")
     ax_t.set_ylabel("field (V/m)")
@@ -57,9 +59,14 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
     return path
 
 
+def _finite(a: np.ndarray) -> np.ndarray:
+    """``a`` with its non-finite values (a diverged run's) as NaN, which plots leave out."""
+    return np.where(np.isfinite(a), a, np.nan)
+
+
 def _busiest_frame(frames: np.ndarray) -> int:
     """The frame where the field covers the most area (points above 5% of a robust peak)."""
-    flat = np.abs(frames.reshape(len(frames), -1))
+    flat = np.nan_to_num(np.abs(frames.reshape(len(frames), -1)), nan=0.0, posinf=0.0)
     threshold = 0.05 * np.percentile(flat, 99.5)
     return int(np.argmax((flat > threshold).sum(axis=1)))
 
@@ -75,11 +82,13 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     if len(snap.frames) == 0:
         raise ValueError(f"snapshot {name!r} holds no frames (the run ended before the first)")
     frame = _busiest_frame(snap.frames) if frame is None else frame
-    data = snap.frames[frame]
+    data = _finite(snap.frames[frame].astype(float))
     u, v = snap.coords
     axes = [a for a in "xyz" if a != snap.axis]
     fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
-    lim = float(np.percentile(np.abs(data), 99.5)) or float(np.abs(data).max()) or 1.0
+    finite = np.abs(data[np.isfinite(data)])
+    lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
+    lim = lim or 1.0
     mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
                          shading="nearest")
     fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({_units(snap.component)})",

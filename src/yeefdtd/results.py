@@ -7,6 +7,7 @@ seconds and metres for the coordinates.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,34 +124,84 @@ class Result:
         return write_atomic(Path(path), write)
 
 
+def _read(f) -> Result:
+    """A Result from an open result file, every part checked for what save() writes (a
+    KeyError, ValueError or TypeError names what is missing or wrong)."""
+    def group(parent, name):
+        g = parent[name]
+        if not hasattr(g, "items"):
+            raise TypeError(f"{name!r} is not a group")
+        return g
+
+    def array(g, name, ndim):
+        a = g[name][()]
+        if not isinstance(a, np.ndarray) or a.ndim != ndim or \
+                not np.issubdtype(a.dtype, np.number):
+            raise ValueError(f"{g.name}/{name} is not a {ndim}-D array of numbers")
+        return a
+
+    stats = json.loads(f.attrs["stats"])
+    if not isinstance(stats, dict):
+        raise ValueError("stats is not a table")
+    res = Result(scene_json=str(f.attrs["scene"]), stats=stats)
+    for name, g in group(f, "probes").items():
+        comps = [k for k in group(f["probes"], name) if not k.endswith("_time")]
+        data, times, where = {}, {}, {}
+        for c in comps:
+            data[c], times[c] = array(g, c, 1), array(g, f"{c}_time", 1)
+            if len(data[c]) != len(times[c]):
+                raise ValueError(f"probe {name!r} {c}: {len(data[c])} values for "
+                                 f"{len(times[c])} times")
+            where[c] = tuple(float(x) for x in g[c].attrs["position"])
+        res.probes[name] = ProbeData(name=name, data=data, times=times, positions=where)
+    for name, g in group(f, "snapshots").items():
+        snap = SnapshotData(
+            name=name, component=str(g.attrs["component"]), axis=str(g.attrs["axis"]),
+            position=float(g.attrs["position"]), frames=array(g, "frames", 3),
+            times=array(g, "time", 1), coords=(array(g, "u", 1), array(g, "v", 1)))
+        want = (len(snap.times), len(snap.coords[0]), len(snap.coords[1]))
+        if snap.frames.shape != want:
+            raise ValueError(f"snapshot {name!r}: frames of shape {snap.frames.shape}, not "
+                             f"{want} (times, u, v)")
+        if snap.axis not in ("x", "y", "z"):
+            raise ValueError(f"snapshot {name!r}: axis {snap.axis!r}")
+        if snap.component not in ("ex", "ey", "ez", "hx", "hy", "hz"):
+            raise ValueError(f"snapshot {name!r}: component {snap.component!r}")
+        res.snapshots[name] = snap
+    if "fields" in f:
+        res.fields = {c: array(group(f, "fields"), c, f["fields"][c].ndim)
+                      for c in group(f, "fields")}
+    return res
+
+
 def load(path: str | Path) -> Result:
     """Read a result written by :meth:`Result.save`."""
     import h5py
 
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError(f"path: a file name, not {type(path).__name__}")
     path = Path(path)
+    if path.is_dir():
+        raise ValidationError(f"{path}: a directory; give a result file (.h5)")
     try:
         f = h5py.File(path, "r")
     except FileNotFoundError:
         raise ValidationError(f"{path}: no such file; check the path") from None
     except OSError as exc:
-        raise ValidationError(f"{path}: not an HDF5 file ({exc})") from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValidationError(f"{path}: not an HDF5 file ({first})") from None
     with f:
         if f.attrs.get("format") != "yeefdtd-result":
             raise ValidationError(f"{path}: not a yeefdtd result file")
-        res = Result(scene_json=str(f.attrs["scene"]), stats=json.loads(f.attrs["stats"]))
-        for name, g in f["probes"].items():
-            comps = [k for k in g if not k.endswith("_time")]
-            res.probes[name] = ProbeData(
-                name=name,
-                data={c: g[c][()] for c in comps},
-                times={c: g[f"{c}_time"][()] for c in comps},
-                positions={c: tuple(float(x) for x in g[c].attrs["position"]) for c in comps},
-            )
-        for name, g in f["snapshots"].items():
-            res.snapshots[name] = SnapshotData(
-                name=name, component=str(g.attrs["component"]), axis=str(g.attrs["axis"]),
-                position=float(g.attrs["position"]), frames=g["frames"][()],
-                times=g["time"][()], coords=(g["u"][()], g["v"][()]))
-        if "fields" in f:
-            res.fields = {c: f["fields"][c][()] for c in f["fields"]}
+        version = f.attrs.get("format_version", 1)
+        if not isinstance(version, (int, np.integer)) or not 1 <= version <= FORMAT_VERSION:
+            shown = int(version) if isinstance(version, (int, np.integer)) else repr(version)
+            raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
+                                  f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
+                                  "yeefdtd)")
+        try:
+            res = _read(f)
+        except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
+            what = exc.args[0] if exc.args else type(exc).__name__
+            raise ValidationError(f"{path}: a damaged or foreign result file ({what})") from None
     return res

@@ -101,8 +101,11 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
             if done % check == 0 or done == total:
                 _check_divergence(stepper, model, done)
     except DivergenceError as exc:
-        status = "diverged"
-        exc.partial = _result(model, stepper, done, seconds, status, keep_fields)
+        # what was recorded before the first record that is not finite (those after it
+        # hold NaN or infinities); the step count says how far that is
+        good = _finite_steps(model, stepper.collect(), done)
+        exc.partial = _result(model, stepper, good, seconds, "diverged", keep_fields)
+        exc.partial.stats["diverged_by_step"] = int(done)
         raise
     except KeyboardInterrupt:
         status = "interrupted"
@@ -112,6 +115,19 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
     finally:
         bar.close()
     return _result(model, stepper, done, seconds, status, keep_fields)
+
+
+def _finite_steps(model: Model, rec, done: int) -> int:
+    """The most steps (at most ``done``) whose records, of every monitor, are all finite."""
+    good = done
+    plans = [*zip([g.every for g in model.probes], rec.probes, strict=False),
+             *zip([p.every for p in model.snapshots], rec.snapshots, strict=False)]
+    for every, data in plans:
+        rows = np.asarray(data[:done // every]).reshape(done // every, -1)
+        bad = np.flatnonzero(~np.isfinite(rows).all(axis=1))
+        if bad.size:
+            good = min(good, int(bad[0]) * every)
+    return good
 
 
 def _check_divergence(stepper, model: Model, done: int) -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import yeefdtd as yf
@@ -79,7 +80,33 @@ def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
     code = main(["run", str(path), "-o", str(out), "-q"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "step 20" in err
-    assert yf.load(out).stats["status"] == "diverged"
+    res = yf.load(out)
+    assert res.stats["status"] == "diverged" and res.stats["diverged_by_step"] == 20
+    # the records before the first that is not finite, and the step count says so
+    data = res.probes["p"]["ez"]
+    assert 0 < len(data) == res.stats["steps"] < 20 and np.isfinite(data).all()
+    assert main(["plot", str(out), "-o", str(tmp_path / "png")]) == 0
+
+
+def test_plots_leave_out_values_that_are_not_finite(tmp_path):
+    """A result holding NaN or infinities (a diverged run's, from before the records were
+    cut at the first one) still plots, without them."""
+    from yeefdtd.plot import plot_result
+
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(6, 6), waveform=yf.Ricker(
+            frequency=20e9))],
+        monitors=[yf.Probe(name="p", cell=(7, 6)),
+                  yf.Snapshot(name="s", component="ez", every=2)],
+        run=yf.RunSettings(steps=12, backend="numpy"))
+    res = yf.run(scene, progress=False)
+    res.probes["p"].data["ez"][5:] = np.nan
+    res.probes["p"].data["hx"][3] = np.inf
+    res.snapshots["s"].frames[-1, 2:5, 2:5] = -np.inf
+    res.snapshots["s"].frames[-2] = np.nan
+    paths = plot_result(res, tmp_path, "r")
+    assert len(paths) == 2 and all(p.stat().st_size > 0 for p in paths)
 
 
 @pytest.mark.parametrize("argv, needle", [

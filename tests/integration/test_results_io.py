@@ -58,3 +58,44 @@ def test_load_rejects_other_files(tmp_path):
     (tmp_path / "text.h5").write_text("hello")
     with pytest.raises(yf.ValidationError, match="not an HDF5 file"):
         yf.load(tmp_path / "text.h5")
+
+
+def _damage(path, how):
+    import h5py
+
+    with h5py.File(path, "r+") as f:
+        how(f)
+
+
+def _swap(f, name, data):
+    del f[name]
+    f[name] = data
+
+
+@pytest.mark.parametrize("how, says", [
+    (lambda f: f.attrs.__setitem__("format_version", 99), "format version 99"),
+    (lambda f: f.attrs.__setitem__("stats", "{not json"), "damaged"),
+    (lambda f: f.attrs.__delitem__("scene"), "damaged"),
+    (lambda f: f.__delitem__("probes/a/ez_time"), "ez_time"),
+    (lambda f: _swap(f, "probes/a/ez", np.zeros((3, 3))), "1-D array"),
+    (lambda f: _swap(f, "probes/a/ez", np.zeros(3)), "values for"),
+    (lambda f: _swap(f, "probes/a/ez", np.array([b"x"] * 40)), "array of numbers"),
+    (lambda f: _swap(f, "snapshots/s/frames", np.zeros((4, 3, 3))), "frames of shape"),
+    (lambda f: f["snapshots/s"].attrs.__setitem__("axis", "w"), "axis 'w'"),
+    (lambda f: f["snapshots/s"].attrs.__setitem__("component", "q"), "component 'q'"),
+    (lambda f: (f.__delitem__("probes"), f.create_dataset("probes", data=[1])),
+     "'probes' is not a group"),
+])
+def test_load_says_in_one_line_what_is_wrong_with_a_damaged_file(how, says, tmp_path):
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    _damage(path, how)
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        yf.load(path)
+    assert "\n" not in str(info.value)
+
+
+def test_load_refuses_a_directory_and_a_non_path(tmp_path):
+    with pytest.raises(yf.ValidationError, match="a directory"):
+        yf.load(tmp_path)
+    with pytest.raises(yf.ValidationError, match="a file name, not NoneType"):
+        yf.load(None)

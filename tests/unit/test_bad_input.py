@@ -174,3 +174,23 @@ def test_cli_reports_bad_scene_in_one_line(make, where, tmp_path, capsys):
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert where in err
+
+
+@pytest.mark.parametrize("waveform, amplitude", [
+    ({"type": "ricker", "frequency": 1e-300}, 1.0),
+    ({"type": "modulated_gaussian", "frequency": 5e-324}, 1.0)])
+def test_a_waveform_that_is_not_finite_is_refused_before_the_run(waveform, amplitude):
+    """Found where the sources are sampled, as one line naming the source, not as a
+    divergence at the first check (nor as warnings from NumPy)."""
+    import warnings
+
+    from yeefdtd.build.model import build_model
+
+    d = base3d()
+    d["sources"][0]["waveform"], d["sources"][0]["amplitude"] = waveform, amplitude
+    scene = yf.Scene.parse(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(yf.SetupError, match=r"^sources\[0\]: .* not finite") as info:
+            build_model(scene)
+    assert "\n" not in str(info.value)

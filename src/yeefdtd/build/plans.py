@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..description.monitors import Probe, Snapshot
+from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable
 from .grid import OFFSETS, YeeGrid
 
@@ -109,14 +110,20 @@ def source_groups(scene, grid: YeeGrid, steps: int,
                   tables: dict[str, ComponentTable]) -> list[SourceGroup]:
     merged: dict[tuple[str, str], dict[int, np.ndarray]] = {}
     points: dict[tuple[str, str], dict[int, tuple]] = {}
-    for src in scene.sources:
+    for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
         flat = grid.flat(idx)
         t = sample_times(c, src.kind, steps, grid.dt)
-        vals = src.amplitude * src.waveform(t)
-        if src.kind == "soft":
-            vals = vals * tables[c].table[tables[c].ids[idx], SRC]
+        with np.errstate(all="ignore"):   # overflow is found below, in one line
+            vals = src.amplitude * src.waveform(t)
+            if src.kind == "soft":
+                vals = vals * tables[c].table[tables[c].ids[idx], SRC]
+        bad = np.flatnonzero(~np.isfinite(vals))
+        if bad.size:
+            raise SetupError(f"sources[{i}]: its {src.waveform.type} waveform times its "
+                             f"amplitude is not finite at t = {t[bad[0]]:.4g} s; bring the "
+                             "waveform's parameters and the amplitude into range")
         bucket = merged.setdefault((c, src.kind), {})
         if src.kind == "soft" and flat in bucket:
             bucket[flat] = bucket[flat] + vals     # two soft sources at one point add up

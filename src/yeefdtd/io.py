@@ -123,8 +123,13 @@ def save_scene(scene, path: str | Path) -> Path:
 
 # ---- a small TOML emitter ---------------------------------------------------------------
 
+def _string(s: str) -> str:
+    """A TOML basic string: JSON's escapes, and DEL (which JSON leaves bare) escaped too."""
+    return json.dumps(s, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
 def _key(k: str) -> str:
-    return k if k and all(c.isalnum() or c in "_-" for c in k) else json.dumps(k)
+    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else _string(k)
 
 
 def _scalar(v: Any) -> str:
@@ -138,7 +143,7 @@ def _scalar(v: Any) -> str:
         text = repr(v)
         return text if any(c in text for c in ".en") else text + ".0"
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_scalar(x) for x in v) + "]"
     if isinstance(v, dict):

@@ -64,6 +64,19 @@ def test_round_trip_json_and_toml(tmp_path):
     assert yf.Scene.from_toml(two_d.to_toml()) == two_d
 
 
+def test_names_of_any_characters_survive_a_toml_round_trip(tmp_path):
+    """Keys and strings that TOML must quote or escape: non-ASCII letters (not bare keys in
+    TOML) and DEL (which JSON's escapes leave bare)."""
+    d = base3d()
+    d["name"] = "bench\x7fmark é"
+    d["materials"] = {"verre é": {"eps_r": 2.0}, "x\x7f": {"eps_r": 3.0}}
+    d["objects"][0]["material"] = "verre é"
+    d["monitors"][0]["name"] = "pé😀"
+    scene = yf.Scene.parse(d)
+    assert yf.Scene.from_toml(scene.to_toml()) == scene
+    assert yf.Scene.load(scene.save(tmp_path / "s.toml")) == scene
+
+
 def test_uniform_boundaries_shorthand_in_2d_and_3d():
     s3 = yf.Scene.parse({**base3d(), "boundaries": "pec"})
     assert all(s3.boundaries.kind(f) == "pec" for f in yf.description.FACES)

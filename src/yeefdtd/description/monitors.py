@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PositiveInt, model_validator
+from pydantic import Field, PositiveInt, field_validator, model_validator
 
 from .base import Axis, Component, Index, StrictModel, Vec
+
+
+def _file_safe_name(v: str | None) -> str | None:
+    """A monitor's name names an HDF5 group and a plot's file: no '/' or '\\', no control
+    characters, not only dots, no spaces at either end."""
+    if v is None:
+        return v
+    if any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in v):
+        raise ValueError(f"{v!r} holds a slash or a control character; use letters, digits, "
+                         "'_', '-' or '.'")
+    if v.strip(".") == "" or v != v.strip():
+        raise ValueError(f"{v!r} is not a usable name (only dots, or spaces at an end); use "
+                         "letters, digits, '_', '-' or '.'")
+    return v
 
 
 class Probe(StrictModel):
@@ -25,6 +39,8 @@ class Probe(StrictModel):
     components: tuple[Component, ...] | None = Field(
         None, min_length=1, description="components to record (default: all of the mode)")
     every: PositiveInt = Field(1, description="record every this many steps")
+
+    _name = field_validator("name")(_file_safe_name)
 
     @model_validator(mode="after")
     def _one_location(self):
@@ -49,6 +65,8 @@ class Snapshot(StrictModel):
     index: int | None = Field(None, ge=0, description="plane as a cell index instead of a "
                               "position")
     every: PositiveInt = Field(10, description="record every this many steps")
+
+    _name = field_validator("name")(_file_safe_name)
 
     @model_validator(mode="after")
     def _one_location(self):

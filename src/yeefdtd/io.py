@@ -35,6 +35,8 @@ def _format_of(path: Path) -> str:
 
 def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
     """Parse JSON or TOML text into a dict, with a one-line error on bad syntax."""
+    if not isinstance(text, str):
+        raise ValidationError(f"{source}: {fmt.upper()} text, not {type(text).__name__}")
     try:
         if fmt == "json":
             data = json.loads(text)
@@ -59,6 +61,8 @@ def scene_from_text(text: str, fmt: str, source: str = "scene"):
 
 def load_scene(path: str | Path):
     """Read and validate a scene from a .json or .toml file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError(f"path: a scene file name, not {type(path).__name__}")
     path = Path(path)
     fmt = _format_of(path)
     try:

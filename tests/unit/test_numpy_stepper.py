@@ -85,15 +85,13 @@ def test_set_field_and_divergence_keeps_partial_result():
     model = yf.build_model(s)
     st = yf.backends.get_stepper_class("numpy")(model, "float32")
     st.advance(0, 1)
-    bad = st.fields()["ex"]
-    bad[5, 5, 5] = np.nan
-    st.set_field("ex", bad)
+    st._f["ex"][5, 5, 5] = np.nan   # set_field refuses values that are not finite
     with pytest.raises(yf.DivergenceError) as info:
         yf.run_model(model, st, progress=False)
     assert info.value.step == 10
     assert info.value.partial.stats["status"] == "diverged"
     assert info.value.partial.stats["steps"] == 10
-    assert len(info.value.partial.probes["p"]["ez"]) == 10
+    assert len(info.value.partial.probes["p"]["ez"]) == 10   # not reached by the NaN yet
 
 
 def test_memory_report_counts_fields_and_coefficients():
@@ -130,3 +128,50 @@ def test_cuda_options_given_to_numpy_are_said_to_be_ignored(monkeypatch, capsys)
         run_mod.make_stepper(model, "numpy", variant="temporal")
     err = capsys.readouterr().err
     assert err.count("note: the numpy backend ignores variant (CUDA options)") == 1
+
+
+@pytest.mark.parametrize("values, says", [
+    (np.ones(13), r"shape \(13,\)"), (1.0, r"shape \(\)"), (np.ones((27, 23, 1)), "node shape"),
+    (None, "real numbers"), (np.ones((27, 23, 20), complex), "real numbers"),
+    (np.full((27, 23, 20), np.nan), "NaN or infinity")])
+def test_set_field_takes_an_array_of_the_grids_node_shape_only(values, says):
+    st = yf.make_stepper(yf.build_model(lossy_scene(steps=2)), "numpy")
+    with pytest.raises(yf.SetupError, match=says) as info:
+        st.set_field("ez", values)
+    assert "\n" not in str(info.value)
+    with pytest.raises(yf.SetupError, match=r"no component 'bx'.*use one of ex"):
+        st.set_field("bx", np.zeros(st.model.grid.shape))
+    st.set_field("ez", np.zeros(st.model.grid.shape))   # the node shape: taken
+
+
+def test_set_field_on_a_2d_grid_takes_its_two_sides():
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(6, 5), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=2))
+    st = yf.make_stepper(yf.build_model(scene), "numpy")
+    v = np.arange(42.0).reshape(7, 6)
+    st.set_field("ez", v)
+    assert np.array_equal(st.fields()["ez"][:, :, 0], v)
+
+
+@pytest.mark.parametrize("start, count", [(0, -3), (0, 2.5), (-1, 1), (True, 1)])
+def test_advance_refuses_steps_that_are_not_whole_numbers(start, count):
+    st = yf.make_stepper(yf.build_model(lossy_scene(steps=5)), "numpy")
+    with pytest.raises(yf.SetupError, match="advance: "):
+        st.advance(start, count)
+
+
+@pytest.mark.parametrize("steps", [0, -5, 2.5, True])
+def test_run_and_build_model_refuse_a_step_count_that_is_not_one(steps):
+    with pytest.raises(yf.ValidationError, match=r"^steps: a whole number of at least 1"):
+        yf.run(lossy_scene(steps=2), steps=steps, progress=False)
+    with pytest.raises(yf.ValidationError, match=r"^steps: "):
+        yf.build_model(lossy_scene(steps=2), steps=steps)
+
+
+@pytest.mark.parametrize("call", [lambda: yf.run({}), lambda: yf.run("scene.json"),
+                                  lambda: yf.Scene.load(None), lambda: yf.Scene.from_toml(None),
+                                  lambda: yf.load(None)])
+def test_the_api_says_in_one_line_what_it_takes_in_place_of_a_scene(call):
+    with pytest.raises(yf.ValidationError) as info:
+        call()
+    assert "\n" not in str(info.value) and " not " in str(info.value)

@@ -78,9 +78,12 @@ class Stepper:
         """Refuses steps past the model's last: its source waveforms and monitor records
         are laid out for ``model.steps`` steps, so a step beyond would read or write past
         them."""
-        if start < 0 or start + count > self.model.steps:
-            from ..exceptions import SetupError
+        from ..exceptions import SetupError
 
+        for what, v in (("start", start), ("count", count)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+                raise SetupError(f"advance: {what} must be a whole number >= 0, not {v!r}")
+        if start + count > self.model.steps:
             raise SetupError(f"advance: steps {start} to {start + count - 1} pass the model's "
                              f"{self.model.steps} steps (0 to {self.model.steps - 1}); build "
                              "it with more steps (build_model(scene, steps=...))")
@@ -107,8 +110,36 @@ class Stepper:
         raise NotImplementedError
 
     def set_field(self, component: str, values: np.ndarray) -> None:
-        """Overwrite one field array (an initial condition)."""
+        """Overwrite one field array (an initial condition): ``values`` of the grid's node
+        shape (``model.grid.shape``; in 2D its first two sides will do), real and finite."""
         raise NotImplementedError
+
+    def field_values(self, component: str, values) -> np.ndarray:
+        """``values`` for set_field as an array of the grid's node shape, or a one-line
+        SetupError naming what to change (the component, the shape, the numbers)."""
+        from ..exceptions import SetupError
+
+        comps = self.model.grid.components
+        if component not in comps:
+            raise SetupError(f"set_field: no component {component!r} on this "
+                             f"{self.model.grid.mode} grid; use one of {', '.join(comps)}")
+        shape = tuple(self.model.grid.shape)
+        try:
+            a = np.asarray(values)
+        except (TypeError, ValueError):
+            a = np.asarray(None)
+        if a.dtype.kind not in "iuf":
+            raise SetupError(f"set_field: {component} takes real numbers, not "
+                             f"{type(values).__name__} of {a.dtype}")
+        if shape[2] == 1 and a.shape == shape[:2]:
+            a = a[:, :, None]
+        if a.shape != shape:
+            also = f" (or {shape[:2]})" if shape[2] == 1 else ""
+            raise SetupError(f"set_field: {component} values of shape {a.shape}; give an "
+                             f"array of the grid's node shape {shape}{also}")
+        if not np.isfinite(a).all():
+            raise SetupError(f"set_field: {component} values hold NaN or infinity")
+        return a
 
     def collect(self) -> Records:
         """Everything the monitors recorded so far."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
@@ -71,8 +73,22 @@ def step_count(scene: Scene, dt: float) -> int:
     return max(1, math.ceil(scene.run.duration / dt - 1e-9))
 
 
+def check_run_arguments(scene, steps) -> None:
+    """One-line errors for what the Python API's callers pass in place of a scene or a step
+    count (the CLI and scene files check theirs)."""
+    from ..exceptions import ValidationError
+
+    if not isinstance(scene, Scene):
+        raise ValidationError(f"scene: a Scene, not {type(scene).__name__} (read a file with "
+                              "yeefdtd.Scene.load(path), or build one with yeefdtd.Scene(...))")
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
+                              or steps < 1):
+        raise ValidationError(f"steps: a whole number of at least 1, not {steps!r}")
+
+
 def build_model(scene: Scene, steps: int | None = None) -> Model:
     """Turn ``scene`` into arrays. ``steps`` overrides the scene's run length."""
+    check_run_arguments(scene, steps)
     grid = make_grid(scene)
     nsteps = steps if steps is not None else step_count(scene, grid.dt)
     kinds = face_kinds(scene)

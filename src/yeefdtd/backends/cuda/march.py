@@ -130,8 +130,8 @@ class MarchStepper(CudaStepper):
         return tuple(out)
 
     def set_field(self, component: str, values: np.ndarray) -> None:
-        super().set_field(component, values)
-        v = np.broadcast_to(np.asarray(values), self.shape)
+        v = self.field_values(component, values)
+        super().set_field(component, v)
         inert = tuple(keep and not np.take(v, -1, axis=a).any()
                       for a, keep in enumerate(self._inert))
         if inert != self._inert:

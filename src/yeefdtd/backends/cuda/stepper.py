@@ -556,6 +556,7 @@ class CudaStepper(Stepper):
         return out
 
     def set_field(self, component: str, values: np.ndarray) -> None:
+        values = self.field_values(component, values)
         nx, ny, _ = self.shape
         scale = self.storage.scale(component)
         with self._stream:

@@ -312,7 +312,7 @@ class NumpyStepper(Stepper):
         return {c: a.copy(order="F") for c, a in self._f.items()}
 
     def set_field(self, component: str, values: np.ndarray) -> None:
-        self._f[component][...] = values
+        self._f[component][...] = self.field_values(component, values)
         if self.storage.is16:
             self._round(self._flat[component], component)
 

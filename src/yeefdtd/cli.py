@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .constants import MAX_STEPS
 from .exceptions import DivergenceError, RunInterrupted, YeeError
 from .io import check_writable, write_atomic
 
@@ -31,6 +32,8 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
+    if v > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_STEPS:.0e}, got {v}")
     return v
 
 

@@ -28,6 +28,11 @@ KERNEL_VARIANTS = ("indexed", "seed-xyz", "seed-xy", "seed-plane", "seed-multice
 
 #: most materials a scene may define (ids are uint16 per component; PMC walls add variants)
 MAX_MATERIALS = 16_000
+#: most time steps a run may take (and longest record interval): sources and records are
+#: laid out per step, so a step count past this is a typo, not a simulation
+MAX_STEPS = 1_000_000_000
+#: cell sizes a grid may have, metres (1 pm to 10 km): outside them dt under- or overflows
+SPACING_RANGE = (1e-12, 1e4)
 #: field magnitude above which a run is declared divergent
 DIVERGENCE_LIMIT = 1e30
 

@@ -47,6 +47,8 @@ def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
                               f"{exc.colno}: {exc.msg}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValidationError(f"{source}: TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise ValidationError(f"{source}: nested too deeply to be a scene") from None
     if not isinstance(data, dict):
         raise ValidationError(f"{source}: the top level must be a table of keys, got "
                               f"{type(data).__name__}")

@@ -20,7 +20,7 @@ from .build.model import Model, build_model
 from .build.plans import record_times
 from .constants import DIVERGENCE_LIMIT
 from .description.scene import Scene
-from .exceptions import DivergenceError, RunInterrupted
+from .exceptions import DivergenceError, OutOfMemory, RunInterrupted
 from .results import ProbeData, Result, SnapshotData
 
 _notes_shown: set[str] = set()
@@ -64,8 +64,12 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     ``keep_fields`` adds the final field arrays to the result. On divergence or Ctrl-C the
     raised error carries ``partial``: the result recorded so far.
     """
-    model = build_model(scene, steps)
-    stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))
+    try:
+        model = build_model(scene, steps)
+        stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))
+    except MemoryError as exc:   # the host's memory (the CUDA backend says its own)
+        raise OutOfMemory(f"the model does not fit in this machine's memory ({exc}); use "
+                          "fewer or larger cells, or fewer steps") from None
     return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
 
 

@@ -123,6 +123,19 @@ CASES = [
     ("no-steps-no-duration", _set("run.steps", DELETE), "run"),
     ("dtype-unknown", _set("run.dtype", "float8"), "run.dtype"),
     ("backend-unknown", _set("run.backend", "opencl"), "run.backend"),
+    ("spacing-tiny", _set("grid.spacing", 1e-200), "grid.spacing"),
+    ("spacing-huge", _set("grid.spacing", [1e-3, 1e160, 1e-3]), "grid.spacing"),
+    ("spacing-true", _set("grid.spacing", True), "grid.spacing"),
+    ("spacing-list-true", _set("grid.spacing", [True, 1e-3, 1e-3]), "grid.spacing[0]"),
+    ("cells-true", _set("grid.cells", [True, 30, 30]), "grid.cells[0]"),
+    ("courant-tiny", _set("run.courant", 1e-320), "run.courant"),
+    ("steps-huge", _set("run.steps", 10**12), "run.steps"),
+    ("probe-every-huge", _set("monitors.0.every", 10**30), "monitors[0].every"),
+    ("amplitude-true", _set("sources.0.amplitude", True), "sources[0].amplitude"),
+    ("eps-true", _set("materials.glass.eps_r", [True, True, True]), "materials.glass.eps_r[0]"),
+    ("samples-false", _set("sources.0.waveform", {"type": "samples", "dt": 1e-12,
+                                                  "values": [0.0, False]}),
+     "sources[0].waveform.values[1]"),
     ("variant-unknown", _set("run.variant", "tempral"), "run.variant"),
     ("variant-option-unknown", _set("run.variant", "fused:steps=2"), "run.variant"),
     ("variant-steps-one", _set("run.variant", "temporal:steps=1"), "run.variant"),
@@ -197,3 +210,45 @@ def test_a_waveform_that_is_not_finite_is_refused_before_the_run(waveform, ampli
         with pytest.raises(yf.SetupError, match=r"^sources\[0\]: .* not finite") as info:
             build_model(scene)
     assert "\n" not in str(info.value)
+
+
+def test_a_duration_of_more_steps_than_a_run_may_take_names_it():
+    from yeefdtd.build.model import make_grid, step_count
+
+    d = base3d()
+    del d["run"]["steps"]
+    d["run"]["duration"] = 1e300
+    scene = yf.Scene.parse(d)
+    with pytest.raises(yf.ValidationError, match=r"^run\.duration: .* more than 1e\+09"):
+        step_count(scene, make_grid(scene).dt)
+
+
+def test_a_sphere_larger_than_floats_square_holds_everything():
+    """Its radius squared overflows: every cell is inside, without NumPy's warnings."""
+    import warnings
+
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import material_numbers, voxelize
+
+    d = base3d()
+    d["objects"][0]["radius"] = 1e308
+    scene = yf.Scene.parse(d)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mats = voxelize(scene, make_grid(scene), "ez")
+    assert (mats == material_numbers(scene)["glass"]).all()
+
+
+def test_text_nested_past_the_parsers_depth_is_one_line():
+    for text, parse in (('{"a":' * 100000 + "1" + "}" * 100000, yf.Scene.from_json),
+                        ("a = " + "[" * 100000 + "]" * 100000, yf.Scene.from_toml)):
+        with pytest.raises(yf.ValidationError, match="nested too deeply"):
+            parse(text)
+
+
+def test_memory_a_model_cannot_have_is_a_one_line_error():
+    d = base3d()
+    d["grid"]["cells"] = [10000, 10000, 10000]
+    d["run"]["backend"] = "numpy"
+    with pytest.raises(yf.OutOfMemory, match="does not fit in this machine's memory"):
+        yf.run(yf.Scene.parse(d), progress=False)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import MAX_STEPS
 from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
@@ -68,9 +69,17 @@ def make_grid(scene: Scene) -> YeeGrid:
 
 
 def step_count(scene: Scene, dt: float) -> int:
+    """run.steps, or the steps run.duration takes at ``dt`` (at most MAX_STEPS)."""
     if scene.run.steps is not None:
         return scene.run.steps
-    return max(1, math.ceil(scene.run.duration / dt - 1e-9))
+    n = scene.run.duration / dt
+    if not n <= MAX_STEPS:
+        from ..exceptions import ValidationError
+
+        raise ValidationError(f"run.duration: {scene.run.duration:g} s is {n:.3g} steps of "
+                              f"{dt:.3g} s, more than {MAX_STEPS:.0e}; shorten it, or use "
+                              "larger cells")
+    return max(1, math.ceil(n - 1e-9))
 
 
 def check_run_arguments(scene, steps) -> None:
@@ -82,8 +91,8 @@ def check_run_arguments(scene, steps) -> None:
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__} (read a file with "
                               "yeefdtd.Scene.load(path), or build one with yeefdtd.Scene(...))")
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
-                              or steps < 1):
-        raise ValidationError(f"steps: a whole number of at least 1, not {steps!r}")
+                              or not 1 <= steps <= MAX_STEPS):
+        raise ValidationError(f"steps: a whole number from 1 to {MAX_STEPS:.0e}, not {steps!r}")
 
 
 def build_model(scene: Scene, steps: int | None = None) -> Model:

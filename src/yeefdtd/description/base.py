@@ -49,6 +49,22 @@ class StrictModel(BaseModel):
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
 
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, data: Any) -> Any:
+        """true or false where a number goes (which pydantic would read as 1 or 0: a grid
+        spacing of true is 1 m) is an error naming the field."""
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                value = data.get(name)
+                if not _holds_bool(value) or "bool" in repr(field.annotation):
+                    continue
+                where = name
+                if isinstance(value, (list, tuple)):
+                    where += f"[{next(q for q, v in enumerate(value) if isinstance(v, bool))}]"
+                raise FieldError(where, "must be a number, not true or false")
+        return data
+
     @classmethod
     def parse(cls, data: Any):
         """Validate ``data`` (a mapping) into this class, raising yeefdtd's ValidationError."""
@@ -58,6 +74,12 @@ class StrictModel(BaseModel):
             return cls.model_validate(data)
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
+
+
+def _holds_bool(value: Any) -> bool:
+    """A bool, or a list or tuple holding one."""
+    return isinstance(value, bool) or (isinstance(value, (list, tuple))
+                                       and any(isinstance(v, bool) for v in value))
 
 
 def format_loc(loc: tuple) -> str:

@@ -67,8 +67,9 @@ class Sphere(_Object):
 
     def contains(self, x, y, z):
         pts = (x, y, z)
-        r2 = sum((pts[a] - c) ** 2 for a, c in enumerate(self.center))
-        return r2 <= self.radius**2
+        with np.errstate(over="ignore"):   # a radius past 1e154 m: everything is inside
+            r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center))
+            return r2 <= np.square(np.float64(self.radius))
 
     def bounds(self):
         return (tuple(c - self.radius for c in self.center),
@@ -88,8 +89,9 @@ class Cylinder(_Object):
     def contains(self, x, y, z):
         pts = (x, y, z)
         ax = _AXIS[self.axis]
-        r2 = sum((pts[a] - c) ** 2 for a, c in enumerate(self.center) if a != ax)
-        inside = r2 <= self.radius**2
+        with np.errstate(over="ignore"):   # as in Sphere.contains
+            r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center) if a != ax)
+            inside = r2 <= np.square(np.float64(self.radius))
         if self.length is not None and ax < len(self.center):
             inside = inside & (np.abs(pts[ax] - self.center[ax]) <= 0.5 * self.length)
         return inside

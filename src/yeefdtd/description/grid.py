@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from ..constants import MODE_COMPONENTS
+from ..constants import MODE_COMPONENTS, SPACING_RANGE
 from .base import FieldError, StrictModel
 
 Mode = Literal["3d", "tmz", "tez"]
@@ -29,6 +29,16 @@ class Grid(StrictModel):
                                        Field(min_length=2, max_length=3)] = Field(
         description="cell size in metres: one value for cubic cells, or [dx, dy, dz] "
                     "([dx, dy] in 2D)")
+
+    @field_validator("spacing")
+    @classmethod
+    def _spacing_in_range(cls, v):
+        lo, hi = SPACING_RANGE
+        for d in v if isinstance(v, tuple) else (v,):
+            if not lo <= d <= hi:
+                raise ValueError(f"{d:g} m is outside {lo:g} to {hi:g} m (1 pm to 10 km); give "
+                                 "cell sizes in metres")
+        return v
 
     @field_validator("cells")
     @classmethod

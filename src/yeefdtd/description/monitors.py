@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PositiveInt, field_validator, model_validator
 
+from ..constants import MAX_STEPS
 from .base import Axis, Component, Index, StrictModel, Vec
 
 
@@ -38,7 +39,7 @@ class Probe(StrictModel):
     cell: Index | None = Field(None, description="cell index instead of position")
     components: tuple[Component, ...] | None = Field(
         None, min_length=1, description="components to record (default: all of the mode)")
-    every: PositiveInt = Field(1, description="record every this many steps")
+    every: PositiveInt = Field(1, le=MAX_STEPS, description="record every this many steps")
 
     _name = field_validator("name")(_file_safe_name)
 
@@ -64,7 +65,7 @@ class Snapshot(StrictModel):
                                    "(default: the middle)")
     index: int | None = Field(None, ge=0, description="plane as a cell index instead of a "
                               "position")
-    every: PositiveInt = Field(10, description="record every this many steps")
+    every: PositiveInt = Field(10, le=MAX_STEPS, description="record every this many steps")
 
     _name = field_validator("name")(_file_safe_name)
 

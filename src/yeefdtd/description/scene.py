@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from ..constants import KERNEL_VARIANTS, MAX_MATERIALS
+from ..constants import KERNEL_VARIANTS, MAX_MATERIALS, MAX_STEPS
 from .base import FieldError, StrictModel
 from .boundaries import FACES, Boundaries, Cpml
 from .geometry import Object
@@ -28,17 +28,18 @@ _EPS = 1e-9  # relative slack when testing positions against the domain's faces
 class RunSettings(StrictModel):
     """How long to run and with what numbers."""
 
-    steps: PositiveInt | None = Field(None, description="number of time steps")
+    steps: PositiveInt | None = Field(None, le=MAX_STEPS, description="number of time steps")
     duration: PositiveFloat | None = Field(None, description="simulated time in seconds, "
                                            "instead of steps")
-    courant: float = Field(0.99, gt=0.0, le=1.0, description="time step as a fraction of "
+    courant: float = Field(0.99, ge=0.001, le=1.0, description="time step as a fraction of "
                            "the stability limit for the cell sizes (<= 1)")
     dtype: Literal["float32", "float64", "float16", "bfloat16"] = Field(
         "float32", description="precision of the fields; float16 and bfloat16 store them in "
         "16 bits (half the memory traffic) and compute in float32")
     backend: Literal["auto", "numpy", "cuda"] = Field("auto", description="'auto' picks "
                                                       "cuda where a GPU is usable")
-    check_every: PositiveInt = Field(200, description="steps between divergence checks")
+    check_every: PositiveInt = Field(200, le=MAX_STEPS, description="steps between divergence "
+                                     "checks")
     variant: str = Field("auto", min_length=1, max_length=64, description="CUDA kernel "
                          "variant: auto ('temporal' on large grids, where it was "
                          "measured faster; else 'indexed'), "

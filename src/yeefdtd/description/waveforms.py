@@ -20,8 +20,14 @@ _trapezoid = getattr(np, "trapezoid", None) or np.trapezoid  # NumPy < 2 names i
 
 class _Waveform(StrictModel):
     def __call__(self, t):
-        """w(t) at the times ``t`` (seconds), as a float64 array."""
-        return self._value(np.asarray(t, dtype=np.float64))
+        """w(t) at the times ``t`` (seconds), as a float64 array; NaN where parameters out
+        of range overflow (the sources refuse those, in one line: build/plans.py)."""
+        t = np.asarray(t, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            try:
+                return np.asarray(self._value(t), dtype=np.float64) * np.ones_like(t)
+            except (OverflowError, ZeroDivisionError):
+                return np.full_like(t, np.nan)
 
     def _value(self, t):
         raise NotImplementedError

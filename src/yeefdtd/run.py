@@ -37,8 +37,9 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     name, note = resolve(backend or model.scene.run.backend)
-    if note:
-        _note_once(note)
+    for text in (note, *model.notes):
+        if text:
+            _note_once(text)
     cls = get_stepper_class(name)
     accepted = inspect.signature(cls.__init__).parameters
     # CUDA-only options (variant, tune...) mean nothing to NumPy, where 'auto' may land;
@@ -180,6 +181,8 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "dtype": stepper.storage.name,
         "version": __version__,
     }
+    if model.notes:
+        stats["notes"] = list(model.notes)
     stats.update(getattr(stepper, "describe", lambda: {})())
     return Result(scene_json=model.scene.to_json(indent=None), probes=probes,
                   snapshots=snapshots, stats=stats,

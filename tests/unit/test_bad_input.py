@@ -252,3 +252,36 @@ def test_memory_a_model_cannot_have_is_a_one_line_error():
     d["run"]["backend"] = "numpy"
     with pytest.raises(yf.OutOfMemory, match="does not fit in this machine's memory"):
         yf.run(yf.Scene.parse(d), progress=False)
+
+
+def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch):
+    """Inside PEC its component is held at zero: the run goes on (a hard source there is a
+    way to force it), but a note says so, once, and the result's stats keep it."""
+    import importlib
+
+    run_mod = importlib.import_module("yeefdtd.run")
+    monkeypatch.setattr(run_mod, "_notes_shown", set())
+    d = base3d()
+    d["objects"][0]["material"] = "pec"
+    d["sources"][0]["position"] = d["objects"][0]["center"]
+    d["run"]["backend"] = "numpy"
+    res = yf.run(yf.Scene.parse(d), progress=False)
+    err = capsys.readouterr().err
+    assert err.count("note: sources[0]: a soft source where ez is held at zero") == 1
+    assert res.stats["notes"][0].startswith("sources[0]: a soft source")
+    d["sources"][0]["position"] = [0.01, 0.015, 0.015]   # in vacuum: nothing to say
+    res = yf.run(yf.Scene.parse(d), progress=False)
+    assert "notes" not in res.stats and "soft source" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_sources_too_weak_for_32_or_16_bits_are_refused_in_one_line(dtype):
+    """float32 arithmetic loses fields below about 1e-38 (and float16's scale leaves its
+    range: a ZeroDivisionError before); float64 runs them."""
+    d = base3d()
+    d["sources"][0]["amplitude"] = 1e-300
+    d["run"]["backend"] = "numpy"
+    scene = yf.Scene.parse(d)
+    with pytest.raises(yf.SetupError, match=f"below what {dtype} holds"):
+        yf.run(scene, dtype=dtype, progress=False)
+    assert yf.run(scene, dtype="float64", progress=False).stats["steps"] == 10

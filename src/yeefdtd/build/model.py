@@ -23,6 +23,7 @@ from .plans import (
     probe_groups,
     snapshot_plans,
     source_groups,
+    source_notes,
 )
 from .voxelize import voxelize
 
@@ -37,6 +38,8 @@ class Model:
     sources: list[SourceGroup]
     probes: list[ProbeGroup]
     snapshots: list[SnapshotPlan]
+    #: what the user should hear before a run (a source that adds nothing...)
+    notes: tuple[str, ...] = ()
 
     @property
     def components(self) -> tuple[str, ...]:
@@ -113,5 +116,6 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
         sources=source_groups(scene, grid, nsteps, tables),
         probes=probe_groups(scene, grid),
         snapshots=snapshot_plans(scene, grid),
+        notes=source_notes(scene, grid, tables),
     )
 

@@ -106,6 +106,20 @@ def _node(grid: YeeGrid, component: str, item) -> tuple[int, int, int]:
     return cell
 
 
+def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable]) -> tuple[str, ...]:
+    """What a user should hear of the sources before a run: a soft source where its
+    component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing."""
+    out = []
+    for i, src in enumerate(scene.sources):
+        c = src.component
+        idx = _node(grid, c, src)
+        if src.kind == "soft" and tables[c].table[tables[c].ids[idx], SRC] == 0:
+            out.append(f"sources[{i}]: a soft source where {c} is held at zero (inside a PEC "
+                       "or PMC object, or on a PEC wall) adds nothing; move it off the "
+                       "conductor, or make it kind = 'hard'")
+    return tuple(out)
+
+
 def source_groups(scene, grid: YeeGrid, steps: int,
                   tables: dict[str, ComponentTable]) -> list[SourceGroup]:
     merged: dict[tuple[str, str], dict[int, np.ndarray]] = {}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import ValidationError
+from ..exceptions import SetupError, ValidationError
 
 #: every dtype a run accepts, arithmetic type first
 DTYPES = {"float32": "float32", "float64": "float64", "float16": "float32",
@@ -57,12 +57,23 @@ class Storage:
         return self.scale_e if component[0] == "e" else self.scale_h
 
 
+#: the smallest field bound (V/m) that 32- and 16-bit runs take: below it float32's
+#: arithmetic (normal down to about 1e-38) loses the sources' values, and float16's scale
+#: (a power of two) leaves float32's range
+SMALLEST_BOUND = 1e-30
+
+
 def storage_for(model, name: str) -> Storage:
-    """The storage of ``model``'s fields in ``name`` (see the module's docstring)."""
+    """The storage of ``model``'s fields in ``name`` (see the module's docstring); a one-line
+    SetupError where the sources drive fields too small for ``name`` to hold."""
     compute_dtype(name)
+    peak = field_bound(model)
+    if 0 < peak < SMALLEST_BOUND and name != "float64":
+        raise SetupError(f"sources: they drive fields of at most {peak:.3g} V/m, below what "
+                         f"{name} holds (about {SMALLEST_BOUND:.0e}); raise their amplitudes "
+                         "(the fields are linear in them) or use dtype float64")
     if name != "float16":
         return Storage(str(name))
-    peak = field_bound(model)
     shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
     return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT))
 

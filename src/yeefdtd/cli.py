@@ -109,8 +109,8 @@ def _cmd_run(args) -> int:
                        "in .h5 (results are HDF5 files)")
     check_writable(out, "--output")
     try:
-        options = {"variant": args.variant} if args.variant else None
-        if args.variant:
+        options = {"variant": args.variant} if args.variant is not None else None
+        if args.variant is not None:
             from .description.scene import RunSettings
 
             RunSettings(steps=1, variant=args.variant)  # one-line error if unknown
@@ -316,6 +316,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("yeefdtd: interrupted", file=sys.stderr)
         return 130
+    except MemoryError as exc:   # what no step above turned into OutOfMemory
+        print(f"yeefdtd: error: not enough memory ({exc}); use fewer or larger cells, or "
+              "fewer steps", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

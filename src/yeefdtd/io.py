@@ -33,13 +33,27 @@ def _format_of(path: Path) -> str:
     return fmt
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object, refusing a key given twice (JSON keeps the last silently)."""
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
 def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
     """Parse JSON or TOML text into a dict, with a one-line error on bad syntax."""
     if not isinstance(text, str):
         raise ValidationError(f"{source}: {fmt.upper()} text, not {type(text).__name__}")
     try:
         if fmt == "json":
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_unique_keys)
         else:
             data = tomllib.loads(text)
     except json.JSONDecodeError as exc:
@@ -47,6 +61,9 @@ def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
                               f"{exc.colno}: {exc.msg}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValidationError(f"{source}: TOML syntax error: {exc}") from None
+    except _DuplicateKey as exc:
+        raise ValidationError(f"{source}: the key {exc.args[0]!r} is given twice in one "
+                              "table; keep one") from None
     except RecursionError:
         raise ValidationError(f"{source}: nested too deeply to be a scene") from None
     if not isinstance(data, dict):

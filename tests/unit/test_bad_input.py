@@ -285,3 +285,25 @@ def test_sources_too_weak_for_32_or_16_bits_are_refused_in_one_line(dtype):
     with pytest.raises(yf.SetupError, match=f"below what {dtype} holds"):
         yf.run(scene, dtype=dtype, progress=False)
     assert yf.run(scene, dtype="float64", progress=False).stats["steps"] == 10
+
+
+def test_a_json_key_given_twice_is_an_error_not_the_last_one():
+    with pytest.raises(yf.ValidationError, match="'name' is given twice"):
+        yf.Scene.from_json('{"name": "a", "name": "b", "grid": {"cells": [4, 4, 4], '
+                           '"spacing": 1e-3}, "run": {"steps": 1}}')
+
+
+def test_a_single_toml_table_where_a_list_goes_says_what_to_write():
+    text = ('[grid]\ncells = [10, 10, 10]\nspacing = 1e-3\n[run]\nsteps = 2\n'
+            '[sources]\ncomponent = "ez"\ncell = [5, 5, 5]\n')
+    with pytest.raises(yf.ValidationError, match=r"^sources: must be a list .*\[\[name\]\]"):
+        yf.Scene.from_toml(text)
+
+
+def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
+    path = tmp_path / "s.json"
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    path.write_text(json.dumps(d))
+    assert main(["run", str(path), "--variant", "", "-q", "-o", str(tmp_path / "r.h5")]) == 2
+    assert "variant" in capsys.readouterr().err

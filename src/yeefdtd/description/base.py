@@ -127,6 +127,9 @@ def _message(err: dict) -> str:
                 f"{ctx.get('expected_tags')}")
     if kind == "union_tag_not_found":
         return "needs a 'type' key saying what it is"
+    if kind in ("tuple_type", "list_type"):
+        return (f"must be a list (got {_short(got)}); in TOML, [[name]] tables or "
+                "name = [...], not a single [name] table")
     if kind == "finite_number":
         return "must be a finite number (got NaN or infinity)"
     msg = err.get("msg", "is invalid")

@@ -121,8 +121,9 @@ def _cmd_run(args) -> int:
         code = 130 if isinstance(exc, RunInterrupted) else 1
         if exc.partial is not None:
             saved = _save_result(exc.partial, out)
-            if saved is None:
-                return 1
+            if saved is None:   # said why; now what stopped the run
+                print(f"yeefdtd: {exc}", file=sys.stderr)
+                return code
             print(f"yeefdtd: {exc}; what was recorded until then is in {saved}",
                   file=sys.stderr)
         else:
@@ -294,8 +295,8 @@ def _cmd_plot(args) -> int:
 
     path = Path(args.result)
     result = load(path)
-    outdir = Path(args.output_dir) if args.output_dir is not None else path.parent
-    check_writable(outdir, "--output-dir", directory=True)
+    outdir = check_writable(args.output_dir if args.output_dir is not None else path.parent,
+                            "--output-dir", directory=True)
     for p in plot_result(result, outdir, path.stem):
         print(p)
     return 0

@@ -101,6 +101,7 @@ def write_atomic(path: Path, write) -> Path:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o666 & ~_umask())   # as open() would make it, not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -112,10 +113,12 @@ def check_writable(path: str | Path, what: str, directory: bool = False) -> Path
     """``path`` if a file (``directory``: files in a directory) can be written there, else a
     one-line ValidationError naming ``what`` (the option or field that gave the path).
     Called before a run or a benchmark, so that no result waits on a path that cannot take
-    it; missing parent directories are created, as the writers do."""
+    it. Nothing is left behind: a directory that does not exist yet is judged by the
+    nearest one above it (the writers create it)."""
+    if str(path) == "":
+        raise ValidationError(f"{what}: an empty path; give a "
+                              f"{'directory' if directory else 'file name'}")
     path = Path(path)
-    if str(path) in ("", "."):
-        raise ValidationError(f"{what}: an empty path; give a file name")
     if not directory and path.is_dir():
         raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
     if directory and path.exists() and not path.is_dir():
@@ -128,14 +131,19 @@ def check_writable(path: str | Path, what: str, directory: bool = False) -> Path
                                       "another path")
             break
     try:
-        where.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".yeefdtd-", suffix=".check", dir=where)
+        fd, probe = tempfile.mkstemp(prefix=".yeefdtd-", suffix=".check", dir=up)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise ValidationError(f"{what}: cannot write in {where} ({exc.strerror or exc}); "
+        raise ValidationError(f"{what}: cannot write in {up} ({exc.strerror or exc}); "
                               "choose another path") from None
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_scene(scene, path: str | Path) -> Path:

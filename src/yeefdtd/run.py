@@ -18,6 +18,7 @@ from . import __version__
 from .backends import get_stepper_class, resolve
 from .build.model import Model, build_model
 from .build.plans import record_times
+from .build.storage import range_note
 from .constants import DIVERGENCE_LIMIT
 from .description.scene import Scene
 from .exceptions import DivergenceError, OutOfMemory, RunInterrupted
@@ -50,6 +51,10 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
         _note_once(f"the {name} backend ignores {', '.join(ignored)} (CUDA options)")
     stepper = cls(model, dtype or model.scene.run.dtype,
                   **{k: v for k, v in options.items() if k in accepted})
+    weak = range_note(model, stepper.storage.name)
+    stepper.notes = (weak,) if weak else ()
+    if weak:
+        _note_once(weak)
     if getattr(stepper, "auto_note", None):
         _note_once(stepper.auto_note)
     return stepper
@@ -109,8 +114,11 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         # what was recorded before the first record that is not finite (those after it
         # hold NaN or infinities); the step count says how far that is
         good = _finite_steps(model, stepper.collect(), done)
-        exc.partial = _result(model, stepper, good, seconds, "diverged", keep_fields)
+        exc.partial = _result(model, stepper, good, seconds * good / max(done, 1),
+                              "diverged", keep_fields)
         exc.partial.stats["diverged_by_step"] = int(done)
+        if keep_fields:
+            exc.partial.stats["fields_at_step"] = int(done)
         raise
     except KeyboardInterrupt:
         status = "interrupted"
@@ -128,10 +136,12 @@ def _finite_steps(model: Model, rec, done: int) -> int:
     plans = [*zip([g.every for g in model.probes], rec.probes, strict=False),
              *zip([p.every for p in model.snapshots], rec.snapshots, strict=False)]
     for every, data in plans:
-        rows = np.asarray(data[:done // every]).reshape(done // every, -1)
-        bad = np.flatnonzero(~np.isfinite(rows).all(axis=1))
-        if bad.size:
-            good = min(good, int(bad[0]) * every)
+        rows = done // every
+        if rows == 0:   # nothing recorded yet
+            continue
+        bad = np.flatnonzero(~np.isfinite(np.asarray(data[:rows]).reshape(rows, -1)).all(axis=1))
+        if bad.size:   # record b is taken after step (b + 1) every - 1: stop just before it
+            good = min(good, (int(bad[0]) + 1) * every - 1)
     return good
 
 
@@ -181,8 +191,9 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "dtype": stepper.storage.name,
         "version": __version__,
     }
-    if model.notes:
-        stats["notes"] = list(model.notes)
+    notes = [*model.notes, *getattr(stepper, "notes", ())]
+    if notes:
+        stats["notes"] = notes
     stats.update(getattr(stepper, "describe", lambda: {})())
     return Result(scene_json=model.scene.to_json(indent=None), probes=probes,
                   snapshots=snapshots, stats=stats,

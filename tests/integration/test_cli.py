@@ -88,6 +88,27 @@ def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
     assert main(["plot", str(out), "-o", str(tmp_path / "png")]) == 0
 
 
+def test_a_diverged_run_that_cannot_be_saved_anywhere_still_says_why_it_stopped(
+        tmp_path, capsys, monkeypatch):
+    from yeefdtd.results import Result
+
+    def save(self, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Result, "save", save)
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
+                                waveform=yf.Gaussian(tau=2e-12, t0=4e-12))],
+        monitors=[yf.Probe(name="p", cell=(12, 10)), yf.Snapshot(name="s", component="ez",
+                                                                  every=500)],
+        run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
+    path = scene.save(tmp_path / "bad.json")
+    assert main(["run", str(path), "-o", str(tmp_path / "bad.h5"), "-q"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "the result is lost" in err[0] and "step 20" in err[1]
+
+
 def test_plots_leave_out_values_that_are_not_finite(tmp_path):
     """A result holding NaN or infinities (a diverged run's, from before the records were
     cut at the first one) still plots, without them."""
@@ -199,6 +220,35 @@ def test_other_outputs_are_checked_in_one_line(argv, needle, scene_file, tmp_pat
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+def test_plot_writes_beside_a_result_in_the_current_directory(scene_file, tmp_path, capsys,
+                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(scene_file), "-o", "r.h5", "-q"]) == 0
+    assert main(["plot", "r.h5"]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["r_probe_p.png",
+                                                              "r_snapshot_s.png"]
+
+
+def test_outputs_are_checked_without_leaving_directories_and_written_as_open_would(
+        scene_file, tmp_path, monkeypatch):
+    """A refused run leaves no directory behind; files get the umask's mode, not 0600."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    # refused after the output was checked (the variant is checked next)
+    assert main(["run", str(scene_file), "-o", "new/deep/r.h5", "-q", "--variant",
+                 "tempral"]) == 2
+    assert not (tmp_path / "new").exists()
+    old = os.umask(0o022)
+    try:
+        assert main(["run", str(scene_file), "-o", "new/deep/r.h5", "-q"]) == 0
+        assert main(["schema", "-o", "s.json"]) == 0
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new/deep/r.h5").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o644
 
 
 def test_console_entry_point(tmp_path):

@@ -175,3 +175,30 @@ def test_the_api_says_in_one_line_what_it_takes_in_place_of_a_scene(call):
     with pytest.raises(yf.ValidationError) as info:
         call()
     assert "\n" not in str(info.value) and " not " in str(info.value)
+
+
+def test_a_diverged_runs_records_stop_just_before_the_first_that_is_not_finite():
+    """Per monitor, record r is taken after step (r + 1) every - 1: the partial result keeps
+    the most steps before any monitor's first bad record (a monitor with no record yet
+    counts for nothing)."""
+    import importlib
+    import types
+
+    run_mod = importlib.import_module("yeefdtd.run")
+    model = types.SimpleNamespace(probes=[types.SimpleNamespace(every=1),
+                                          types.SimpleNamespace(every=3)],
+                                  snapshots=[types.SimpleNamespace(every=6),
+                                             types.SimpleNamespace(every=50)])
+    p1, p3 = np.zeros((20, 2)), np.zeros((6, 1))
+    s6, s50 = np.zeros((3, 4, 4)), np.zeros((0, 4, 4))
+    p1[14, 1] = np.nan   # taken after step 14: up to 14 steps
+    p3[3, 0] = np.inf    # after step 11: up to 11
+    s6[2, 1, 1] = np.nan  # after step 17: up to 17
+    rec = types.SimpleNamespace(probes=[p1, p3], snapshots=[s6, s50])
+    assert run_mod._finite_steps(model, rec, 20) == 11
+    p3[3, 0] = 0.0
+    assert run_mod._finite_steps(model, rec, 20) == 14
+    p1[14, 1] = 0.0
+    assert run_mod._finite_steps(model, rec, 20) == 17
+    s6[2, 1, 1] = 0.0
+    assert run_mod._finite_steps(model, rec, 20) == 20

@@ -682,11 +682,14 @@ def test_the_lane_switches_take_what_they_document(monkeypatch):
 @pytest.mark.parametrize("spec, says", [
     ("temporal:steps=1", "integer of at least 2"), ("temporal:steps=two", "not 'two'"),
     ("temporal:steps", "integer of at least 2"), ("seed-multicell:cells=0", "at least 1"),
-    ("seed-xyz:noshared=1", "a switch and takes no value")])
+    ("seed-xyz:noshared=1", "a switch and takes no value"), ("temporal:steps=²", "not '²'")])
 def test_a_variant_option_of_the_wrong_kind_is_a_one_line_error(spec, says):
     """Checked where the variant is named (scene, CLI), not first inside a CUDA run."""
     with pytest.raises(ValidationError, match=says):
         make_variant(spec)
+
+
+def test_variant_options_of_the_right_kind_are_kept():
     assert make_variant("temporal:steps=3").options == {"steps": "3"}
     assert make_variant("seed-multicell:cells=4,consecutive").options == {
         "cells": "4", "consecutive": True}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import SetupError, ValidationError
+from ..exceptions import ValidationError
 
 #: every dtype a run accepts, arithmetic type first
 DTYPES = {"float32": "float32", "float64": "float64", "float16": "float32",
@@ -57,25 +57,34 @@ class Storage:
         return self.scale_e if component[0] == "e" else self.scale_h
 
 
-#: the smallest field bound (V/m) that 32- and 16-bit runs take: below it float32's
-#: arithmetic (normal down to about 1e-38) loses the sources' values, and float16's scale
-#: (a power of two) leaves float32's range
+#: below this field bound (V/m) 32- and 16-bit runs may lose the sources' values: float32's
+#: arithmetic is normal down to about 1e-38 (range_note says so before such a run)
 SMALLEST_BOUND = 1e-30
+#: float16's scales stay within 2^-SHIFT_LIMIT .. 2^SHIFT_LIMIT, inside float32's normal range
+#: with H's further 2^-H_SHIFT (a bound past them: the values are lost either way)
+SHIFT_LIMIT = 100
 
 
 def storage_for(model, name: str) -> Storage:
-    """The storage of ``model``'s fields in ``name`` (see the module's docstring); a one-line
-    SetupError where the sources drive fields too small for ``name`` to hold."""
+    """The storage of ``model``'s fields in ``name`` (see the module's docstring)."""
     compute_dtype(name)
-    peak = field_bound(model)
-    if 0 < peak < SMALLEST_BOUND and name != "float64":
-        raise SetupError(f"sources: they drive fields of at most {peak:.3g} V/m, below what "
-                         f"{name} holds (about {SMALLEST_BOUND:.0e}); raise their amplitudes "
-                         "(the fields are linear in them) or use dtype float64")
     if name != "float16":
         return Storage(str(name))
+    peak = field_bound(model)
     shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
+    shift = max(-SHIFT_LIMIT, min(SHIFT_LIMIT, shift))
     return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT))
+
+
+def range_note(model, name: str) -> str | None:
+    """A note where the sources drive fields too weak for ``name`` (32 or 16 bits) to hold
+    in the model's steps, else None."""
+    peak = field_bound(model)
+    if name == "float64" or not model.sources or peak >= SMALLEST_BOUND:
+        return None
+    return (f"sources: in these {model.steps} steps they drive fields of at most {peak:.3g} "
+            f"V/m, below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round to "
+            "zero; raise their amplitudes (the fields are linear in them) or use float64")
 
 
 #: float16: the sources' field bound is stored at or below 2^12, 16 times below the largest

@@ -7,6 +7,7 @@ field path (``sources[0].waveform.tau``) and says what to change.
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -57,7 +58,7 @@ class StrictModel(BaseModel):
         if isinstance(data, dict):
             for name, field in cls.model_fields.items():
                 value = data.get(name)
-                if not _holds_bool(value) or "bool" in repr(field.annotation):
+                if not _holds_bool(value) or not _takes_number(field.annotation):
                     continue
                 where = name
                 if isinstance(value, (list, tuple)):
@@ -74,6 +75,19 @@ class StrictModel(BaseModel):
             return cls.model_validate(data)
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
+
+
+def _takes_number(tp: Any) -> bool:
+    """Whether the annotation ``tp`` takes an int or a float (alone, in a union, or as the
+    items of a tuple) and no bool: the fields where true or false would be read as 1 or 0."""
+    if tp is bool:
+        return False
+    if tp in (int, float):
+        return True
+    if typing.get_origin(tp) is Literal:
+        return False
+    args = typing.get_args(tp)
+    return bool(args) and bool not in args and any(_takes_number(a) for a in args)
 
 
 def _holds_bool(value: Any) -> bool:
@@ -127,7 +141,7 @@ def _message(err: dict) -> str:
                 f"{ctx.get('expected_tags')}")
     if kind == "union_tag_not_found":
         return "needs a 'type' key saying what it is"
-    if kind in ("tuple_type", "list_type"):
+    if kind in ("tuple_type", "list_type") and isinstance(got, dict):
         return (f"must be a list (got {_short(got)}); in TOML, [[name]] tables or "
                 "name = [...], not a single [name] table")
     if kind == "finite_number":

@@ -651,7 +651,8 @@ def make_variant(spec: str) -> Variant:
         if least is None and eq:
             raise ValidationError(f"variant: {name!r} option {key!r} is a switch and takes "
                                   f"no value; write '{name}:{key}'")
-        if least is not None and not (value.isdigit() and int(value) >= least):
+        if least is not None and not (value.isascii() and value.isdigit()
+                                      and int(value) >= least):
             raise ValidationError(f"variant: {name!r} option {key!r} takes an integer of at "
                                   f"least {least}, as in '{name}:{key}={max(least, 4)}', not "
                                   f"{value!r}")

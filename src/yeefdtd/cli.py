@@ -103,8 +103,10 @@ def _cmd_run(args) -> int:
     from .run import run
 
     scene = Scene.load(args.scene)
+    if args.output == "":
+        raise YeeError("--output: an empty path; give a file name ending in .h5")
     out = Path(args.output) if args.output is not None else Path(Path(args.scene).stem + ".h5")
-    if out.suffix.lower() not in (".h5", ".hdf5") or out.stem in ("", ".h5", ".hdf5"):
+    if out.suffix.lower() not in (".h5", ".hdf5"):
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
                        "in .h5 (results are HDF5 files)")
     check_writable(out, "--output")

@@ -31,8 +31,9 @@ MAX_MATERIALS = 16_000
 #: most time steps a run may take (and longest record interval): sources and records are
 #: laid out per step, so a step count past this is a typo, not a simulation
 MAX_STEPS = 1_000_000_000
-#: cell sizes a grid may have, metres (1 pm to 10 km): outside them dt under- or overflows
-SPACING_RANGE = (1e-12, 1e4)
+#: cell sizes a grid may have, metres (1 pm to a million km): far outside them dt under- or
+#: overflows (1/d^2 leaves float64's range near 1e-154 and 1e154 m)
+SPACING_RANGE = (1e-12, 1e9)
 #: field magnitude above which a run is declared divergent
 DIVERGENCE_LIMIT = 1e30
 

@@ -101,7 +101,7 @@ def write_atomic(path: Path, write) -> Path:
     os.close(fd)
     try:
         write(Path(tmp))
-        os.chmod(tmp, 0o666 & ~_umask())   # as open() would make it, not mkstemp's 0600
+        os.chmod(tmp, _new_file_mode(path))   # not mkstemp's 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -140,10 +140,19 @@ def check_writable(path: str | Path, what: str, directory: bool = False) -> Path
     return path
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _new_file_mode(path: Path) -> int:
+    """The mode ``path`` keeps (an existing file's), or that open() would give a new one."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        pass
+    try:   # Linux says the umask without changing it
+        with open("/proc/self/status", encoding="ascii") as f:
+            mask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
 
 
 def save_scene(scene, path: str | Path) -> Path:

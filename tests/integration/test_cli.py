@@ -249,6 +249,10 @@ def test_outputs_are_checked_without_leaving_directories_and_written_as_open_wou
         os.umask(old)
     assert (tmp_path / "new/deep/r.h5").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o644
+    (tmp_path / "s.json").chmod(0o600)   # an existing file keeps its mode
+    assert main(["schema", "-o", "s.json"]) == 0
+    assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o600
+    assert main(["run", str(scene_file), "-o", ".h5.h5", "-q"]) == 0   # a hidden name
 
 
 def test_console_entry_point(tmp_path):

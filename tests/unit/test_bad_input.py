@@ -284,13 +284,14 @@ def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_sources_too_weak_for_32_or_16_bits_get_a_note(dtype, capsys, monkeypatch):
     """float32 arithmetic loses fields below about 1e-38, so a note says so (float16's scale
-    stays in float32's range: a ZeroDivisionError at 1e-320 before); float64 says nothing."""
+    stays in float32's range: a ZeroDivisionError at 1e-320 before, a false divergence at
+    1e-300); float64 says nothing."""
     import importlib
 
     run_mod = importlib.import_module("yeefdtd.run")
     monkeypatch.setattr(run_mod, "_notes_shown", set())
     d = base3d()
-    d["sources"][0]["amplitude"] = 1e-320
+    d["sources"][0]["amplitude"] = 1e-300
     d["run"]["backend"] = "numpy"
     scene = yf.Scene.parse(d)
     res = yf.run(scene, dtype=dtype, progress=False)
@@ -319,3 +320,23 @@ def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
     path.write_text(json.dumps(d))
     assert main(["run", str(path), "--variant", "", "-q", "-o", str(tmp_path / "r.h5")]) == 2
     assert "variant" in capsys.readouterr().err
+
+
+def test_sources_that_drive_nothing_get_no_note_about_their_strength(capsys, monkeypatch):
+    """Amplitude 0 (or a pulse after the run's end): raising it or float64 would not help."""
+    import importlib
+
+    run_mod = importlib.import_module("yeefdtd.run")
+    monkeypatch.setattr(run_mod, "_notes_shown", set())
+    d = base3d()
+    d["sources"][0]["amplitude"] = 0.0
+    d["run"]["backend"] = "numpy"
+    res = yf.run(yf.Scene.parse(d), progress=False)
+    assert "notes" not in res.stats and "note:" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path, value", [("grid.spacing", 2e4), ("grid.spacing", 1e8),
+                                         ("run.courant", 5e-4)])
+def test_unusual_but_usable_values_are_taken(path, value):
+    """Tens-of-km cells (Earth-ionosphere models) and small Courant numbers run."""
+    yf.Scene.parse(_set(path, value)())

@@ -202,3 +202,28 @@ def test_a_diverged_runs_records_stop_just_before_the_first_that_is_not_finite()
     assert run_mod._finite_steps(model, rec, 20) == 17
     s6[2, 1, 1] = 0.0
     assert run_mod._finite_steps(model, rec, 20) == 20
+
+
+@pytest.mark.parametrize("dtype, value, ok", [("float32", 1e300, False), ("float32", 1e30, True),
+                                               ("float64", 1e300, True)])
+def test_set_field_refuses_values_its_storage_cannot_hold(dtype, value, ok):
+    st = yf.make_stepper(yf.build_model(lossy_scene(steps=2)), "numpy", dtype)
+    v = np.zeros(st.model.grid.shape)
+    v[3, 3, 3] = value
+    if ok:
+        st.set_field("ez", v)
+    else:
+        with pytest.raises(yf.SetupError, match="more than this run's float32 fields hold"):
+            st.set_field("ez", v)
+
+
+def test_set_field_in_float16_takes_what_its_scale_holds():
+    """float16's scale follows the sources' strength: values far past it would overflow."""
+    st = yf.make_stepper(yf.build_model(lossy_scene(steps=2)), "numpy", "float16")
+    most = 65504.0 * st.storage.scale("ez")
+    v = np.zeros(st.model.grid.shape)
+    v[3, 3, 3] = 0.5 * most
+    st.set_field("ez", v)
+    v[3, 3, 3] = 2 * most
+    with pytest.raises(yf.SetupError, match="or float32"):
+        st.set_field("ez", v)

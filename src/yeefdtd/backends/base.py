@@ -139,6 +139,14 @@ class Stepper:
                              f"array of the grid's node shape {shape}{also}")
         if not np.isfinite(a).all():
             raise SetupError(f"set_field: {component} values hold NaN or infinity")
+        name = self.storage.name
+        most = {"float64": np.inf, "float16": 65504.0 * self.storage.scale(component)}.get(
+            name, float(np.finfo(np.float32).max))
+        peak = float(np.abs(a).max()) if a.size else 0.0
+        if peak > most:
+            raise SetupError(f"set_field: {component} values up to {peak:.3g} are more than "
+                             f"this run's {name} fields hold ({most:.3g}); use smaller values"
+                             + (", or float32" if name == "float16" else ", or float64"))
         return a
 
     def collect(self) -> Records:

@@ -80,7 +80,7 @@ def range_note(model, name: str) -> str | None:
     """A note where the sources drive fields too weak for ``name`` (32 or 16 bits) to hold
     in the model's steps, else None."""
     peak = field_bound(model)
-    if name == "float64" or not model.sources or peak >= SMALLEST_BOUND:
+    if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
         return None
     return (f"sources: in these {model.steps} steps they drive fields of at most {peak:.3g} "
             f"V/m, below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round to "

@@ -36,8 +36,8 @@ class Grid(StrictModel):
         lo, hi = SPACING_RANGE
         for d in v if isinstance(v, tuple) else (v,):
             if not lo <= d <= hi:
-                raise ValueError(f"{d:g} m is outside {lo:g} to {hi:g} m (1 pm to 10 km); give "
-                                 "cell sizes in metres")
+                raise ValueError(f"{d:g} m is outside {lo:g} to {hi:g} m; give cell sizes in "
+                                 "metres")
         return v
 
     @field_validator("cells")

@@ -31,7 +31,7 @@ class RunSettings(StrictModel):
     steps: PositiveInt | None = Field(None, le=MAX_STEPS, description="number of time steps")
     duration: PositiveFloat | None = Field(None, description="simulated time in seconds, "
                                            "instead of steps")
-    courant: float = Field(0.99, ge=0.001, le=1.0, description="time step as a fraction of "
+    courant: float = Field(0.99, ge=1e-6, le=1.0, description="time step as a fraction of "
                            "the stability limit for the cell sizes (<= 1)")
     dtype: Literal["float32", "float64", "float16", "bfloat16"] = Field(
         "float32", description="precision of the fields; float16 and bfloat16 store them in "

@@ -37,6 +37,7 @@ from .exceptions import (
     BackendUnavailable,
     DivergenceError,
     KernelError,
+    NotFound,
     OutOfMemory,
     RunInterrupted,
     SetupError,
@@ -49,8 +50,8 @@ from .run import make_stepper, run, run_model
 __all__ = [
     "BUILTIN_MATERIALS", "BackendUnavailable", "Boundaries", "Box", "Cpml", "Cylinder",
     "DiffGaussian", "DivergenceError", "Gaussian", "Grid", "KernelError", "Material", "Model",
-    "ModulatedGaussian", "OutOfMemory", "PointSource", "Probe", "ProbeData", "Result", "Ricker",
-    "RunInterrupted", "RunSettings", "Samples", "Scene", "SetupError", "Sine", "Snapshot",
-    "SnapshotData", "Sphere", "ValidationError", "YeeError", "__version__", "build_model",
-    "load", "make_stepper", "run", "run_model",
+    "ModulatedGaussian", "NotFound", "OutOfMemory", "PointSource", "Probe", "ProbeData", "Result",
+    "Ricker", "RunInterrupted", "RunSettings", "Samples", "Scene", "SetupError", "Sine",
+    "Snapshot", "SnapshotData", "Sphere", "ValidationError", "YeeError", "__version__",
+    "build_model", "load", "make_stepper", "run", "run_model",
 ]

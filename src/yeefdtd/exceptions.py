@@ -68,3 +68,10 @@ class RunInterrupted(YeeError):
         super().__init__(message)
         self.step = step
         self.partial = partial
+
+
+class NotFound(YeeError, KeyError):
+    """A name (a probe, a snapshot, a component) that a result does not hold."""
+
+    def __str__(self) -> str:   # the message, not KeyError's quoted repr
+        return str(self.args[0]) if self.args else ""

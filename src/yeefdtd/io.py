@@ -109,6 +109,16 @@ def write_atomic(path: Path, write) -> Path:
     return path
 
 
+def output_path(path, what: str = "path") -> Path:
+    """``path`` for a writer (Result.save, Scene.save): a file name that can be written
+    (check_writable), or a one-line ValidationError."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError(f"{what}: a file name, not {type(path).__name__}")
+    if "\0" in os.fspath(path):
+        raise ValidationError(f"{what}: {os.fspath(path)!r} holds a NUL character")
+    return check_writable(path, what)
+
+
 def check_writable(path: str | Path, what: str, directory: bool = False) -> Path:
     """``path`` if a file (``directory``: files in a directory) can be written there, else a
     one-line ValidationError naming ``what`` (the option or field that gave the path).
@@ -156,7 +166,7 @@ def _new_file_mode(path: Path) -> int:
 
 
 def save_scene(scene, path: str | Path) -> Path:
-    path = Path(path)
+    path = output_path(path)
     text = scene.to_json() + "\n" if _format_of(path) == "json" else scene.to_toml()
     return write_atomic(path, lambda p: p.write_text(text, encoding="utf-8"))
 

@@ -20,14 +20,30 @@ def _pyplot():
     return plt
 
 
+def _png(path) -> Path:
+    """``path`` for a PNG: '.png' added where it has no suffix, its directory made; a one-line
+    ValidationError for another suffix or a path that cannot be written."""
+    from .exceptions import ValidationError
+    from .io import output_path
+
+    path = Path(output_path(path))
+    if path.suffix == "":
+        path = path.with_name(path.name + ".png")
+    if path.suffix.lower() != ".png":
+        raise ValidationError(f"path: {path} should end in .png; plots are PNG files")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def _units(component: str) -> str:
     return "V/m" if component[0] == "e" else "A/m"
 
 
 def plot_probe(result, name: str, path: str | Path) -> Path:
     """Time series (top) and magnitude spectrum (bottom) of every component of a probe."""
-    plt = _pyplot()
     probe = result.probes[name]
+    path = _png(path)
+    plt = _pyplot()
     fig, (ax_t, ax_f) = plt.subplots(2, 1, figsize=(8, 6.5), constrained_layout=True)
     for c, v in probe.data.items():
         scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
@@ -53,7 +69,6 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
                    for line in ax_f.lines)
         if f_hi > 0:
             ax_f.set_xlim(0, 1.2 * f_hi)
-    path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -77,10 +92,18 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     By default the frame where the field is strongest; colours saturate at the 99.5th
     percentile of |field| so that a source's own cell does not wash out the waves.
     """
-    plt = _pyplot()
+    from .exceptions import ValidationError
+
     snap = result.snapshots[name]
     if len(snap.frames) == 0:
-        raise ValueError(f"snapshot {name!r} holds no frames (the run ended before the first)")
+        raise ValidationError(f"snapshot {name!r} holds no frames (the run ended before the "
+                              "first)")
+    if frame is not None and (isinstance(frame, bool) or not isinstance(frame, (int, np.integer))
+                              or not -len(snap.frames) <= frame < len(snap.frames)):
+        raise ValidationError(f"frame: a whole number from 0 to {len(snap.frames) - 1} for "
+                              f"snapshot {name!r}, not {frame!r}")
+    path = _png(path)
+    plt = _pyplot()
     frame = _busiest_frame(snap.frames) if frame is None else frame
     data = _finite(snap.frames[frame].astype(float))
     u, v = snap.coords
@@ -110,7 +133,6 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     ax.set_aspect("equal")
     where = "" if result.scene.grid.is_2d else f", {snap.axis} = {snap.position * 1e3:.3g} mm"
     ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
-    path = Path(path)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -118,7 +140,9 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
 
 def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
     """Every probe and snapshot of ``result`` as PNG files named ``<stem>_<kind>_<name>``."""
-    directory = Path(directory)
+    from .io import check_writable
+
+    directory = check_writable(directory, "directory", directory=True)
     directory.mkdir(parents=True, exist_ok=True)
     out = []
     for name in result.probes:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import ValidationError
-from .io import write_atomic
+from .exceptions import NotFound, ValidationError
+from .io import output_path, write_atomic
 
 FORMAT_VERSION = 1
 
@@ -27,6 +27,9 @@ class ProbeData:
     data: dict[str, np.ndarray]                       #: component -> values
     times: dict[str, np.ndarray]                      #: component -> seconds
     positions: dict[str, tuple[float, float, float]]  #: component -> metres
+
+    def __post_init__(self):
+        self.data = Named(f"probe {self.name!r} component", self.data)
 
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
@@ -59,6 +62,26 @@ class SnapshotData:
                         for a, b in zip(self.coords, other.coords, strict=True)))
 
 
+class Named(dict):
+    """A dict of a result's probes, snapshots or components: a name it does not hold is a
+    one-line NotFound (a KeyError too) naming those it does."""
+
+    def __init__(self, what: str, items=()):
+        super().__init__(items)
+        self.what = what
+
+    def __missing__(self, key):
+        raise NotFound(f"{self.what} {key!r}: not in this result; it has "
+                       f"{', '.join(map(repr, self)) or 'none'}")
+
+
+def _plain(v):
+    """NumPy's numbers and arrays in stats as JSON's (anything else: its text)."""
+    if isinstance(v, (np.generic, np.ndarray)):
+        return v.tolist()
+    return str(v)
+
+
 def _same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
@@ -72,6 +95,12 @@ class Result:
     snapshots: dict[str, SnapshotData] = field(default_factory=dict)
     stats: dict = field(default_factory=dict)
     fields: dict[str, np.ndarray] | None = None   #: final fields, when asked for
+
+    def __post_init__(self):
+        self.probes = Named("probe", self.probes)
+        self.snapshots = Named("snapshot", self.snapshots)
+        if self.fields is not None:
+            self.fields = Named("field", self.fields)
 
     @property
     def scene(self):
@@ -92,12 +121,17 @@ class Result:
         """Write to HDF5 (through a temporary file renamed at the end)."""
         import h5py
 
+        path = output_path(path)
+        if not isinstance(self.scene_json, str):
+            raise ValidationError(f"scene_json: the scene as JSON text, not "
+                                  f"{type(self.scene_json).__name__}")
+
         def write(tmp: Path):
             with h5py.File(tmp, "w") as f:
                 f.attrs["format"] = "yeefdtd-result"
                 f.attrs["format_version"] = FORMAT_VERSION
                 f.attrs["scene"] = self.scene_json
-                f.attrs["stats"] = json.dumps(self.stats)
+                f.attrs["stats"] = json.dumps(self.stats, default=_plain)
                 gp = f.create_group("probes")
                 for name, p in self.probes.items():
                     g = gp.create_group(name)

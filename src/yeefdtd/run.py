@@ -37,6 +37,11 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
                  **options):
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
+    if not isinstance(model, Model):
+        from .exceptions import SetupError
+
+        raise SetupError(f"model: a Model (yeefdtd.build_model(scene)), not "
+                         f"{type(model).__name__}")
     name, note = resolve(backend or model.scene.run.backend)
     for text in (note, *model.notes):
         if text:
@@ -83,6 +88,15 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
               keep_fields: bool = False) -> Result:
     """Advance ``stepper`` through ``model.steps`` steps and collect the result."""
     from tqdm import tqdm
+
+    from .exceptions import SetupError
+
+    if not isinstance(model, Model):
+        raise SetupError(f"model: a Model (yeefdtd.build_model(scene)), not "
+                         f"{type(model).__name__}")
+    if getattr(stepper, "model", None) is not model:
+        raise SetupError("stepper: built for another model; build it with "
+                         "make_stepper(model) for this one")
 
     total = model.steps
     cells = model.grid.num_cells

@@ -6,14 +6,42 @@ import math
 
 import numpy as np
 
+from .exceptions import ValidationError
+
+
+def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` and ``times`` as float arrays: one value per time, at least ``least`` of
+    them, finite, at times increasing by one step (as a probe records them); else a
+    one-line ValidationError saying what to change."""
+    try:
+        if values is None or times is None:
+            raise TypeError
+        x = np.asarray(values, dtype=np.float64)
+        t = np.asarray(times, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValidationError(f"values, times: arrays of numbers, not "
+                              f"{type(values).__name__} and {type(times).__name__}") from None
+    if x.ndim != 1 or t.ndim != 1 or len(x) != len(t):
+        raise ValidationError(f"values, times: one value per time (shapes {x.shape} and "
+                              f"{t.shape})")
+    if len(t) < least:
+        raise ValidationError(f"values, times: at least {least} samples, got {len(t)}")
+    if not (np.isfinite(x).all() and np.isfinite(t).all()):
+        raise ValidationError("values, times: NaN or infinity among them; leave those out")
+    if len(t) > 1:
+        steps = np.diff(t)
+        if not (steps > 0).all() or np.ptp(steps) > 1e-6 * steps.mean():
+            raise ValidationError("times: not evenly spaced and increasing; give a probe's "
+                                  "record (its times) or resample")
+    return x, t
+
 
 def dft(values, times, freqs) -> np.ndarray:
     """X(f) = sum_n x_n exp(-2j pi f t_n) dt at the frequencies ``freqs`` (Hz).
 
     An approximation of the continuous transform for uniformly sampled ``times``.
     """
-    x = np.asarray(values, dtype=np.float64)
-    t = np.asarray(times, dtype=np.float64)
+    x, t = _series(values, times, least=1)
     f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
     step = t[1] - t[0] if len(t) > 1 else 1.0
     out = np.empty(f.shape, dtype=np.complex128)
@@ -23,11 +51,11 @@ def dft(values, times, freqs) -> np.ndarray:
 
 
 def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
-    """(frequencies, |X(f)|) by a zero-padded FFT, for plotting."""
-    x = np.asarray(values, dtype=np.float64)
-    t = np.asarray(times, dtype=np.float64)
-    if len(x) < 2:
-        return np.zeros(1), np.abs(x)
+    """(frequencies, |X(f)|) by a zero-padded FFT, for plotting (``pad``: the FFT's length
+    over the record's, at least 1)."""
+    x, t = _series(values, times)
+    if isinstance(pad, bool) or not isinstance(pad, (int, np.integer)) or pad < 1:
+        raise ValidationError(f"pad: a whole number of at least 1, not {pad!r}")
     n = 1 << math.ceil(math.log2(len(x) * pad))
     step = t[1] - t[0]
     return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x, n)) * step
@@ -62,13 +90,14 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     zero-padded FFT is refined by maximising the windowed DTFT magnitude (golden section).
     The height is relative to the strongest peak of the whole spectrum.
     """
-    x = np.asarray(values, dtype=np.float64)
-    t = np.asarray(times, dtype=np.float64)
+    x, t = _series(values, times)
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
     if len(sel) == 0:
-        raise ValueError("no frequency bin between f_lo and f_hi; record longer")
+        raise ValidationError("f_lo, f_hi: no frequency bin between them; record longer")
+    if not mag[1:].max() > 0:
+        raise ValidationError("values: all zero, so no peak; record where the field rings")
     i = sel[np.argmax(mag[sel])]
     df = freqs[1] - freqs[0]
     f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
@@ -79,8 +108,9 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
                      fmax: float | None = None) -> np.ndarray:
     """The ``count`` strongest spectral peaks of a ringing signal (Hz, ascending), each
     refined as in :func:`refine_peak`."""
-    x = np.asarray(values, dtype=np.float64)
-    t = np.asarray(times, dtype=np.float64)
+    x, t = _series(values, times, least=3)
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+        raise ValidationError(f"count: a whole number of at least 1, not {count!r}")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax

@@ -10,6 +10,7 @@ from __future__ import annotations
 import typing
 from typing import Annotated, Any, Literal
 
+import numpy as np
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -62,7 +63,7 @@ class StrictModel(BaseModel):
                     continue
                 where = name
                 if isinstance(value, (list, tuple)):
-                    where += f"[{next(q for q, v in enumerate(value) if isinstance(v, bool))}]"
+                    where += f"[{next(q for q, v in enumerate(value) if _is_bool(v))}]"
                 raise FieldError(where, "must be a number, not true or false")
         return data
 
@@ -90,10 +91,14 @@ def _takes_number(tp: Any) -> bool:
     return bool(args) and bool not in args and any(_takes_number(a) for a in args)
 
 
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
 def _holds_bool(value: Any) -> bool:
-    """A bool, or a list or tuple holding one."""
-    return isinstance(value, bool) or (isinstance(value, (list, tuple))
-                                       and any(isinstance(v, bool) for v in value))
+    """A bool (Python's or NumPy's), or a list or tuple holding one."""
+    return _is_bool(value) or (isinstance(value, (list, tuple))
+                               and any(_is_bool(v) for v in value))
 
 
 def format_loc(loc: tuple) -> str:

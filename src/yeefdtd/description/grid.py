@@ -44,8 +44,9 @@ class Grid(StrictModel):
     @classmethod
     def _cells_not_huge(cls, v):
         if math.prod(v) > 2**40:
-            raise ValueError(f"{math.prod(v):.3g} cells is more than any device holds; "
-                             "use fewer cells")
+            n = math.prod(v)
+            size = f"{n:.3g}" if n < 1e300 else f"a {len(str(n))}-digit number of"
+            raise ValueError(f"{size} cells is more than any device holds; use fewer cells")
         return v
 
     @model_validator(mode="after")

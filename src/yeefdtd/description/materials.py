@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+import numpy as np
 from pydantic import Field, field_validator
 
 from .base import StrictModel
@@ -13,9 +14,15 @@ BUILTIN_MATERIALS = ("vacuum", "pec", "pmc")
 
 
 def _triple(v):
-    """Accept a scalar or a per-axis triple; store a triple."""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return (float(v),) * 3
+    """Accept a scalar (NumPy's too) or a per-axis triple; store a triple."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.item()
+    if isinstance(v, (int, float, np.integer, np.floating)) and \
+            not isinstance(v, (bool, np.bool_)):
+        try:
+            return (float(v),) * 3
+        except OverflowError:
+            raise ValueError("a number too large for a float; give a physical value") from None
     if isinstance(v, (list, tuple)) and len(v) != 3:
         raise ValueError(f"takes one value or three [xx, yy, zz], got {len(v)} ({list(v)})")
     return v

@@ -1,0 +1,120 @@
+"""The Python API beyond scene files: results, plots, spectra and steppers say in one line
+what they take (a YeeError), and take NumPy's numbers where numbers go."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import yeefdtd as yf
+from yeefdtd import spectra
+from yeefdtd.plot import plot_probe, plot_result, plot_snapshot
+
+
+@pytest.fixture(scope="module")
+def result():
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(6, 6),
+                                             waveform=yf.Ricker(frequency=2e10))],
+                     monitors=[yf.Probe(name="p", cell=(7, 6)),
+                               yf.Snapshot(name="s", component="ez", every=2)],
+                     run=yf.RunSettings(steps=10, backend="numpy"))
+    return yf.run(scene, progress=False)
+
+
+def test_a_name_a_result_does_not_hold_lists_those_it_does(result):
+    with pytest.raises(yf.NotFound, match="probe 'q': not in this result; it has 'p'"):
+        result.probes["q"]
+    with pytest.raises(KeyError):   # a NotFound is a KeyError too: `in` and .get() work
+        result.probes["p"]["bx"]
+    assert result.snapshots.get("x") is None and "p" in result.probes
+
+
+@pytest.mark.parametrize("path, says", [("", "empty path"), (None, "not NoneType"),
+                                        (5, "not int"), ("a\x00b.h5", "NUL")])
+def test_saving_to_a_path_that_cannot_be_one_is_a_one_line_error(result, path, says, tmp_path):
+    with pytest.raises(yf.ValidationError, match=says):
+        result.save(path)
+    with pytest.raises(yf.ValidationError, match="is a directory"):
+        result.scene.save(tmp_path)
+
+
+def test_numpy_numbers_in_stats_are_saved_as_numbers(result, tmp_path):
+    result.stats["extra"] = np.float32(1.5)
+    try:
+        assert yf.load(result.save(tmp_path / "r.h5")).stats["extra"] == 1.5
+    finally:
+        del result.stats["extra"]
+
+
+def test_plots_check_their_name_frame_and_path(result, tmp_path):
+    assert plot_probe(result, "p", tmp_path / "x") == tmp_path / "x.png"
+    assert (tmp_path / "x.png").stat().st_size > 0
+    assert plot_snapshot(result, "s", tmp_path / "new" / "s.png", frame=-1).exists()
+    with pytest.raises(yf.NotFound):
+        plot_probe(result, "missing", tmp_path / "a.png")
+    for frame in (100, True, 1.5):
+        with pytest.raises(yf.ValidationError, match="frame: a whole number from 0 to 4"):
+            plot_snapshot(result, "s", tmp_path / "a.png", frame=frame)
+    with pytest.raises(yf.ValidationError, match=r"should end in \.png"):
+        plot_probe(result, "p", tmp_path / "a.txt")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(yf.ValidationError, match="is a file"):
+        plot_result(result, tmp_path / "file", "r")
+
+
+def _ring(n=400, dt=1e-11, f=1e9):
+    t = np.arange(n) * dt
+    return np.sin(2 * np.pi * f * t) * np.exp(-t / 2e-9), t
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda x, t: spectra.spectrum(x, t[::-1]), "evenly spaced and increasing"),
+    (lambda x, t: spectra.spectrum(x, np.sort(t ** 1.1)), "evenly spaced"),
+    (lambda x, t: spectra.spectrum(x[:-1], t), "one value per time"),
+    (lambda x, t: spectra.spectrum(x[:1], t[:1]), "at least 2"),
+    (lambda x, t: spectra.spectrum([], []), "at least 2"),
+    (lambda x, t: spectra.spectrum(None, None), "arrays of numbers"),
+    (lambda x, t: spectra.spectrum(x, t, pad=0), "pad"),
+    (lambda x, t: spectra.spectrum(np.where(t > 1e-9, np.nan, x), t), "NaN"),
+    (lambda x, t: spectra.dft(x, t[:5], [1e9]), "one value per time"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 0), "count"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 1.5), "count"),
+    (lambda x, t: spectra.peak_frequencies([], [], 1), "at least 3"),
+    (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "all zero"),
+    (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin")])
+def test_spectra_say_what_a_record_must_be(call, says):
+    x, t = _ring()
+    with pytest.raises(yf.ValidationError, match=says):
+        call(x, t)
+
+
+def test_spectra_of_a_good_record_find_its_frequency():
+    x, t = _ring()
+    assert spectra.peak_frequencies(x, t, 1)[0] == pytest.approx(1e9, rel=1e-3)
+
+
+def test_run_model_refuses_a_stepper_of_another_model():
+    def model(n):
+        return yf.build_model(yf.Scene(grid=yf.Grid(cells=(n, 8, 8), spacing=1e-3),
+                                       boundaries="pec", run=yf.RunSettings(steps=2)))
+    a, b = model(8), model(9)
+    with pytest.raises(yf.SetupError, match="stepper: built for another model"):
+        yf.run_model(a, yf.make_stepper(b, "numpy"), progress=False)
+    with pytest.raises(yf.SetupError, match="model: a Model"):
+        yf.make_stepper(a.scene, "numpy")
+
+
+def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
+    m = yf.Material(eps_r=np.float32(4), sigma_e=np.float64(0.1), mu_r=np.int32(2))
+    assert m.eps_r == (4.0, 4.0, 4.0) and m.mu_r == (2.0, 2.0, 2.0)
+    assert yf.Material(eps_r=np.array(3.0)).eps_r == (3.0, 3.0, 3.0)
+    g = yf.Grid(cells=(np.int64(10),) * 3, spacing=np.float32(1e-3))
+    assert g.cells == (10, 10, 10)
+    with pytest.raises(yf.ValidationError, match=r"cells\[0\]: must be a number"):
+        yf.Grid(cells=(np.bool_(True), 10, 10), spacing=1e-3)
+    with pytest.raises(yf.ValidationError, match="too large"):
+        yf.Material(eps_r=10**400)
+    with pytest.raises(yf.ValidationError, match="digit number of cells"):
+        yf.Scene.from_json('{"grid": {"cells": [1' + "0" * 400 + ', 10, 10], "spacing": '
+                           '0.001}, "run": {"steps": 5}}')

@@ -118,3 +118,22 @@ def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
     with pytest.raises(yf.ValidationError, match="digit number of cells"):
         yf.Scene.from_json('{"grid": {"cells": [1' + "0" * 400 + ', 10, 10], "spacing": '
                            '0.001}, "run": {"steps": 5}}')
+
+
+def test_a_waveforms_spectrum_says_what_it_takes():
+    w = yf.Sine(frequency=1e9)
+    with pytest.raises(yf.ValidationError, match="more than a numerical spectrum takes"):
+        w.spectrum(1e9, t_end=1e-3)   # it would alias: 400k samples over 2e6 periods
+    for freqs, t_end, says in ((np.nan, None, "finite"), (1e9, "x", "numbers"),
+                               (1e9, -1.0, "not after the waveform's start")):
+        with pytest.raises(yf.ValidationError, match=says):
+            w.spectrum(freqs, t_end=t_end)
+    assert w.spectrum([]).shape == (0,)
+    assert w.spectrum(np.full((2, 2), 1e9), t_end=1e-8).shape == (2, 2)
+
+
+def test_a_material_a_scene_does_not_have_is_not_vacuum(result):
+    scene = result.scene
+    assert scene.material("pec") == yf.Material()
+    with pytest.raises(yf.NotFound, match="material 'glass': not in this scene"):
+        scene.material("glass")

@@ -269,7 +269,13 @@ class Scene(StrictModel):
         return [m.name or f"{m.type}{i}" for i, m in enumerate(self.monitors)]
 
     def material(self, name: str) -> Material:
-        """The material called ``name`` (built-in ones included; pec/pmc are vacuum-like)."""
+        """The material called ``name`` (built-in ones included; pec/pmc are vacuum-like); a
+        NotFound listing the names there are for another."""
+        if name not in self.material_names():
+            from ..exceptions import NotFound
+
+            raise NotFound(f"material {name!r}: not in this scene; it has "
+                           f"{', '.join(map(repr, self.material_names()))}")
         return self.materials.get(name, Material())
 
     def material_names(self) -> list[str]:

@@ -8,7 +8,7 @@ the Gaussian family, numerical for the others).
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator
@@ -41,19 +41,40 @@ class _Waveform(StrictModel):
         raise NotImplementedError
 
     def spectrum(self, freqs, t_end: float | None = None):
-        """Complex spectrum W(f) at the frequencies ``freqs`` (Hz), numerically by default."""
-        f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
-        t0, t1 = self.support()
-        if t_end is not None:
-            t1 = t_end
+        """Complex spectrum W(f) at the frequencies ``freqs`` (Hz; an array's shape is kept),
+        numerically by default, of the waveform up to ``t_end`` (seconds; default: the end
+        of its support)."""
+        from ..exceptions import ValidationError
+
+        try:
+            f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+            t0, t1 = self.support()
+            t1 = t1 if t_end is None else float(t_end)
+        except (TypeError, ValueError):
+            raise ValidationError("freqs, t_end: numbers (Hz, seconds)") from None
+        if not (np.isfinite(f).all() and math.isfinite(t1)):
+            raise ValidationError("freqs, t_end: finite numbers (Hz, seconds)")
+        if t1 <= t0:
+            raise ValidationError(f"t_end: {t1:.4g} s is not after the waveform's start "
+                                  f"({t0:.4g} s)")
+        if f.size == 0:
+            return np.empty(f.shape, dtype=np.complex128)
         fmax = max(float(np.max(np.abs(f))), self.max_frequency())
-        n = int(min(max(40 * fmax * (t1 - t0), 4000), 400_000))
+        need = 40 * fmax * (t1 - t0)   # samples: 40 a period of the highest frequency
+        if need > self.MAX_SAMPLES:
+            raise ValidationError(f"t_end: {t1 - t0:.4g} s is {fmax * (t1 - t0):.3g} periods "
+                                  f"of {fmax:.4g} Hz, more than a numerical spectrum takes "
+                                  f"({self.MAX_SAMPLES // 40}); give a shorter t_end")
+        n = int(max(need, 4000))
         t = np.linspace(t0, t1, n + 1)
         w = self(t)
         out = np.empty(f.shape, dtype=np.complex128)
-        for i, fi in enumerate(f):
-            out[i] = _trapezoid(w * np.exp(-2j * np.pi * fi * t), t)
+        for i, fi in enumerate(f.flat):
+            out.flat[i] = _trapezoid(w * np.exp(-2j * np.pi * fi * t), t)
         return out
+
+    #: the most samples a numerical spectrum takes (a longer span would alias, not sample)
+    MAX_SAMPLES: ClassVar[int] = 400_000
 
 
 def _gauss_ft(f, tau):

@@ -21,16 +21,19 @@ def _pyplot():
 
 
 def _png(path) -> Path:
-    """``path`` for a PNG: '.png' added where it has no suffix, its directory made; a one-line
-    ValidationError for another suffix or a path that cannot be written."""
+    """``path`` for a plot: '.png' added where it has no suffix, its directory made; a one-line
+    ValidationError for a suffix matplotlib does not write or a path that cannot be written."""
     from .exceptions import ValidationError
     from .io import output_path
 
     path = Path(output_path(path))
     if path.suffix == "":
         path = path.with_name(path.name + ".png")
-    if path.suffix.lower() != ".png":
-        raise ValidationError(f"path: {path} should end in .png; plots are PNG files")
+    kinds = _pyplot().figure().canvas.get_supported_filetypes()
+    _pyplot().close("all")
+    if path.suffix.lower().lstrip(".") not in kinds:
+        raise ValidationError(f"path: {path} should end in an image type matplotlib writes "
+                              f"(.png, .svg, .pdf...)")
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
 

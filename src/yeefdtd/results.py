@@ -29,7 +29,8 @@ class ProbeData:
     positions: dict[str, tuple[float, float, float]]  #: component -> metres
 
     def __post_init__(self):
-        self.data = Named(f"probe {self.name!r} component", self.data)
+        for what in ("data", "times", "positions"):
+            setattr(self, what, Named(f"probe {self.name!r} component", getattr(self, what)))
 
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
@@ -203,8 +204,8 @@ def _read(f) -> Result:
             raise ValueError(f"snapshot {name!r}: component {snap.component!r}")
         res.snapshots[name] = snap
     if "fields" in f:
-        res.fields = {c: array(group(f, "fields"), c, f["fields"][c].ndim)
-                      for c in group(f, "fields")}
+        res.fields = Named("field", {c: array(group(f, "fields"), c, f["fields"][c].ndim)
+                                     for c in group(f, "fields")})
     return res
 
 

@@ -56,8 +56,9 @@ def test_plots_check_their_name_frame_and_path(result, tmp_path):
     for frame in (100, True, 1.5):
         with pytest.raises(yf.ValidationError, match="frame: a whole number from 0 to 4"):
             plot_snapshot(result, "s", tmp_path / "a.png", frame=frame)
-    with pytest.raises(yf.ValidationError, match=r"should end in \.png"):
+    with pytest.raises(yf.ValidationError, match="an image type matplotlib writes"):
         plot_probe(result, "p", tmp_path / "a.txt")
+    assert plot_probe(result, "p", tmp_path / "a.svg").stat().st_size > 0   # not PNG only
     (tmp_path / "file").write_text("")
     with pytest.raises(yf.ValidationError, match="is a file"):
         plot_result(result, tmp_path / "file", "r")
@@ -90,8 +91,23 @@ def test_spectra_say_what_a_record_must_be(call, says):
 
 
 def test_spectra_of_a_good_record_find_its_frequency():
+    """float64 or float32 times alike; an empty record's DFT is zero."""
     x, t = _ring()
     assert spectra.peak_frequencies(x, t, 1)[0] == pytest.approx(1e9, rel=1e-3)
+    t32 = (np.arange(2000) * 1e-11).astype(np.float32)
+    x32 = np.sin(2 * np.pi * 1e9 * t32)
+    assert spectra.peak_frequencies(x32, t32, 1)[0] == pytest.approx(1e9, rel=1e-3)
+    assert spectra.dft([], [], [1e9]) == 0
+
+
+def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,
+                                                                              tmp_path):
+    path = yf.Result(scene_json=result.scene_json, fields={"ez": np.zeros((2, 2, 1))},
+                     stats={}).save(tmp_path / "f.h5")
+    with pytest.raises(yf.NotFound, match="field 'zz'"):
+        yf.load(path).fields["zz"]
+    with pytest.raises(yf.NotFound, match="component 'bx'"):
+        result.probes["p"].times["bx"]
 
 
 def test_run_model_refuses_a_stepper_of_another_model():
@@ -124,6 +140,8 @@ def test_a_waveforms_spectrum_says_what_it_takes():
     w = yf.Sine(frequency=1e9)
     with pytest.raises(yf.ValidationError, match="more than a numerical spectrum takes"):
         w.spectrum(1e9, t_end=1e-3)   # it would alias: 400k samples over 2e6 periods
+    long = yf.Samples(dt=1e-12, values=list(np.sin(np.arange(50_000) * 0.01)))
+    assert np.isfinite(long.spectrum([1e11])).all()   # its own support: the samples
     for freqs, t_end, says in ((np.nan, None, "finite"), (1e9, "x", "numbers"),
                                (1e9, -1.0, "not after the waveform's start")):
         with pytest.raises(yf.ValidationError, match=says):

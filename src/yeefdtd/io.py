@@ -78,11 +78,17 @@ def scene_from_text(text: str, fmt: str, source: str = "scene"):
     return Scene.parse(parse_text(text, fmt, source))
 
 
+def path_arg(path, what: str = "path") -> Path:
+    """``path`` (a str or os.PathLike) as a Path, or a one-line ValidationError naming
+    ``what`` and the type given instead."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError(f"{what}: a file name, not {type(path).__name__}")
+    return Path(path)
+
+
 def load_scene(path: str | Path):
     """Read and validate a scene from a .json or .toml file."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValidationError(f"path: a scene file name, not {type(path).__name__}")
-    path = Path(path)
+    path = path_arg(path)
     fmt = _format_of(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -112,9 +118,7 @@ def write_atomic(path: Path, write) -> Path:
 def output_path(path, what: str = "path") -> Path:
     """``path`` for a writer (Result.save, Scene.save): a file name that can be written
     (check_writable), or a one-line ValidationError."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValidationError(f"{what}: a file name, not {type(path).__name__}")
-    if "\0" in os.fspath(path):
+    if "\0" in os.fspath(path_arg(path, what)):
         raise ValidationError(f"{what}: {os.fspath(path)!r} holds a NUL character")
     return check_writable(path, what)
 

@@ -29,9 +29,9 @@ def _png(path) -> Path:
     path = Path(output_path(path))
     if path.suffix == "":
         path = path.with_name(path.name + ".png")
-    kinds = _pyplot().figure().canvas.get_supported_filetypes()
-    _pyplot().close("all")
-    if path.suffix.lower().lstrip(".") not in kinds:
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    if path.suffix.lower().lstrip(".") not in FigureCanvasBase.get_supported_filetypes():
         raise ValidationError(f"path: {path} should end in an image type matplotlib writes "
                               f"(.png, .svg, .pdf...)")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,14 +7,13 @@ seconds and metres for the coordinates.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .exceptions import NotFound, ValidationError
-from .io import output_path, write_atomic
+from .io import output_path, path_arg, write_atomic
 
 FORMAT_VERSION = 1
 
@@ -213,9 +212,7 @@ def load(path: str | Path) -> Result:
     """Read a result written by :meth:`Result.save`."""
     import h5py
 
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValidationError(f"path: a file name, not {type(path).__name__}")
-    path = Path(path)
+    path = path_arg(path)
     if path.is_dir():
         raise ValidationError(f"{path}: a directory; give a result file (.h5)")
     try:

@@ -18,7 +18,6 @@ from . import __version__
 from .backends import get_stepper_class, resolve
 from .build.model import Model, build_model
 from .build.plans import record_times
-from .build.storage import range_note
 from .constants import DIVERGENCE_LIMIT
 from .description.scene import Scene
 from .exceptions import DivergenceError, OutOfMemory, RunInterrupted
@@ -33,15 +32,19 @@ def _note_once(text: str) -> None:
         print(f"note: {text}", file=sys.stderr)
 
 
-def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
-                 **options):
-    """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
-    fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
+def _check_model(model) -> None:
     if not isinstance(model, Model):
         from .exceptions import SetupError
 
         raise SetupError(f"model: a Model (yeefdtd.build_model(scene)), not "
                          f"{type(model).__name__}")
+
+
+def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
+                 **options):
+    """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
+    fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
+    _check_model(model)
     name, note = resolve(backend or model.scene.run.backend)
     for text in (note, *model.notes):
         if text:
@@ -56,10 +59,8 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
         _note_once(f"the {name} backend ignores {', '.join(ignored)} (CUDA options)")
     stepper = cls(model, dtype or model.scene.run.dtype,
                   **{k: v for k, v in options.items() if k in accepted})
-    weak = range_note(model, stepper.storage.name)
-    stepper.notes = (weak,) if weak else ()
-    if weak:
-        _note_once(weak)
+    if stepper.storage.note:
+        _note_once(stepper.storage.note)
     if getattr(stepper, "auto_note", None):
         _note_once(stepper.auto_note)
     return stepper
@@ -91,9 +92,7 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
 
     from .exceptions import SetupError
 
-    if not isinstance(model, Model):
-        raise SetupError(f"model: a Model (yeefdtd.build_model(scene)), not "
-                         f"{type(model).__name__}")
+    _check_model(model)
     if getattr(stepper, "model", None) is not model:
         raise SetupError("stepper: built for another model; build it with "
                          "make_stepper(model) for this one")
@@ -127,9 +126,10 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
     except DivergenceError as exc:
         # what was recorded before the first record that is not finite (those after it
         # hold NaN or infinities); the step count says how far that is
-        good = _finite_steps(model, stepper.collect(), done)
+        rec = stepper.collect()
+        good = _finite_steps(model, rec, done)
         exc.partial = _result(model, stepper, good, seconds * good / max(done, 1),
-                              "diverged", keep_fields)
+                              "diverged", keep_fields, rec)
         exc.partial.stats["diverged_by_step"] = int(done)
         if keep_fields:
             exc.partial.stats["fields_at_step"] = int(done)
@@ -171,8 +171,9 @@ def _check_divergence(stepper, model: Model, done: int) -> None:
 
 
 def _result(model: Model, stepper, done: int, seconds: float, status: str,
-            keep_fields: bool) -> Result:
-    rec = stepper.collect()
+            keep_fields: bool, rec=None) -> Result:
+    """The result of ``done`` steps (``rec``: the stepper's records, when already collected)."""
+    rec = stepper.collect() if rec is None else rec
     dt = model.grid.dt
     probes: dict[str, ProbeData] = {}
     for group, data in zip(model.probes, rec.probes, strict=False):
@@ -205,7 +206,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "dtype": stepper.storage.name,
         "version": __version__,
     }
-    notes = [*model.notes, *getattr(stepper, "notes", ())]
+    notes = [*model.notes, *filter(None, [stepper.storage.note])]
     if notes:
         stats["notes"] = notes
     stats.update(getattr(stepper, "describe", lambda: {})())

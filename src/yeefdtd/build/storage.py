@@ -17,7 +17,7 @@ float32, at the price of one rounding to 16 bits each time a value is stored.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,6 +48,8 @@ class Storage:
     name: str
     scale_e: float = 1.0
     scale_h: float = 1.0
+    #: what a user should hear before the run: sources too weak for 32 or 16 bits
+    note: str | None = field(default=None, compare=False)
 
     @property
     def is16(self) -> bool:
@@ -58,7 +60,7 @@ class Storage:
 
 
 #: below this field bound (V/m) 32- and 16-bit runs may lose the sources' values: float32's
-#: arithmetic is normal down to about 1e-38 (range_note says so before such a run)
+#: arithmetic is normal down to about 1e-38 (Storage.note says so before such a run)
 SMALLEST_BOUND = 1e-30
 #: float16's scales stay within 2^-SHIFT_LIMIT .. 2^SHIFT_LIMIT, inside float32's normal range
 #: with H's further 2^-H_SHIFT (a bound past them: the values are lost either way)
@@ -66,25 +68,21 @@ SHIFT_LIMIT = 100
 
 
 def storage_for(model, name: str) -> Storage:
-    """The storage of ``model``'s fields in ``name`` (see the module's docstring)."""
+    """The storage of ``model``'s fields in ``name`` (see the module's docstring), with a note
+    where the sources drive fields too weak for 32 or 16 bits to hold in the model's steps."""
     compute_dtype(name)
-    if name != "float16":
-        return Storage(str(name))
     peak = field_bound(model)
+    note = None
+    if name != "float64" and 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
+        note = (f"sources: in these {model.steps} steps they drive fields of at most "
+                f"{peak:.3g} V/m, below what {name} holds (about {SMALLEST_BOUND:.0e}), which "
+                "may round to zero; raise their amplitudes (the fields are linear in them) or "
+                "use float64")
+    if name != "float16":
+        return Storage(str(name), note=note)
     shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
     shift = max(-SHIFT_LIMIT, min(SHIFT_LIMIT, shift))
-    return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT))
-
-
-def range_note(model, name: str) -> str | None:
-    """A note where the sources drive fields too weak for ``name`` (32 or 16 bits) to hold
-    in the model's steps, else None."""
-    peak = field_bound(model)
-    if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
-        return None
-    return (f"sources: in these {model.steps} steps they drive fields of at most {peak:.3g} "
-            f"V/m, below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round to "
-            "zero; raise their amplitudes (the fields are linear in them) or use float64")
+    return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT), note)
 
 
 #: float16: the sources' field bound is stored at or below 2^12, 16 times below the largest

@@ -64,6 +64,8 @@ class StrictModel(BaseModel):
                 where = name
                 if isinstance(value, (list, tuple)):
                     where += f"[{next(q for q, v in enumerate(value) if _is_bool(v))}]"
+                elif isinstance(value, np.ndarray):
+                    where += " (an array of booleans)"
                 raise FieldError(where, "must be a number, not true or false")
         return data
 
@@ -96,7 +98,9 @@ def _is_bool(value: Any) -> bool:
 
 
 def _holds_bool(value: Any) -> bool:
-    """A bool (Python's or NumPy's), or a list or tuple holding one."""
+    """A bool (Python's or NumPy's), a list or tuple holding one, or a NumPy array of bools."""
+    if isinstance(value, np.ndarray):
+        return value.dtype == np.bool_
     return _is_bool(value) or (isinstance(value, (list, tuple))
                                and any(_is_bool(v) for v in value))
 

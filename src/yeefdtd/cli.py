@@ -226,15 +226,50 @@ def _need_cuda() -> None:
                                  f"{why}")
 
 
-def _cmd_bench(args) -> int:
-    _need_cuda()
-    from .bench import HEADER, bench_scene, copy_bandwidth, environment, write_json
-    from .bench_studies import plot_studies, run_cases, run_suite
+def _bench_scenes(name: str, sizes, variants) -> dict:
+    """The benchmark scene ``name`` at each of ``sizes`` (None: its own), built before any
+    device work, with each variant checked against it: a size the scene cannot take, an
+    unknown variant or option, or a variant that does not run the scene's grid is one line
+    naming the argument."""
+    from .bench import bench_scene
+    from .exceptions import ValidationError
 
+    scenes = {}
+    for n in sizes:
+        try:
+            scenes[n] = bench_scene(name, n)
+        except ValidationError as exc:
+            raise ValidationError(f"-n/--size: {name} cannot be built with {n} cells a side: "
+                                  f"{exc}") from None
+    _check_variants(variants, next(iter(scenes.values())).grid.mode)
+    return scenes
+
+
+def _check_variants(variants, mode: str) -> None:
+    """Each of ``variants`` ('auto' aside) known, its options valid, and running ``mode``
+    grids; else one line naming --variant."""
+    from .backends.cuda.variants import make_variant
+
+    for v in variants:
+        if v == "auto":
+            continue
+        try:
+            make_variant(v).check(mode)
+        except YeeError as exc:
+            raise type(exc)(f"--variant {v}: {str(exc).removeprefix('variant: ')}") from None
+
+
+def _cmd_bench(args) -> int:
     if args.json is not None:
         check_writable(args.json, "--json")
     if args.plots is not None:
         check_writable(args.plots, "--plots", directory=True)
+    if args.scene:
+        scenes = _bench_scenes(args.scene, args.size or [None], args.variant or ["indexed"])
+    _need_cuda()
+    from .bench import HEADER, copy_bandwidth, environment, write_json
+    from .bench_studies import plot_studies, run_cases, run_suite
+
     env = environment()
     copy_bw = copy_bandwidth()
     print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs; copy bandwidth "
@@ -242,9 +277,8 @@ def _cmd_bench(args) -> int:
           f"CuPy {env['cupy']}, {env['date']}", flush=True)
     if args.scene:
         print(HEADER, flush=True)
-        sizes = args.size or [None]
-        cases = [(args.scene, n or bench_scene(args.scene).grid.cells[0], v, d)
-                 for n in sizes for v in (args.variant or ["indexed"])
+        cases = [(args.scene, sc.grid.cells[0], v, d)
+                 for sc in scenes.values() for v in (args.variant or ["indexed"])
                  for d in (args.dtype or ["float32"])]
         rows, studies = run_cases(cases, args.steps, copy_bw), {}
     else:
@@ -259,14 +293,22 @@ def _cmd_bench(args) -> int:
 
 
 def _cmd_tune(args) -> int:
-    _need_cuda()
-    from .backends.cuda.stepper import CudaStepper
-    from .bench import SCENES, bench_scene
+    from .bench import SCENES
     from .build.model import build_model
     from .description.scene import Scene
+    from .exceptions import ValidationError
 
-    scene = (bench_scene(args.scene, args.size) if args.scene in SCENES
-             else Scene.load(args.scene))
+    if args.scene in SCENES:
+        scene = _bench_scenes(args.scene, [args.size], [args.variant])[args.size]
+    else:
+        if args.size is not None:
+            raise ValidationError(f"-n/--size: sizes only a benchmark scene ({', '.join(SCENES)})"
+                                  f"; {args.scene} is a scene file, whose grid is its own")
+        scene = Scene.load(args.scene)
+        _check_variants([args.variant], scene.grid.mode)
+    _need_cuda()
+    from .backends.cuda.stepper import CudaStepper
+
     st = CudaStepper(build_model(scene, steps=1), args.dtype, variant=args.variant, tune=True)
     for role, cfg in st.configs.items():
         sweep = st.tuning.get(role)

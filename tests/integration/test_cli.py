@@ -148,6 +148,28 @@ def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monk
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, needle", [
+    (["bench", "--scene", "dipole-cpml", "-n", "5"], "-n/--size: dipole-cpml cannot be built"),
+    (["bench", "--scene", "pec-box", "-n", "100000"], "more than any device holds"),
+    (["bench", "--scene", "pec-box", "--variant", "nope"], "--variant nope: unknown"),
+    (["bench", "--scene", "pec-box", "--variant", "temporal:steps=x"], "takes an integer"),
+    (["bench", "--scene", "pec-box", "--variant", "tiled-2d"], "does not run 3d grids"),
+    (["bench", "--scene", "tmz-2d", "--variant", "seed-xyz"], "does not run tmz grids"),
+    (["tune", "pec-box", "--variant", "tiled-2d"], "does not run 3d grids"),
+    (["tune", "missing.toml"], "no such file"),
+    (["tune", "small.toml", "-n", "64"], "-n/--size: sizes only a benchmark scene"),
+    (["tune", "small.toml", "--variant", "seed-xy"], "does not run tmz grids"),
+])
+def test_bench_and_tune_check_their_arguments_before_the_device(argv, needle, scene_file,
+                                                                 capsys, monkeypatch):
+    """Bad arguments are one line, here and on a machine with a GPU alike: they are
+    checked before the CUDA backend is asked for."""
+    monkeypatch.chdir(scene_file.parent)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "CUDA" not in err, err
+
+
 def test_variant_option(scene_file, tmp_path, capsys):
     """--variant is checked, and means nothing to the numpy backend (no error there)."""
     out = tmp_path / "r.h5"

@@ -83,8 +83,10 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("tune", help="sweep launch shapes for a scene and cache the best")
     t.add_argument("scene", help="scene file, or a benchmark scene name")
     t.add_argument("-n", "--size", type=_positive_int, help="size of a benchmark scene")
-    t.add_argument("--variant", default="auto")
-    t.add_argument("--dtype", choices=["float32", "float64", "float16"], default="float32")
+    t.add_argument("--variant", help="kernel variant (default: the scene file's run.variant, "
+                   "or 'auto')")
+    t.add_argument("--dtype", choices=["float32", "float64", "float16"],
+                   help="field storage (default: the scene file's run.dtype, or float32)")
 
     k = sub.add_parser("kernels", help="print the CUDA source of a kernel variant")
     k.add_argument("--variant", default="indexed")
@@ -226,11 +228,11 @@ def _need_cuda() -> None:
                                  f"{why}")
 
 
-def _bench_scenes(name: str, sizes, variants) -> dict:
+def _bench_scenes(name: str, sizes, variants, dtypes) -> dict:
     """The benchmark scene ``name`` at each of ``sizes`` (None: its own), built before any
     device work, with each variant checked against it: a size the scene cannot take, an
-    unknown variant or option, or a variant that does not run the scene's grid is one line
-    naming the argument."""
+    unknown variant or option, or a variant that does not run the scene's grid or a dtype
+    is one line naming the argument."""
     from .bench import bench_scene
     from .exceptions import ValidationError
 
@@ -241,20 +243,21 @@ def _bench_scenes(name: str, sizes, variants) -> dict:
         except ValidationError as exc:
             raise ValidationError(f"-n/--size: {name} cannot be built with {n} cells a side: "
                                   f"{exc}") from None
-    _check_variants(variants, next(iter(scenes.values())).grid.mode)
+    _check_variants(variants, next(iter(scenes.values())).grid.mode, dtypes)
     return scenes
 
 
-def _check_variants(variants, mode: str) -> None:
+def _check_variants(variants, mode: str, dtypes) -> None:
     """Each of ``variants`` ('auto' aside) known, its options valid, and running ``mode``
-    grids; else one line naming --variant."""
+    grids with each of ``dtypes``; else one line naming --variant."""
     from .backends.cuda.variants import make_variant
 
     for v in variants:
         if v == "auto":
             continue
         try:
-            make_variant(v).check(mode)
+            for d in dtypes:
+                make_variant(v).check(mode, d)
         except YeeError as exc:
             raise type(exc)(f"--variant {v}: {str(exc).removeprefix('variant: ')}") from None
 
@@ -265,7 +268,8 @@ def _cmd_bench(args) -> int:
     if args.plots is not None:
         check_writable(args.plots, "--plots", directory=True)
     if args.scene:
-        scenes = _bench_scenes(args.scene, args.size or [None], args.variant or ["indexed"])
+        scenes = _bench_scenes(args.scene, args.size or [None], args.variant or ["indexed"],
+                               args.dtype or ["float32"])
     _need_cuda()
     from .bench import HEADER, copy_bandwidth, environment, write_json
     from .bench_studies import plot_studies, run_cases, run_suite
@@ -299,17 +303,20 @@ def _cmd_tune(args) -> int:
     from .exceptions import ValidationError
 
     if args.scene in SCENES:
-        scene = _bench_scenes(args.scene, [args.size], [args.variant])[args.size]
+        scene = _bench_scenes(args.scene, [args.size], [args.variant or "auto"],
+                              [args.dtype or "float32"])[args.size]
     else:
         if args.size is not None:
             raise ValidationError(f"-n/--size: sizes only a benchmark scene ({', '.join(SCENES)})"
                                   f"; {args.scene} is a scene file, whose grid is its own")
         scene = Scene.load(args.scene)
-        _check_variants([args.variant], scene.grid.mode)
+    # what `yeefdtd run` would run, unless told otherwise
+    variant, dtype = args.variant or scene.run.variant, args.dtype or scene.run.dtype
+    _check_variants([variant], scene.grid.mode, [dtype])
     _need_cuda()
     from .backends.cuda.stepper import CudaStepper
 
-    st = CudaStepper(build_model(scene, steps=1), args.dtype, variant=args.variant, tune=True)
+    st = CudaStepper(build_model(scene, steps=1), dtype, variant=variant, tune=True)
     for role, cfg in st.configs.items():
         sweep = st.tuning.get(role)
         how = "swept" if sweep else "cached"

@@ -159,6 +159,11 @@ def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monk
     (["tune", "missing.toml"], "no such file"),
     (["tune", "small.toml", "-n", "64"], "-n/--size: sizes only a benchmark scene"),
     (["tune", "small.toml", "--variant", "seed-xy"], "does not run tmz grids"),
+    (["tune", "small.toml", "--variant", "tiled-2d", "--dtype", "float16"],
+     "stores float32 or float64 fields only"),
+    (["bench", "--scene", "pec-box", "--variant", "seed-plane", "--dtype", "float32",
+      "--dtype", "float16"], "--variant seed-plane: variant 'seed-plane' stores float32"),
+    (["bench", "--scene", "pec-box", "--variant", "temporal:steps=8"], "from 2 to 6 on 3d"),
 ])
 def test_bench_and_tune_check_their_arguments_before_the_device(argv, needle, scene_file,
                                                                  capsys, monkeypatch):
@@ -293,3 +298,14 @@ def test_examples_validate_and_start(name):
     scene = yf.Scene.load(EXAMPLES / name)
     res = yf.run(scene, steps=3, backend="numpy", progress=False)
     assert res.stats["steps"] == 3
+
+
+def test_tune_tunes_what_the_scene_file_runs(scene_file, capsys):
+    """Without --variant and --dtype, tune takes the scene file's run.variant and run.dtype
+    (it tuned 'auto' in float32 whatever the file said)."""
+    scene = yf.Scene.load(scene_file)
+    run = scene.run.model_copy(update={"variant": "tiled-2d", "dtype": "float16"})
+    path = scene.model_copy(update={"run": run}).save(scene_file.with_name("f16.toml"))
+    assert main(["tune", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "variant 'tiled-2d' stores float32 or float64 fields only" in err, err

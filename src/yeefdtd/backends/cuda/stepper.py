@@ -74,11 +74,7 @@ class CudaStepper(Stepper):
                              "float16 (16-bit storage with the smaller measured errors)")
         g = model.grid
         self.variant = make_variant(self._spec)
-        self.variant.check(g.mode)
-        if self.storage.is16 and not self.variant.storage16:
-            raise SetupError(f"variant {self.variant.name!r} stores float32 or float64 fields "
-                             f"only; use variant 'indexed', 'fused' or 'temporal' for dtype "
-                             f"{self.storage.name}")
+        self.variant.check(g.mode, self.storage.name)
         import cupy as cp
 
         self._cp = cp

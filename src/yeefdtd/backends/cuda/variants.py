@@ -53,11 +53,17 @@ class Variant:
         """x bounds of launch boxes and row pitches are multiples of this many cells."""
         return 4
 
-    def check(self, mode: str) -> None:
+    def check(self, mode: str, dtype: str | None = None) -> None:
+        """That this variant, with its options, runs ``mode`` grids with fields stored as
+        ``dtype`` (None: any); else a one-line error saying which variants do."""
         if mode not in self.dims:
             allowed = [v for v in VARIANTS if mode in make_variant(v).dims]
             raise SetupError(f"variant {self.name!r} does not run {mode} grids; use one of "
                              f"{', '.join(allowed)}")
+        if dtype in STORAGE16 and not self.storage16:
+            *rest, last = [repr(v) for v in VARIANTS if make_variant(v).storage16]
+            raise SetupError(f"variant {self.name!r} stores float32 or float64 fields only; "
+                             f"use variant {', '.join(rest)} or {last} for dtype {dtype}")
 
     def pitches(self, shape) -> tuple[int, int]:
         return shape[0], shape[1]
@@ -351,24 +357,33 @@ class March(Variant):
         row = (nx, 1, 1)
         return self.launch(cfg, row, pml, x0)[0][0] <= self.launch(cfg, row, pml)[0][0]
 
-    @property
-    def max_steps(self) -> int:
+    @staticmethod
+    def max_steps(mode: str) -> int:
         """The most steps per pass: 3D keeps two planes per step in registers, 2D one row."""
-        return 6 if self.mode == "3d" else 8
+        return 6 if mode == "3d" else 8
+
+    def check(self, mode: str, dtype: str | None = None) -> None:
+        super().check(mode, dtype)
+        self._steps_option(mode)
+
+    def _steps_option(self, mode: str) -> int | None:
+        """The option ``steps`` (None where not given), within what a pass on ``mode`` grids
+        keeps."""
+        if "steps" not in self.options:
+            return None
+        n = int(self.options["steps"])   # (make_variant took only digits)
+        if not 2 <= n <= self.max_steps(mode):
+            raise ValidationError(f"variant: temporal steps must be an integer from 2 to "
+                                  f"{self.max_steps(mode)} on {mode} grids, not {n}")
+        return n
 
     @property
     def steps(self) -> tuple[int, ...]:
         """The steps per pass the tuner may choose from."""
         if self.name == "fused":
             return (1,)
-        if "steps" in self.options:
-            try:
-                n = int(self.options["steps"])
-            except ValueError:
-                n = 0
-            if not 2 <= n <= self.max_steps:
-                raise ValidationError(f"variant: temporal steps must be an integer from 2 to "
-                                      f"{self.max_steps}, not {self.options['steps']!r}")
+        n = self._steps_option(self.mode)
+        if n is not None:
             return (n,)
         return (2, 3, 4) if self.mode == "3d" else self.STEPS_2D   # first: the fastest
 

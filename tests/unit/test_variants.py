@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from yeefdtd.backends.cuda.experiments import box_streams
@@ -693,3 +695,40 @@ def test_variant_options_of_the_right_kind_are_kept():
     assert make_variant("temporal:steps=3").options == {"steps": "3"}
     assert make_variant("seed-multicell:cells=4,consecutive").options == {
         "cells": "4", "consecutive": True}
+
+
+def test_2d_segments_are_refined_to_whole_waves():
+    """After a sweep, a 2D pass is offered the y segments near its best one that make whole
+    waves of blocks (the last wave at least 90% full): on 132 SMs holding 4 blocks each,
+    tmz-2d 8192 at 4 steps, 2 cells a lane and 4 warps makes 4.48 waves with segments of 128
+    rows and 3.99 with 144."""
+    from types import SimpleNamespace
+
+    from yeefdtd.backends.cuda.march import MarchStepper
+
+    v = make_variant("temporal")
+    v.mode = "tmz"
+    box = (8192, 8192, 1)
+
+    def stepper(mode, blocks_per_sm):
+        return SimpleNamespace(
+            model=SimpleNamespace(grid=SimpleNamespace(mode=mode)), variant=v,
+            WAVE_SEGMENTS=MarchStepper.WAVE_SEGMENTS, WAVE_FILL=MarchStepper.WAVE_FILL,
+            occupancy=lambda cfg: {"blocks_per_sm": blocks_per_sm, "sms": 132},
+            _pass_kernel=lambda cfg: (None, v.launch(cfg, box)[0]),
+            pass_box_of=lambda nt: ((0, 0, 0), box))
+
+    def waves(cfg, per_wave):
+        grid = v.launch(cfg, box)[0]
+        return grid[0] * grid[1] / per_wave
+
+    best = (4, 2, 4, 128)
+    assert waves(best, 4 * 132) == pytest.approx(4.485, abs=1e-3)
+    refined = MarchStepper._refinements(stepper("tmz", 4), "pass", best)
+    assert (4, 2, 4, 144) in refined
+    for cfg in refined:
+        assert cfg[:3] == best[:3] and 0.6 * 128 <= cfg[3] <= 1.6 * 128
+        w = waves(cfg, 4 * 132)
+        assert w / math.ceil(w) >= 0.9
+    assert MarchStepper._refinements(stepper("3d", 4), "pass", best) == []
+    assert MarchStepper._refinements(stepper("tmz", 4), "pass", (4, 2, 4, 0)) == []

@@ -810,10 +810,11 @@ class MarchStepper(CudaStepper):
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
         return out
 
-    def occupancy(self) -> dict:
-        """Registers, shared memory and resident blocks per SM of the chosen instance."""
+    def occupancy(self, cfg: tuple | None = None) -> dict:
+        """Registers, shared memory and resident blocks per SM of the pass instance of
+        ``cfg`` (None: the chosen one)."""
         cp = self._cp
-        cfg = self.configs["pass"]
+        cfg = cfg or self.configs["pass"]
         fn = self._pass_kernel(cfg)[0]
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
@@ -827,8 +828,47 @@ class MarchStepper(CudaStepper):
         by_threads = props["maxThreadsPerMultiProcessor"] // threads
         blocks = max(0, min(by_regs, by_smem, by_threads, 32))
         return {"registers": regs, "shared_bytes": smem, "local_bytes": fn.local_size_bytes,
-                "blocks_per_sm": blocks,
+                "blocks_per_sm": blocks, "sms": props["multiProcessorCount"],
                 "occupancy": blocks * warps / (props["maxThreadsPerMultiProcessor"] // 32)}
+
+    #: the segment lengths _refinements offers, as fractions of the sweep's best one, and
+    #: how full their last wave is at least (rows round up into whole segments)
+    WAVE_SEGMENTS = (0.6, 1.6)
+    WAVE_FILL = 0.9
+
+    def _refinements(self, role: str, best: tuple) -> list[tuple]:
+        """2D passes: the tile of the sweep's best shape with y segments that make the pass a whole
+        number of waves (blocks resident at once on every SM; the last at least WAVE_FILL full),
+        from 0.6 to 1.6 times its segment. The sweep's segments (128, 64 rows) are fixed before
+        compiling, when the blocks an SM holds are not known, and a last wave that fills part of the
+        GPU leaves the rest idle: on an H100, tmz-2d 8192 with 4 steps a pass, 2 cells a lane and 4
+        warps a block (4 blocks per SM), 128 rows make 2368 blocks, 4.48 waves, 285 400 Mcells/s;
+        144 rows 2109 blocks, 3.99 waves, 292 800 (3 steps a pass: 64 rows, 6.98 waves, 261 600; 115
+        rows, 3.93 waves, 267 800; 128 rows, 3.49 waves, 249 700;
+        docs/perf/tmz-2d-waves-h100-2026-11-26.txt). 3D passes run many waves (dipole-cpml 512:
+        about 22), whose last one matters less, beside CPML boxes that take the idle SMs, so they
+        keep the sweep's segments."""
+        if role != "pass" or self.model.grid.mode == "3d" or not best[3]:
+            return []
+        occ = self.occupancy(best)
+        per_wave = occ["blocks_per_sm"] * occ["sms"]
+        grid = self._pass_kernel(best)[1]
+        rows = self.pass_box_of(best[0])[1][1]
+        across = grid[0] * grid[2]   # blocks a segment
+        lo, hi = (f * best[3] for f in self.WAVE_SEGMENTS)
+        out = []
+        for waves in range(1, 1 + _ceil(rows, max(1, int(lo))) * across // max(per_wave, 1) + 1):
+            segments = waves * per_wave // across
+            if segments < 1:
+                continue
+            seg = _ceil(rows, segments)
+            if seg < lo:
+                break
+            blocks = _ceil(rows, seg) * across
+            fill = blocks / (_ceil(blocks, per_wave) * per_wave)
+            if seg <= hi and seg >= self.variant.MIN_SEGMENT_2D and fill >= self.WAVE_FILL:
+                out.append((*best[:3], seg))
+        return list(dict.fromkeys(out))
 
     def describe(self) -> dict:
         out = super().describe()

@@ -1726,6 +1726,22 @@ template <typename S, typename ID, int V>
 __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)[3],
                                          const ID* __restrict__ cid, const Cols<V>& col,
                                          idx_t row, int kw) {
+    if (!col.wraps) {
+        // one address a field, each cell an immediate offset from it (H100, tmz-2d 8192,
+        // 4 steps a pass: 2.7% fewer instructions than each cell's address worked out in
+        // 64 bits, 285 500 against 284 900 Mcells/s)
+        const idx_t c0 = row + col.x0;
+        const S* const p[3] = {fld[0] + c0, fld[1] + c0, fld[2] + c0};
+        const ID* const q = cid + c0;
+#pragma unroll
+        for (int m = 0; m < V; ++m) {
+#pragma unroll
+            for (int a = 0; a < 3; ++a) r.f[a][m] = p[a][32 * m];
+            r.m[m] = q[32 * m];
+        }
+        r.flags = c_events.plane_flags[kw];
+        return;
+    }
 #pragma unroll
     for (int m = 0; m < V; ++m) {
 #pragma unroll
@@ -2016,6 +2032,19 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 }
             }
             if (own_y && last) {
+                if (!col.wraps) {   // as in load_row
+                    const idx_t c0 = row + col.x0;
+                    S* const pa = a1 + c0;
+                    S* const pb = b1 + c0;
+                    S* const pc = c1 + c0;
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        if (!own_x[e]) continue;
+                        pa[32 * e] = Conv<T, S>::narrow(nf[e]);
+                        pb[32 * e] = Conv<T, S>::narrow(np[e]);
+                        pc[32 * e] = Conv<T, S>::narrow(nq[e]);
+                    }
+                } else
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     if (!own_x[e]) continue;

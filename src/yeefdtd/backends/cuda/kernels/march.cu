@@ -1727,9 +1727,11 @@ __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)
                                          const ID* __restrict__ cid, const Cols<V>& col,
                                          idx_t row, int kw) {
     if (!col.wraps) {
-        // one address a field, each cell an immediate offset from it (H100, tmz-2d 8192,
-        // 4 steps a pass: 2.7% fewer instructions than each cell's address worked out in
-        // 64 bits, 285 500 against 284 900 Mcells/s)
+        // one address a field, each cell an immediate offset from it, rather than each
+        // cell's address worked out in 64 bits (H100, tmz-2d 8192, 4 steps a pass; see
+        // docs/perf/tmz-2d-waves-h100-2026-11-26.txt): at 2 cells a lane 2.7% fewer
+        // instructions, 285 500 against 284 900 Mcells/s; at 4, 168 registers instead of
+        // 178, so 3 blocks of 4 warps fit an SM instead of 2: 322 000 against 230 800
         const idx_t c0 = row + col.x0;
         const S* const p[3] = {fld[0] + c0, fld[1] + c0, fld[2] + c0};
         const ID* const q = cid + c0;

@@ -228,7 +228,7 @@ def _need_cuda() -> None:
                                  f"{why}")
 
 
-def _bench_scenes(name: str, sizes, variants, dtypes) -> dict:
+def _bench_scenes(name: str, sizes, variants=None, dtypes=()) -> dict:
     """The benchmark scene ``name`` at each of ``sizes`` (None: its own), built before any
     device work, with each variant checked against it: a size the scene cannot take, an
     unknown variant or option, or a variant that does not run the scene's grid or a dtype
@@ -243,23 +243,31 @@ def _bench_scenes(name: str, sizes, variants, dtypes) -> dict:
         except ValidationError as exc:
             raise ValidationError(f"-n/--size: {name} cannot be built with {n} cells a side: "
                                   f"{exc}") from None
-    _check_variants(variants, next(iter(scenes.values())).grid.mode, dtypes)
+    if variants is not None:
+        _check_variants(variants, next(iter(scenes.values())).grid.mode, dtypes)
     return scenes
 
 
-def _check_variants(variants, mode: str, dtypes) -> None:
-    """Each of ``variants`` ('auto' aside) known, its options valid, and running ``mode``
-    grids with each of ``dtypes``; else one line naming --variant."""
+def _check_variants(variants, mode: str, dtypes, where: str = "--variant",
+                    dtype_where: str = "--dtype") -> None:
+    """Each of ``variants`` known, its options valid, and running ``mode`` grids with each
+    of ``dtypes`` (for 'auto', the dtype alone); else one line naming where the variant or
+    the dtype was given."""
     from .backends.cuda.variants import make_variant
 
+    for d in dtypes:   # the dtype alone, on a variant that runs every grid and dtype
+        try:
+            make_variant("indexed").check(mode, d)
+        except YeeError as exc:
+            raise type(exc)(f"{dtype_where} {d}: {exc}") from None
     for v in variants:
         if v == "auto":
             continue
-        try:
-            for d in dtypes:
+        for d in dtypes:
+            try:
                 make_variant(v).check(mode, d)
-        except YeeError as exc:
-            raise type(exc)(f"--variant {v}: {str(exc).removeprefix('variant: ')}") from None
+            except YeeError as exc:
+                raise type(exc)(f"{where} {v}: {str(exc).removeprefix('variant: ')}") from None
 
 
 def _cmd_bench(args) -> int:
@@ -303,8 +311,7 @@ def _cmd_tune(args) -> int:
     from .exceptions import ValidationError
 
     if args.scene in SCENES:
-        scene = _bench_scenes(args.scene, [args.size], [args.variant or "auto"],
-                              [args.dtype or "float32"])[args.size]
+        scene = _bench_scenes(args.scene, [args.size])[args.size]
     else:
         if args.size is not None:
             raise ValidationError(f"-n/--size: sizes only a benchmark scene ({', '.join(SCENES)})"
@@ -312,7 +319,10 @@ def _cmd_tune(args) -> int:
         scene = Scene.load(args.scene)
     # what `yeefdtd run` would run, unless told otherwise
     variant, dtype = args.variant or scene.run.variant, args.dtype or scene.run.dtype
-    _check_variants([variant], scene.grid.mode, [dtype])
+    file = args.scene not in SCENES
+    _check_variants([variant], scene.grid.mode, [dtype],
+                    f"run.variant in {args.scene}:" if file and not args.variant else "--variant",
+                    f"run.dtype in {args.scene}:" if file and not args.dtype else "--dtype")
     _need_cuda()
     from .backends.cuda.stepper import CudaStepper
 

@@ -308,4 +308,12 @@ def test_tune_tunes_what_the_scene_file_runs(scene_file, capsys):
     path = scene.model_copy(update={"run": run}).save(scene_file.with_name("f16.toml"))
     assert main(["tune", str(path)]) == 2
     err = capsys.readouterr().err
-    assert "variant 'tiled-2d' stores float32 or float64 fields only" in err, err
+    assert err.startswith(f"yeefdtd: error: run.variant in {path}: tiled-2d: variant "
+                          "'tiled-2d' stores float32 or float64 fields only"), err
+    run = scene.run.model_copy(update={"variant": "temporal", "dtype": "bfloat16"})
+    path = scene.model_copy(update={"run": run}).save(scene_file.with_name("bf16.toml"))
+    assert main(["tune", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"run.dtype in {path}: bfloat16: dtype bfloat16 runs on the numpy backend" in err
+    assert main(["tune", str(path), "--dtype", "float16", "--variant", "seed-xy"]) == 2
+    assert "--variant seed-xy: variant 'seed-xy' does not run tmz" in capsys.readouterr().err

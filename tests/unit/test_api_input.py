@@ -130,8 +130,10 @@ def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
     with pytest.raises(yf.ValidationError, match=r"cells\[0\]: must be a number"):
         yf.Grid(cells=(np.bool_(True), 10, 10), spacing=1e-3)
     # an array of booleans was read as 1.0 / 0.0
-    with pytest.raises(yf.ValidationError, match=r"values \(an array of booleans\): must be a"):
+    with pytest.raises(yf.ValidationError, match=r"values\[0\]: must be a number"):
         yf.Samples(dt=1e-9, values=np.array([True, False]))
+    with pytest.raises(yf.ValidationError, match=r"values\[1\]: must be a number"):
+        yf.Samples(dt=1e-9, values=np.array([2.0, True], dtype=object))
     assert yf.Samples(dt=1e-9, values=np.array([1, 2])).values == (1.0, 2.0)
     with pytest.raises(yf.ValidationError, match="too large"):
         yf.Material(eps_r=10**400)

@@ -139,3 +139,39 @@ def test_a_sweep_times_its_finalists_again_on_the_graphs_it_captured():
     assert cp.log.count(("begin", "side")) == len(shapes)
     # every candidate: one warm-up and 2 timed replays; the 3 finalists: one and 4 more
     assert cp.log.count(("replay", "caller", 1)) == 3 * len(shapes) + 5 * 3
+
+
+def _choosing(monkeypatch, first, second, refined):
+    """A stand-in stepper whose first sweep gives ``first`` and whose refinement sweep gives
+    ``second`` ((shape, ms) pairs), with ``refined`` offered after the first."""
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+
+    sweeps, saved = [first, second], {}
+    monkeypatch.setattr(tuning, "sweep", lambda cp, plan, cands, graph=False: sweeps.pop(0))
+    monkeypatch.setattr(tuning, "save_entry", lambda key, entry: saved.update({key: entry}))
+    st = types.SimpleNamespace(
+        _cp=None, _sweeps={"pass": ("k", [c for c, _ in first])}, _randomise=lambda: None,
+        _update_plan=lambda role, c: [], _refinements=lambda role, best: refined,
+        configs={}, tuning={}, rest=lambda: None, roles=("pass",), _plans={},
+        variant=types.SimpleNamespace(name="temporal"), tune_as_graph=False)
+    CudaStepper._choose_configs(st)
+    return st, saved
+
+
+def test_a_refinement_sweep_is_timed_beside_the_best(monkeypatch):
+    """The refined shapes are timed in a second sweep with the first sweep's best, and the
+    faster of that sweep wins; the results keep every shape once."""
+    first = [((4, 2, 4, 128), 2.0), ((4, 2, 4, 64), 2.1)]
+    second = [((4, 2, 4, 128), 2.02), ((4, 2, 4, 144), 1.95)]
+    st, saved = _choosing(monkeypatch, first, second, [(4, 2, 4, 144), (4, 2, 4, 64)])
+    assert st.configs["pass"] == (4, 2, 4, 144) and saved["k"]["best"] == [4, 2, 4, 144]
+    shapes = [tuple(c) for c, _ in st.tuning["pass"]]
+    assert sorted(shapes) == sorted({(4, 2, 4, 128), (4, 2, 4, 64), (4, 2, 4, 144)})
+
+
+def test_a_refinement_sweep_that_loses_the_best_keeps_the_first(monkeypatch):
+    """Where the second sweep does not time the first's best (it failed to launch there),
+    the first sweep's choice and times stand."""
+    first = [((4, 2, 4, 128), 2.0)]
+    st, _ = _choosing(monkeypatch, first, [], [(4, 2, 4, 144)])
+    assert st.configs["pass"] == (4, 2, 4, 128) and st.tuning["pass"] == [([4, 2, 4, 128], 2.0)]

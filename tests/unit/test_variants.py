@@ -699,7 +699,7 @@ def test_variant_options_of_the_right_kind_are_kept():
 
 def test_2d_segments_are_refined_to_whole_waves():
     """After a sweep, a 2D pass is offered the y segments near its best one that make whole
-    waves of blocks (the last wave at least 90% full): on 132 SMs holding 4 blocks each,
+    waves of blocks (at least 90% full on average): on 132 SMs holding 4 blocks each,
     tmz-2d 8192 at 4 steps, 2 cells a lane and 4 warps makes 4.48 waves with segments of 128
     rows and 3.99 with 144."""
     from types import SimpleNamespace
@@ -714,6 +714,7 @@ def test_2d_segments_are_refined_to_whole_waves():
         return SimpleNamespace(
             model=SimpleNamespace(grid=SimpleNamespace(mode=mode)), variant=v,
             WAVE_SEGMENTS=MarchStepper.WAVE_SEGMENTS, WAVE_FILL=MarchStepper.WAVE_FILL,
+            WAVE_CANDIDATES=MarchStepper.WAVE_CANDIDATES,
             occupancy=lambda cfg: {"blocks_per_sm": blocks_per_sm, "sms": 132},
             _pass_kernel=lambda cfg: (None, v.launch(cfg, box)[0]),
             pass_box_of=lambda nt: ((0, 0, 0), box))
@@ -732,3 +733,7 @@ def test_2d_segments_are_refined_to_whole_waves():
         assert w / math.ceil(w) >= 0.9
     assert MarchStepper._refinements(stepper("3d", 4), "pass", best) == []
     assert MarchStepper._refinements(stepper("tmz", 4), "pass", (4, 2, 4, 0)) == []
+    assert MarchStepper._refinements(stepper("tmz", 0), "pass", best) == []
+    # one block an SM: many lengths fit; the nearest few are offered
+    many = MarchStepper._refinements(stepper("tmz", 1), "pass", best)
+    assert len(many) == MarchStepper.WAVE_CANDIDATES and many[0] == (4, 2, 4, 128)

@@ -62,10 +62,9 @@ class StrictModel(BaseModel):
                 if not _holds_bool(value) or not _takes_number(field.annotation):
                     continue
                 where = name
-                if isinstance(value, (list, tuple)):
-                    where += f"[{next(q for q, v in enumerate(value) if _is_bool(v))}]"
-                elif isinstance(value, np.ndarray):
-                    where += " (an array of booleans)"
+                if isinstance(value, (list, tuple, np.ndarray)):
+                    items = value.flat if isinstance(value, np.ndarray) else value
+                    where += f"[{next(q for q, v in enumerate(items) if _is_bool(v))}]"
                 raise FieldError(where, "must be a number, not true or false")
         return data
 
@@ -100,7 +99,8 @@ def _is_bool(value: Any) -> bool:
 def _holds_bool(value: Any) -> bool:
     """A bool (Python's or NumPy's), a list or tuple holding one, or a NumPy array of bools."""
     if isinstance(value, np.ndarray):
-        return value.dtype == np.bool_
+        return value.dtype == np.bool_ or (value.dtype == object
+                                           and any(_is_bool(v) for v in value.flat))
     return _is_bool(value) or (isinstance(value, (list, tuple))
                                and any(_is_bool(v) for v in value))
 

@@ -12,6 +12,8 @@ the combination of its components' material ids (``_cell_table``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .stepper import COMP_INDEX, CudaStepper, _i32
@@ -831,33 +833,48 @@ class MarchStepper(CudaStepper):
                 "blocks_per_sm": blocks, "sms": props["multiProcessorCount"],
                 "occupancy": blocks * warps / (props["maxThreadsPerMultiProcessor"] // 32)}
 
-    #: the segment lengths _refinements offers, as fractions of the sweep's best one, and
-    #: how full their last wave is at least (rows round up into whole segments)
+    #: the segment lengths _refinements offers: from and to these fractions of the sweep's
+    #: best one, at most WAVE_CANDIDATES of them (the nearest), whose waves are on average
+    #: at least WAVE_FILL full (blocks / (waves rounded up x blocks a wave): rows round up
+    #: into whole segments, so a pass seldom makes a whole number of waves exactly)
     WAVE_SEGMENTS = (0.6, 1.6)
     WAVE_FILL = 0.9
+    WAVE_CANDIDATES = 6
+
+    def _shape_key(self) -> str:
+        """2D passes key the tuning cache on the exact shape: the segments _refinements
+        picks fit one number of rows (the size class of others would reuse them)."""
+        if self.model.grid.mode == "3d":
+            return super()._shape_key()
+        return "x".join(map(str, self.shape))
 
     def _refinements(self, role: str, best: tuple) -> list[tuple]:
-        """2D passes: the tile of the sweep's best shape with y segments that make the pass a whole
-        number of waves (blocks resident at once on every SM; the last at least WAVE_FILL full),
-        from 0.6 to 1.6 times its segment. The sweep's segments (128, 64 rows) are fixed before
-        compiling, when the blocks an SM holds are not known, and a last wave that fills part of the
-        GPU leaves the rest idle: on an H100, tmz-2d 8192 with 4 steps a pass, 2 cells a lane and 4
-        warps a block (4 blocks per SM), 128 rows make 2368 blocks, 4.48 waves, 285 400 Mcells/s;
-        144 rows 2109 blocks, 3.99 waves, 292 800 (3 steps a pass: 64 rows, 6.98 waves, 261 600; 115
-        rows, 3.93 waves, 267 800; 128 rows, 3.49 waves, 249 700;
-        docs/perf/tmz-2d-waves-h100-2026-11-26.txt). 3D passes run many waves (dipole-cpml 512:
-        about 22), whose last one matters less, beside CPML boxes that take the idle SMs, so they
-        keep the sweep's segments."""
+        """2D passes: the tile of the sweep's best shape with y segments that make the pass
+        a whole number of waves of blocks (those resident at once on every SM), nearly:
+        see WAVE_SEGMENTS. The sweep's segments (128, 64 rows) are fixed before compiling,
+        when the blocks an SM holds are not known, and a last wave that fills part of the
+        GPU leaves the rest idle. Measured on an H100 (tmz-2d 8192;
+        docs/perf/tmz-2d-waves-h100-2026-11-26.txt): 4 steps a pass, 2 cells a lane and 4
+        warps a block (4 blocks per SM): 128 rows make 2368 blocks, 4.48 waves, 285 400
+        Mcells/s, and 144 rows 2109 blocks, 3.99 waves, 292 800; 4 cells a lane (3 blocks
+        per SM), 128 rows 322 000 and 125 rows 329 000. 3D passes run many waves
+        (dipole-cpml 512: about 22), whose last one matters less, beside CPML boxes that take
+        the idle SMs, so they keep the sweep's segments."""
         if role != "pass" or self.model.grid.mode == "3d" or not best[3]:
             return []
-        occ = self.occupancy(best)
+        try:
+            occ = self.occupancy(best)
+        except Exception:   # attributes this CuPy does not expose (as in describe)
+            return []
         per_wave = occ["blocks_per_sm"] * occ["sms"]
+        if per_wave <= 0:
+            return []
         grid = self._pass_kernel(best)[1]
         rows = self.pass_box_of(best[0])[1][1]
         across = grid[0] * grid[2]   # blocks a segment
         lo, hi = (f * best[3] for f in self.WAVE_SEGMENTS)
         out = []
-        for waves in range(1, 1 + _ceil(rows, max(1, int(lo))) * across // max(per_wave, 1) + 1):
+        for waves in range(1, _ceil(_ceil(rows, max(1, int(lo))) * across, per_wave) + 1):
             segments = waves * per_wave // across
             if segments < 1:
                 continue
@@ -868,7 +885,8 @@ class MarchStepper(CudaStepper):
             fill = blocks / (_ceil(blocks, per_wave) * per_wave)
             if seg <= hi and seg >= self.variant.MIN_SEGMENT_2D and fill >= self.WAVE_FILL:
                 out.append((*best[:3], seg))
-        return list(dict.fromkeys(out))
+        out = sorted(dict.fromkeys(out), key=lambda c: abs(math.log(c[3] / best[3])))
+        return out[:self.WAVE_CANDIDATES]
 
     def describe(self) -> dict:
         out = super().describe()

@@ -17,7 +17,7 @@ import numpy as np
 from ...build.coefficients import CB, CC, SELF
 from ...build.model import Model
 from ...build.storage import STORAGE16, compute_dtype
-from ...exceptions import KernelError, OutOfMemory, SetupError
+from ...exceptions import KernelError, OutOfMemory
 from ..base import Records, Stepper
 from . import tuning
 from .compile import id_name, kernel_version, load_module, type_name
@@ -69,12 +69,9 @@ class CudaStepper(Stepper):
                  tune: bool | None = None, graphs: bool = True,
                  launch: dict | None = None):
         super().__init__(model, dtype)
-        if self.storage.name == "bfloat16":
-            raise SetupError("dtype bfloat16 runs on the numpy backend only; on cuda use "
-                             "float16 (16-bit storage with the smaller measured errors)")
         g = model.grid
         self.variant = make_variant(self._spec)
-        self.variant.check(g.mode, self.storage.name)
+        self.variant.check(g.mode, self.storage.name)   # (bfloat16: on numpy only)
         import cupy as cp
 
         self._cp = cp
@@ -378,7 +375,7 @@ class CudaStepper(Stepper):
                             ",".join(f"{k}={v}" for k, v in sorted(self.variant.options.items())),
                             role, self.storage.name, str(self.id_dtype),
                             f"pml={self._pml_key()}",
-                            tuning.shape_class(self.shape), tuning.digest(candidates),
+                            self._shape_key(), tuning.digest(candidates),
                             "graph" if self.tune_as_graph else "launches"])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
@@ -413,8 +410,9 @@ class CudaStepper(Stepper):
             if more:   # timed beside the best, in one sweep, so that their times compare
                 again = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c),
                                      [tuple(best), *more], graph=self.tune_as_graph)
-                results = [r for r in results if tuple(r[0]) != tuple(best)] + again
-                best = min(again, key=lambda x: x[1])[0]
+                if any(tuple(c) == tuple(best) for c, _ in again):   # else: the first sweep's
+                    results = [r for r in results if tuple(r[0]) != tuple(best)] + again
+                    best = min(again, key=lambda x: x[1])[0]
             self.configs[role] = tuple(best)
             self.tuning[role] = [(list(c), ms) for c, ms in results]
             tuning.save_entry(key, {"best": list(best), "results": self.tuning[role]})
@@ -428,6 +426,11 @@ class CudaStepper(Stepper):
         """Whether the tuner times candidates replayed as a CUDA graph: as this stepper runs
         its steps (see tuning.time_launches)."""
         return self._graphs
+
+    def _shape_key(self) -> str:
+        """What of the grid's shape the tuning cache keys on: its size class (see
+        tuning.shape_class)."""
+        return tuning.shape_class(self.shape)
 
     def _refinements(self, role: str, best: tuple) -> list[tuple]:
         """Launch shapes near the sweep's ``best`` for ``role`` that the variant's list could

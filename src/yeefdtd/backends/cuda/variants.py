@@ -60,6 +60,9 @@ class Variant:
             allowed = [v for v in VARIANTS if mode in make_variant(v).dims]
             raise SetupError(f"variant {self.name!r} does not run {mode} grids; use one of "
                              f"{', '.join(allowed)}")
+        if dtype == "bfloat16":
+            raise SetupError("dtype bfloat16 runs on the numpy backend only; on cuda use "
+                             "float16 (16-bit storage with the smaller measured errors)")
         if dtype in STORAGE16 and not self.storage16:
             *rest, last = [repr(v) for v in VARIANTS if make_variant(v).storage16]
             raise SetupError(f"variant {self.name!r} stores float32 or float64 fields only; "

@@ -1710,16 +1710,15 @@ struct Row {
 };
 
 // The cells of this lane in a row: at x0 + 32 m when the tile does not wrap around the grid
-// (x0: the lane's first cell; every address then an immediate offset from one register),
-// else at i[m] each.
+// (x0: the lane's first cell; base(row) + 32 m, every address an immediate offset from one
+// pointer a field), else at i[m] each (at(row, m)).
 template <int V>
 struct Cols {
     int x0;
     bool wraps;   // the same in every lane of the warp
     int i[V];
-    __device__ __forceinline__ idx_t at(idx_t row, int m) const {
-        return row + (wraps ? i[m] : x0 + 32 * m);
-    }
+    __device__ __forceinline__ idx_t base(idx_t row) const { return row + x0; }
+    __device__ __forceinline__ idx_t at(idx_t row, int m) const { return row + i[m]; }
 };
 
 template <typename S, typename ID, int V>
@@ -1732,9 +1731,9 @@ __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)
         // docs/perf/tmz-2d-waves-h100-2026-11-26.txt): at 2 cells a lane 2.7% fewer
         // instructions, 285 500 against 284 900 Mcells/s; at 4, 168 registers instead of
         // 178, so 3 blocks of 4 warps fit an SM instead of 2: 322 000 against 230 800
-        const idx_t c0 = row + col.x0;
-        const S* const p[3] = {fld[0] + c0, fld[1] + c0, fld[2] + c0};
-        const ID* const q = cid + c0;
+        const idx_t rc = col.base(row);
+        const S* const p[3] = {fld[0] + rc, fld[1] + rc, fld[2] + rc};
+        const ID* const q = cid + rc;
 #pragma unroll
         for (int m = 0; m < V; ++m) {
 #pragma unroll
@@ -2035,10 +2034,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             }
             if (own_y && last) {
                 if (!col.wraps) {   // as in load_row
-                    const idx_t c0 = row + col.x0;
-                    S* const pa = a1 + c0;
-                    S* const pb = b1 + c0;
-                    S* const pc = c1 + c0;
+                    const idx_t rc = col.base(row);
+                    S* const pa = a1 + rc;
+                    S* const pb = b1 + rc;
+                    S* const pc = c1 + rc;
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         if (!own_x[e]) continue;

@@ -275,9 +275,9 @@ def _cmd_bench(args) -> int:
         check_writable(args.json, "--json")
     if args.plots is not None:
         check_writable(args.plots, "--plots", directory=True)
+    variants, dtypes = args.variant or ["indexed"], args.dtype or ["float32"]
     if args.scene:
-        scenes = _bench_scenes(args.scene, args.size or [None], args.variant or ["indexed"],
-                               args.dtype or ["float32"])
+        scenes = _bench_scenes(args.scene, args.size or [None], variants, dtypes)
     _need_cuda()
     from .bench import HEADER, copy_bandwidth, environment, write_json
     from .bench_studies import plot_studies, run_cases, run_suite
@@ -290,8 +290,7 @@ def _cmd_bench(args) -> int:
     if args.scene:
         print(HEADER, flush=True)
         cases = [(args.scene, sc.grid.cells[0], v, d)
-                 for sc in scenes.values() for v in (args.variant or ["indexed"])
-                 for d in (args.dtype or ["float32"])]
+                 for sc in scenes.values() for v in variants for d in dtypes]
         rows, studies = run_cases(cases, args.steps, copy_bw), {}
     else:
         rows, studies = run_suite(args.suite or "table", args.steps, copy_bw, args.quick)

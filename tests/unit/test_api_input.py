@@ -134,6 +134,9 @@ def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
         yf.Samples(dt=1e-9, values=np.array([True, False]))
     with pytest.raises(yf.ValidationError, match=r"values\[1\]: must be a number"):
         yf.Samples(dt=1e-9, values=np.array([2.0, True], dtype=object))
+    # an empty array of booleans raised a bare StopIteration
+    with pytest.raises(yf.ValidationError, match="at least 2 items"):
+        yf.Samples(dt=1e-9, values=np.array([], dtype=bool))
     assert yf.Samples(dt=1e-9, values=np.array([1, 2])).values == (1.0, 2.0)
     with pytest.raises(yf.ValidationError, match="too large"):
         yf.Material(eps_r=10**400)

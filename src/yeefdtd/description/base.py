@@ -58,14 +58,10 @@ class StrictModel(BaseModel):
         spacing of true is 1 m) is an error naming the field."""
         if isinstance(data, dict):
             for name, field in cls.model_fields.items():
-                value = data.get(name)
-                if not _holds_bool(value) or not _takes_number(field.annotation):
+                at = _bool_at(data.get(name))
+                if at is None or not _takes_number(field.annotation):
                     continue
-                where = name
-                if isinstance(value, (list, tuple, np.ndarray)):
-                    items = value.flat if isinstance(value, np.ndarray) else value
-                    where += f"[{next(q for q, v in enumerate(items) if _is_bool(v))}]"
-                raise FieldError(where, "must be a number, not true or false")
+                raise FieldError(name + at, "must be a number, not true or false")
         return data
 
     @classmethod
@@ -96,13 +92,19 @@ def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def _holds_bool(value: Any) -> bool:
-    """A bool (Python's or NumPy's), a list or tuple holding one, or a NumPy array of bools."""
+def _bool_at(value: Any) -> str | None:
+    """Where ``value`` holds a bool (Python's or NumPy's): '' for the value itself, '[q]' for
+    its first item that is one (a list, a tuple, a NumPy array of bools or of objects),
+    None where it holds none."""
+    if _is_bool(value):
+        return ""
     if isinstance(value, np.ndarray):
-        return value.dtype == np.bool_ or (value.dtype == object
-                                           and any(_is_bool(v) for v in value.flat))
-    return _is_bool(value) or (isinstance(value, (list, tuple))
-                               and any(_is_bool(v) for v in value))
+        if value.dtype == np.bool_:
+            return "[0]" if value.size else None
+        items = value.flat if value.dtype == object else ()
+    else:
+        items = value if isinstance(value, (list, tuple)) else ()
+    return next((f"[{q}]" for q, v in enumerate(items) if _is_bool(v)), None)
 
 
 def format_loc(loc: tuple) -> str:

@@ -874,7 +874,7 @@ class MarchStepper(CudaStepper):
         across = grid[0] * grid[2]   # blocks a segment
         lo, hi = (f * best[3] for f in self.WAVE_SEGMENTS)
         out = []
-        for waves in range(1, _ceil(_ceil(rows, max(1, int(lo))) * across, per_wave) + 1):
+        for waves in range(1, _ceil(rows * across, per_wave) + 1):   # to segments of 1 row
             segments = waves * per_wave // across
             if segments < 1:
                 continue

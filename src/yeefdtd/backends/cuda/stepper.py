@@ -405,8 +405,8 @@ class CudaStepper(Stepper):
                                   f"launch shapes for {role!r} runs on this GPU; use another "
                                   "variant (e.g. 'indexed')")
             best = min(results, key=lambda x: x[1])[0]
-            more = [c for c in self._refinements(role, tuple(best))
-                    if c not in {tuple(r) for r, _ in results}]
+            timed = {tuple(c) for c, _ in results}
+            more = [c for c in self._refinements(role, tuple(best)) if c not in timed]
             if more:   # timed beside the best, in one sweep, so that their times compare
                 again = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c),
                                      [tuple(best), *more], graph=self.tune_as_graph)

@@ -2,15 +2,19 @@
 power drift during the run spreads over every shape rather than favouring one).
 
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
-        --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack]
+        --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
+        [--nvrtc= --nvrtc=-DMARCH_ONE_ID=0]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).
+``--nvrtc`` runs each shape once per set of compiler options ($YEEFDTD_NVRTC_OPTIONS), so
+that a kernel switch is timed on and off in the same rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 
 from yeefdtd.bench import HEADER, bench_model, copy_bandwidth, format_row, measure
 
@@ -26,6 +30,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--shapes", nargs="+", required=True,
                    help="launch shapes, comma-separated integers each")
+    p.add_argument("--nvrtc", action="append", default=None,
+                   help="a set of compiler options (--nvrtc=OPTS, repeatable), each set run "
+                   "with every shape")
     a = p.parse_args()
     try:
         shapes = [tuple(int(x) for x in s.split(",")) for s in a.shapes]
@@ -36,11 +43,17 @@ def main() -> None:
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):
-        for v in a.variant:
-            for s in shapes:
-                roles = ("pass",) if v.partition(":")[0] in ("fused", "temporal") else ("h", "e")
-                row = measure(model, v, a.dtype, a.steps, bw, launch=dict.fromkeys(roles, s))
-                print(format_row(row), f"  round {r} {v}", flush=True)
+        for opts in a.nvrtc or [None]:
+            if opts is not None:
+                os.environ["YEEFDTD_NVRTC_OPTIONS"] = opts
+            tag = f" [{opts}]" if opts is not None else ""
+            for v in a.variant:
+                for s in shapes:
+                    roles = (("pass",) if v.partition(":")[0] in ("fused", "temporal")
+                             else ("h", "e"))
+                    row = measure(model, v, a.dtype, a.steps, bw,
+                                  launch=dict.fromkeys(roles, s))
+                    print(format_row(row), f"  round {r} {v}{tag}", flush=True)
 
 
 if __name__ == "__main__":

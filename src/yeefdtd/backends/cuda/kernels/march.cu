@@ -1702,6 +1702,38 @@ struct IdPack {
 
 // One row of a tile as stored: the three fields and the id at each of V cells, and the
 // row's flags (loaded an iteration before they are needed).
+// Whether every cell of the warp's row has one id (ROW_ONE_ID, a bit beside the PLANE_*
+// flags of the row): the steps then load the row's coefficients once for its V cells a lane
+// rather than once a cell, the same values from the same table row (-DMARCH_ONE_ID=0 loads
+// them at every cell, for comparison; the fields are the same bit for bit).
+#ifndef MARCH_ONE_ID
+#define MARCH_ONE_ID 1
+#endif
+constexpr int ROW_ONE_ID = 16;
+
+template <typename ID, int N>
+__device__ __forceinline__ int one_id(const IdPack<ID, N>& p) {
+    typedef IdPack<ID, N> P;
+    const unsigned id = p.w[0] & ((1u << P::BITS) - 1u);
+    bool same = true;
+#pragma unroll
+    for (int q = 0; q < P::WORDS; ++q) {
+        unsigned splat = 0u;   // id in every slot of word q that holds a cell
+#pragma unroll
+        for (int k = 0; k < P::PER; ++k)
+            if (q * P::PER + k < N) splat |= id << (k * P::BITS);
+        same = same && p.w[q] == splat;
+    }
+    const unsigned lead = __shfl_sync(0xffffffffu, id, 0);
+    return __all_sync(0xffffffffu, same && id == lead) ? ROW_ONE_ID : 0;
+}
+
+// A compile-time bool for the two instances of march2's update (one id a row or not).
+template <bool B>
+struct OneId {
+    static constexpr bool value = B;
+};
+
 template <typename S, typename ID, int V>
 struct Row {
     S f[3][V];
@@ -1827,7 +1859,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
         m[0].set(r.m);
-        flags[0] = r.flags;
+        flags[0] = r.flags | (MARCH_ONE_ID ? one_id<ID, V>(m[0]) : 0);
         const int kw1 = wrap_any(kstart + 1, ny);
         load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
     }
@@ -1847,7 +1879,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
             }
         m[0].set(next.m);
-        flags[0] = next.flags;
+        flags[0] = next.flags | (MARCH_ONE_ID ? one_id<ID, V>(m[0]) : 0);
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, ny);
             load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw2, kw2);
@@ -1869,150 +1901,143 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) own_row |= (own_x[e] && own_y) ? 1u << e : 0u;
             T nf[V], np[V], nq[V];   // the new row of step t
-            if (!TE) {
-                // ---- TMz. H: Hx from Ez along y, Hy from Ez along x
-                T ezx[V];
-                shfl_ahead<T, V>(old[0], ezx, lane);
+            // Each half step's cells in two instances: ONE (every cell of the warp's row has
+            // one id), each coefficient loaded once for the lane's V cells, or cell by cell.
+            // Only the cells' arithmetic is in both: the y layers, the rounding and the
+            // sources follow once (two copies of the whole step made V = 4 slower: more
+            // code in the loop, 304 000 against 334 000 Mcells/s on an H200).
+            // ---- H. TMz: Hx from Ez along y, Hy from Ez along x; TEz: Hz from Ey along x
+            // and Ex along y
+            T ahead[V];   // TMz: Ez one cell ahead along x; TEz: Ey
+            shfl_ahead<T, V>(TE ? old[2] : old[0], ahead, lane);
+            const auto cells_h = [&](auto one) {
+                constexpr bool ONE = decltype(one)::value;
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
-                    const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
-                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                          + cf<T, CT>(gtab, rb, 1, 1) * dezy;
-                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                          + cf<T, CT>(gtab, rb, 2, 2) * dezx;
+                    const unsigned rb = crow<T, 3>(m[t].get(ONE ? 0 : e));
                     T r1, r2;
-                    if (in_x[e]) {   // Hy: c-difference along x
-                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first, last,
-                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                    if (!TE) {
+                        const T dezy = d[t - 1][0][e] - old[0][e], dezx = ahead[e] - old[0][e];
+                        np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                              + cf<T, CT>(gtab, rb, 1, 1) * dezy;
+                        nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                              + cf<T, CT>(gtab, rb, 2, 2) * dezx;
+                        if (in_x[e]) {   // Hy: c-difference along x
+                            mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first,
+                                            last, own_x[e] && own_y, slot[e][0][1], r1, r2);
+                            nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                        }
+                    } else {
+                        const T deyx = ahead[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
+                        nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                              + cf<T, CT>(gtab, rb, 0, 1) * deyx
+                              + cf<T, CT>(gtab, rb, 0, 2) * dexy;
+                        if (in_x[e]) {   // Hz: b-difference along x
+                            mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first,
+                                            last, own_x[e] && own_y, slot[e][0][1], r1, r2);
+                            nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                        }
                     }
                 }
-                if (in_y) {   // Hx: b-difference along y
-                    T dy[V];
+            };
+            if (fl & ROW_ONE_ID) cells_h(OneId<true>{}); else cells_h(OneId<false>{});
+            if (in_y) {   // TMz: Hx, b-difference along y; TEz: Hz, c-difference
+                T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][0][e] - old[0][e];
+                for (int e = 0; e < V; ++e)
+                    dy[e] = TE ? d[t - 1][1][e] - old[1][e] : d[t - 1][0][e] - old[0][e];
+                if (!TE)
                     row_face<T, ID, CT, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
-                }
-#pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    np[e] = rnd<T, S>(np[e]);
-                    nq[e] = rnd<T, S>(nq[e]);
-                }
-                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
-#pragma unroll
-                    for (int e = 0; e < V; ++e) {
-                        T h[3] = {np[e], nq[e], T(0)};
-                        sources3<T, S, 1>(kw, i[e], n, h);
-                        np[e] = h[0];
-                        nq[e] = h[1];
-                    }
-                }
-                // ---- E: Ez from Hy along x and Hx along y
-                T hyx[V];
-                shfl_behind<T, V>(nq, hyx, lane);
-#pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
-                    const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
-                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                          + cf<T, CT>(gtab, rb, 0, 1) * dhyx
-                          + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
-                    T r1, r2;
-                    if (in_x[e]) {   // Ez: b-difference along x
-                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first, last,
-                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
-                    }
-                }
-                if (in_y) {   // Ez: c-difference along y
-                    T dy[V];
-#pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = np[e] - d[t][1][e];
-                    row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
-                                           slot, gtab, m[t], 0, 2, nf);
-                }
-#pragma unroll
-                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
-                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
-#pragma unroll
-                    for (int e = 0; e < V; ++e) {
-                        T f3[3] = {T(0), T(0), nf[e]};
-                        sources3<T, S, 0>(kw, i[e], n, f3);
-                        nf[e] = f3[2];
-                    }
-                }
-            } else {
-                // ---- TEz. H: Hz from Ey along x and Ex along y
-                T eyx[V];
-                shfl_ahead<T, V>(old[2], eyx, lane);
-#pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
-                    const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
-                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                          + cf<T, CT>(gtab, rb, 0, 1) * deyx
-                          + cf<T, CT>(gtab, rb, 0, 2) * dexy;
-                    T r1, r2;
-                    if (in_x[e]) {   // Hz: b-difference along x
-                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first, last,
-                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
-                    }
-                }
-                if (in_y) {   // Hz: c-difference along y
-                    T dy[V];
-#pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][1][e] - old[1][e];
+                else
                     row_face<T, ID, CT, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 0, 2, nf);
+            }
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                if (!TE) {
+                    np[e] = rnd<T, S>(np[e]);
+                    nq[e] = rnd<T, S>(nq[e]);
+                } else {
+                    nf[e] = rnd<T, S>(nf[e]);
                 }
+            }
+            if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
 #pragma unroll
-                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
-                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
-#pragma unroll
-                    for (int e = 0; e < V; ++e) {
-                        T h[3] = {T(0), T(0), nf[e]};
-                        sources3<T, S, 1>(kw, i[e], n, h);
+                for (int e = 0; e < V; ++e) {
+                    T h[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
+                    sources3<T, S, 1>(kw, i[e], n, h);
+                    if (!TE) {
+                        np[e] = h[0];
+                        nq[e] = h[1];
+                    } else {
                         nf[e] = h[2];
                     }
                 }
-                // ---- E: Ex from Hz along y, Ey from Hz along x
-                T hzx[V];
-                shfl_behind<T, V>(nf, hzx, lane);
+            }
+            // ---- E. TMz: Ez from Hy along x and Hx along y; TEz: Ex from Hz along y, Ey
+            // from Hz along x
+            T behind[V];   // TMz: Hy one cell behind along x; TEz: Hz
+            shfl_behind<T, V>(TE ? nf : nq, behind, lane);
+            const auto cells_e = [&](auto one) {
+                constexpr bool ONE = decltype(one)::value;
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
-                    const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
-                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                          + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
-                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                          + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
+                    const unsigned rb = crow<T, 3>(m[t].get(ONE ? 0 : e));
                     T r1, r2;
-                    if (in_x[e]) {   // Ey: c-difference along x
-                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first, last,
-                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                    if (!TE) {
+                        const T dhyx = nq[e] - behind[e], dhxy = np[e] - d[t][1][e];
+                        nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                              + cf<T, CT>(gtab, rb, 0, 1) * dhyx
+                              + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
+                        if (in_x[e]) {   // Ez: b-difference along x
+                            mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first,
+                                            last, own_x[e] && own_y, slot[e][0][0], r1, r2);
+                            nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                        }
+                    } else {
+                        const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - behind[e];
+                        np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                              + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
+                        nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                              + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
+                        if (in_x[e]) {   // Ey: c-difference along x
+                            mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first,
+                                            last, own_x[e] && own_y, slot[e][0][0], r1, r2);
+                            nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                        }
                     }
                 }
-                if (in_y) {   // Ex: b-difference along y
-                    T dy[V];
+            };
+            if (fl & ROW_ONE_ID) cells_e(OneId<true>{}); else cells_e(OneId<false>{});
+            if (in_y) {   // TMz: Ez, c-difference along y; TEz: Ex, b-difference
+                T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = nf[e] - d[t][0][e];
+                for (int e = 0; e < V; ++e) dy[e] = TE ? nf[e] - d[t][0][e] : np[e] - d[t][1][e];
+                if (!TE)
+                    row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 0, 2, nf);
+                else
                     row_face<T, ID, CT, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
-                }
+            }
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
+            for (int e = 0; e < V; ++e) {
+                if (!TE) {
+                    nf[e] = rnd<T, S>(nf[e]);
+                } else {
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
                 }
-                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
+            }
+            if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
 #pragma unroll
-                    for (int e = 0; e < V; ++e) {
-                        T f3[3] = {np[e], nq[e], T(0)};
-                        sources3<T, S, 0>(kw, i[e], n, f3);
+                for (int e = 0; e < V; ++e) {
+                    T f3[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
+                    sources3<T, S, 0>(kw, i[e], n, f3);
+                    if (!TE) {
+                        nf[e] = f3[2];
+                    } else {
                         np[e] = f3[0];
                         nq[e] = f3[1];
                     }

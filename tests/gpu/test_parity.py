@@ -256,31 +256,6 @@ def test_kernel_shortcuts_keep_the_bits(flags, case, monkeypatch):
     assert_same_bits(fast, plain)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("mode, cfg", [("3d", (2, 64, 16, 0)), ("tmz", (4, 4, 4, 16)),
-                                       ("tez", (3, 2, 4, 8)), ("tmz", (5, 2, 4, 5))], ids=str)
-def test_rows_of_one_id_keep_the_bits(mode, cfg, dtype, monkeypatch):
-    """The marching passes (march3v in 3D, march2 in 2D) load a row's coefficients once a
-    lane where every cell of the warp's row has one id (ROW_ONE_ID in march.cu): bit for
-    bit the fields and probes of the same kernels loading them at every cell
-    (-DMARCH_ONE_ID=0). The scenes hold rows of vacuum only (near the y ends: every object
-    lies between 15% and 85% of the extents) and rows through objects; in 2D, 300 cells
-    along x, so that the middle tile does not wrap around the x ends and the others do."""
-    if mode == "3d":
-        scene = random_scene("3d", 31, BOUNDARIES_3D[0], cells=(131, 29, 23))
-    else:
-        scene = random_scene(mode, 32, BOUNDARIES_2D[1], cells=(300, 47))
-    opts = {"variant": "temporal", "launch": {"pass": cfg}}
-    runs = []
-    for f in ("", "-DMARCH_ONE_ID=0"):
-        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", f)
-        runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
-                           progress=False, stepper_options=opts))
-    one, cells = runs
-    assert one.stats["launch"]["pass"] == list(cfg)
-    assert_same_bits(one, cells)
-
-
 def assert_same_bits(got, ref):
     """Every field and probe of run ``got`` bit for bit that of run ``ref``."""
     for c, v in ref.fields.items():

@@ -1702,35 +1702,29 @@ struct IdPack {
 
 // One row of a tile as stored: the three fields and the id at each of V cells, and the
 // row's flags (loaded an iteration before they are needed).
-// Whether every cell of the warp's row has one id (ROW_ONE_ID, a bit beside the PLANE_*
-// flags of the row): the steps then load the row's coefficients once for its V cells a lane
-// rather than once a cell, the same values from the same table row (-DMARCH_ONE_ID=0 loads
-// them at every cell, for comparison; the fields are the same bit for bit).
-#ifndef MARCH_ONE_ID
-#define MARCH_ONE_ID 1
+// Rows whose cells in the warp all carry id 0 (the host gives id 0 to the grid's most
+// common combination of materials, the background: _most_common_first in march.py): the
+// steps take every coefficient at a fixed offset in the table, which the compiler folds
+// into the arithmetic as constant operands, instead of a load at an offset worked out from
+// each cell's id. The same coefficients, so the same results bit for bit. A flag bit of
+// the row (ROW_ID0, beside the PLANE_* bits), set by one vote of the warp when the row
+// enters the pipeline; -DMARCH_ID0=0 leaves it out, for comparison.
+#ifndef MARCH_ID0
+#define MARCH_ID0 1
 #endif
-constexpr int ROW_ONE_ID = 16;
+constexpr int ROW_ID0 = 16;
 
 template <typename ID, int N>
-__device__ __forceinline__ int one_id(const IdPack<ID, N>& p) {
-    typedef IdPack<ID, N> P;
-    const unsigned id = p.w[0] & ((1u << P::BITS) - 1u);
-    bool same = true;
+__device__ __forceinline__ int row_id0(const IdPack<ID, N>& p) {
+    unsigned any = 0u;
 #pragma unroll
-    for (int q = 0; q < P::WORDS; ++q) {
-        unsigned splat = 0u;   // id in every slot of word q that holds a cell
-#pragma unroll
-        for (int k = 0; k < P::PER; ++k)
-            if (q * P::PER + k < N) splat |= id << (k * P::BITS);
-        same = same && p.w[q] == splat;
-    }
-    const unsigned lead = __shfl_sync(0xffffffffu, id, 0);
-    return __all_sync(0xffffffffu, same && id == lead) ? ROW_ONE_ID : 0;
+    for (int q = 0; q < IdPack<ID, N>::WORDS; ++q) any |= p.w[q];
+    return __all_sync(0xffffffffu, any == 0u) ? ROW_ID0 : 0;
 }
 
-// A compile-time bool for the two instances of march2's update (one id a row or not).
+// A compile-time bool for the two instances of march2's cells (rows of id 0 or not).
 template <bool B>
-struct OneId {
+struct Id0 {
     static constexpr bool value = B;
 };
 
@@ -1859,7 +1853,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
         m[0].set(r.m);
-        flags[0] = r.flags | (MARCH_ONE_ID ? one_id<ID, V>(m[0]) : 0);
+        flags[0] = r.flags | (MARCH_ID0 ? row_id0<ID, V>(m[0]) : 0);
         const int kw1 = wrap_any(kstart + 1, ny);
         load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
     }
@@ -1879,7 +1873,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
             }
         m[0].set(next.m);
-        flags[0] = next.flags | (MARCH_ONE_ID ? one_id<ID, V>(m[0]) : 0);
+        flags[0] = next.flags | (MARCH_ID0 ? row_id0<ID, V>(m[0]) : 0);
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, ny);
             load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw2, kw2);
@@ -1901,20 +1895,18 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) own_row |= (own_x[e] && own_y) ? 1u << e : 0u;
             T nf[V], np[V], nq[V];   // the new row of step t
-            // Each half step's cells in two instances: ONE (every cell of the warp's row has
-            // one id), each coefficient loaded once for the lane's V cells, or cell by cell.
-            // Only the cells' arithmetic is in both: the y layers, the rounding and the
-            // sources follow once (two copies of the whole step made V = 4 slower: more
-            // code in the loop, 304 000 against 334 000 Mcells/s on an H200).
+            // Each half step's cells in two instances: ZERO (a row of id 0, see ROW_ID0) or
+            // cell by cell. Only the cells' arithmetic is in both: the y layers, the
+            // rounding and the sources follow once.
             // ---- H. TMz: Hx from Ez along y, Hy from Ez along x; TEz: Hz from Ey along x
             // and Ex along y
             T ahead[V];   // TMz: Ez one cell ahead along x; TEz: Ey
             shfl_ahead<T, V>(TE ? old[2] : old[0], ahead, lane);
-            const auto cells_h = [&](auto one) {
-                constexpr bool ONE = decltype(one)::value;
+            const auto cells_h = [&](auto zero) {
+                constexpr bool ZERO = decltype(zero)::value;
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(ONE ? 0 : e));
+                    const unsigned rb = ZERO ? 0u : crow<T, 3>(m[t].get(e));
                     T r1, r2;
                     if (!TE) {
                         const T dezy = d[t - 1][0][e] - old[0][e], dezx = ahead[e] - old[0][e];
@@ -1940,7 +1932,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
             };
-            if (fl & ROW_ONE_ID) cells_h(OneId<true>{}); else cells_h(OneId<false>{});
+            if (fl & ROW_ID0) cells_h(Id0<true>{}); else cells_h(Id0<false>{});
             if (in_y) {   // TMz: Hx, b-difference along y; TEz: Hz, c-difference
                 T dy[V];
 #pragma unroll
@@ -1979,11 +1971,11 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             // from Hz along x
             T behind[V];   // TMz: Hy one cell behind along x; TEz: Hz
             shfl_behind<T, V>(TE ? nf : nq, behind, lane);
-            const auto cells_e = [&](auto one) {
-                constexpr bool ONE = decltype(one)::value;
+            const auto cells_e = [&](auto zero) {
+                constexpr bool ZERO = decltype(zero)::value;
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(ONE ? 0 : e));
+                    const unsigned rb = ZERO ? 0u : crow<T, 3>(m[t].get(e));
                     T r1, r2;
                     if (!TE) {
                         const T dhyx = nq[e] - behind[e], dhxy = np[e] - d[t][1][e];
@@ -2009,7 +2001,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                     }
                 }
             };
-            if (fl & ROW_ONE_ID) cells_e(OneId<true>{}); else cells_e(OneId<false>{});
+            if (fl & ROW_ID0) cells_e(Id0<true>{}); else cells_e(Id0<false>{});
             if (in_y) {   // TMz: Ez, c-difference along y; TEz: Ex, b-difference
                 T dy[V];
 #pragma unroll

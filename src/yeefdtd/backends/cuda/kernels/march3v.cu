@@ -107,18 +107,6 @@ __device__ __forceinline__ unsigned id_of(unsigned w, int v) {
     return (w >> (B * v)) & ((1u << B) - 1u);
 }
 
-// ROW_ONE_ID (march.cu) when every cell of the warp's row of the tile has one id: a lane's
-// V ids packed in w (PlaneV::ids) are all that of lane 0's first cell.
-template <typename ID, int V>
-__device__ __forceinline__ int one_id_row(unsigned w) {
-    const unsigned id = id_of<ID>(w, 0);
-    unsigned splat = 0u;
-#pragma unroll
-    for (int v = 0; v < V; ++v) splat |= id << (8 * sizeof(ID) * v);
-    const unsigned lead = __shfl_sync(0xffffffffu, id, 0);
-    return __all_sync(0xffffffffu, w == splat && id == lead) ? ROW_ONE_ID : 0;
-}
-
 template <typename T, int V>
 __device__ __forceinline__ void sstore(T* p, const T (&x)[V]) {
     Pack<T, V> q;
@@ -280,7 +268,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
             }
         mw[0] = p.ids();
-        fl[0] = p.flags | (MARCH_ONE_ID ? one_id_row<ID, V>(mw[0]) : 0);
+        fl[0] = p.flags;
         const int kw1 = wrap_any(kstart + 1, nz);
         load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
@@ -301,7 +289,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
             }
         mw[0] = next.ids();
-        fl[0] = next.flags | (MARCH_ONE_ID ? one_id_row<ID, V>(mw[0]) : 0);
+        fl[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
             load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
@@ -329,30 +317,24 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
                 const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
                 const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
-                // in two instances: ONE (the row has one id: each coefficient loaded once
-                // for the lane's V cells), or cell by cell
-                const auto cells = [&](auto one) {
-                    constexpr int VI = decltype(one)::value ? 0 : 1;   // id_of(., VI * v)
 #pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
-                        const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
-                        const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
-                        const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
-                                           {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
-                                           {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
-                        const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
-                        T out[3];
-                        curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], VI * v)), 3, old, d, false,
-                                           false, false, src, 0, j, kw, ny, px, first, last, own,
-                                           slot, out, nullptr);
-                        if (flags & PLANE_SRC_H)
-                            sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+                for (int v = 0; v < V; ++v) {
+                    const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
+                    const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
+                    const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
+                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
+                                       {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                                       {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
+                    const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (flags & PLANE_SRC_H)
+                        sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
-                        for (int a = 0; a < 3; ++a) h[a][v] = out[a];
-                    }
-                };
-                if (flags & ROW_ONE_ID) cells(OneId<true>{}); else cells(OneId<false>{});
+                    for (int a = 0; a < 3; ++a) h[a][v] = out[a];
+                }
             }
             sstore<T, V>(sH + me, h[0]);
             sstore<T, V>(sH + SP + me, h[2]);
@@ -363,27 +345,23 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 const Pack<T, V> hxd = sload<T, V>(sH + me - W), hzd = sload<T, V>(sH + SP + me - W);
                 const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
                 const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
-                const auto cells = [&](auto one) {   // as for H
-                    constexpr int VI = decltype(one)::value ? 0 : 1;
 #pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        const T hyx = v > 0 ? h[1][v - 1] : hyl;
-                        const T hzx = v > 0 ? h[2][v - 1] : hzl;
-                        const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
-                                           {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
-                                           {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
-                        const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
-                        T out[3];
-                        curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], VI * v)), 0, old, d, false,
-                                           false, false, src, 0, j, kw, ny, px, first, last, own,
-                                           slot, out, nullptr);
-                        if (flags & PLANE_SRC_E)
-                            sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+                for (int v = 0; v < V; ++v) {
+                    const T hyx = v > 0 ? h[1][v - 1] : hyl;
+                    const T hzx = v > 0 ? h[2][v - 1] : hzl;
+                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
+                                       {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
+                                       {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
+                    const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (flags & PLANE_SRC_E)
+                        sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
-                        for (int a = 0; a < 3; ++a) e[a][v] = out[a];
-                    }
-                };
-                if (flags & ROW_ONE_ID) cells(OneId<true>{}); else cells(OneId<false>{});
+                    for (int a = 0; a < 3; ++a) e[a][v] = out[a];
+                }
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;

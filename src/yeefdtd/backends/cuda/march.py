@@ -394,15 +394,14 @@ class MarchStepper(CudaStepper):
             raise SetupError(f"variant {self.variant.name!r}: the grid holds {len(combos)} "
                              "distinct combinations of component materials, more than 65536; "
                              "use 'indexed'")
-        self.id_dtype = np.dtype(np.uint8 if len(combos) <= 256 else np.uint16)
-        cell, combos = _most_common_first(cell.astype(self.id_dtype), combos)
         full = self._table_host   # [component (ex .. hz), material row, column]
         rows = [full[COMP_INDEX[c]][combos[:, j]] for j, c in enumerate(self.order)]
         self._table_host = np.ascontiguousarray(np.stack(rows, axis=1))
         self.const_table = self._table_host.nbytes <= 61440   # c_tab in common.cuh
         self._gtab = self._dev(self._table_host.ravel())
         self.R = len(combos)
-        self._cells = self._padded(cell, self.id_dtype)
+        self.id_dtype = np.dtype(np.uint8 if self.R <= 256 else np.uint16)
+        self._cells = self._padded(cell.astype(self.id_dtype), self.id_dtype)
 
     @property
     def march_axis(self) -> int:
@@ -972,20 +971,6 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     index = np.full(keys.shape, np.searchsorted(distinct, common), dtype=np.int32)
     index[other] = np.searchsorted(distinct, rest)
     return index, distinct
-
-
-def _most_common_first(cell: np.ndarray, combos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``cell`` and ``combos`` with the most common combination (in a sample of the cells,
-    as _factorize finds the background) swapped to index 0: march2 takes the coefficients
-    of rows whose cells all carry id 0 at fixed offsets (ROW_ID0 in march.cu), which pays
-    where that id is the background."""
-    sample = cell.ravel(order="K")[:: max(1, cell.size // 65536)]
-    top = int(np.argmax(np.bincount(sample, minlength=len(combos))))
-    if top == 0:
-        return cell, combos
-    order = np.arange(len(combos))
-    order[[0, top]] = [top, 0]   # new index -> old index, and back (a swap)
-    return order.astype(cell.dtype)[cell], combos[order]
 
 
 def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1702,32 +1702,6 @@ struct IdPack {
 
 // One row of a tile as stored: the three fields and the id at each of V cells, and the
 // row's flags (loaded an iteration before they are needed).
-// Rows whose cells in the warp all carry id 0 (the host gives id 0 to the grid's most
-// common combination of materials, the background: _most_common_first in march.py): the
-// steps take every coefficient at a fixed offset in the table, which the compiler folds
-// into the arithmetic as constant operands, instead of a load at an offset worked out from
-// each cell's id. The same coefficients, so the same results bit for bit. A flag bit of
-// the row (ROW_ID0, beside the PLANE_* bits), set by one vote of the warp when the row
-// enters the pipeline; -DMARCH_ID0=0 leaves it out, for comparison.
-#ifndef MARCH_ID0
-#define MARCH_ID0 1
-#endif
-constexpr int ROW_ID0 = 16;
-
-template <typename ID, int N>
-__device__ __forceinline__ int row_id0(const IdPack<ID, N>& p) {
-    unsigned any = 0u;
-#pragma unroll
-    for (int q = 0; q < IdPack<ID, N>::WORDS; ++q) any |= p.w[q];
-    return __all_sync(0xffffffffu, any == 0u) ? ROW_ID0 : 0;
-}
-
-// A compile-time bool for the two instances of march2's cells (rows of id 0 or not).
-template <bool B>
-struct Id0 {
-    static constexpr bool value = B;
-};
-
 template <typename S, typename ID, int V>
 struct Row {
     S f[3][V];
@@ -1853,7 +1827,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
         m[0].set(r.m);
-        flags[0] = r.flags | (MARCH_ID0 ? row_id0<ID, V>(m[0]) : 0);
+        flags[0] = r.flags;
         const int kw1 = wrap_any(kstart + 1, ny);
         load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
     }
@@ -1873,7 +1847,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
             }
         m[0].set(next.m);
-        flags[0] = next.flags | (MARCH_ID0 ? row_id0<ID, V>(m[0]) : 0);
+        flags[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, ny);
             load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw2, kw2);
@@ -1895,141 +1869,150 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
             for (int e = 0; e < V; ++e) own_row |= (own_x[e] && own_y) ? 1u << e : 0u;
             T nf[V], np[V], nq[V];   // the new row of step t
-            // Each half step's cells in two instances: ZERO (a row of id 0, see ROW_ID0) or
-            // cell by cell. Only the cells' arithmetic is in both: the y layers, the
-            // rounding and the sources follow once.
-            // ---- H. TMz: Hx from Ez along y, Hy from Ez along x; TEz: Hz from Ey along x
-            // and Ex along y
-            T ahead[V];   // TMz: Ez one cell ahead along x; TEz: Ey
-            shfl_ahead<T, V>(TE ? old[2] : old[0], ahead, lane);
-            const auto cells_h = [&](auto zero) {
-                constexpr bool ZERO = decltype(zero)::value;
+            if (!TE) {
+                // ---- TMz. H: Hx from Ez along y, Hy from Ez along x
+                T ezx[V];
+                shfl_ahead<T, V>(old[0], ezx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = ZERO ? 0u : crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
+                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                          + cf<T, CT>(gtab, rb, 1, 1) * dezy;
+                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                          + cf<T, CT>(gtab, rb, 2, 2) * dezx;
                     T r1, r2;
-                    if (!TE) {
-                        const T dezy = d[t - 1][0][e] - old[0][e], dezx = ahead[e] - old[0][e];
-                        np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                              + cf<T, CT>(gtab, rb, 1, 1) * dezy;
-                        nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                              + cf<T, CT>(gtab, rb, 2, 2) * dezx;
-                        if (in_x[e]) {   // Hy: c-difference along x
-                            mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first,
-                                            last, own_x[e] && own_y, slot[e][0][1], r1, r2);
-                            nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
-                        }
-                    } else {
-                        const T deyx = ahead[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
-                        nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                              + cf<T, CT>(gtab, rb, 0, 1) * deyx
-                              + cf<T, CT>(gtab, rb, 0, 2) * dexy;
-                        if (in_x[e]) {   // Hz: b-difference along x
-                            mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first,
-                                            last, own_x[e] && own_y, slot[e][0][1], r1, r2);
-                            nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
-                        }
+                    if (in_x[e]) {   // Hy: c-difference along x
+                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
+                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
                 }
-            };
-            if (fl & ROW_ID0) cells_h(Id0<true>{}); else cells_h(Id0<false>{});
-            if (in_y) {   // TMz: Hx, b-difference along y; TEz: Hz, c-difference
-                T dy[V];
+                if (in_y) {   // Hx: b-difference along y
+                    T dy[V];
 #pragma unroll
-                for (int e = 0; e < V; ++e)
-                    dy[e] = TE ? d[t - 1][1][e] - old[1][e] : d[t - 1][0][e] - old[0][e];
-                if (!TE)
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][0][e] - old[0][e];
                     row_face<T, ID, CT, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
-                else
-                    row_face<T, ID, CT, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
-                                           slot, gtab, m[t], 0, 2, nf);
-            }
-#pragma unroll
-            for (int e = 0; e < V; ++e) {
-                if (!TE) {
-                    np[e] = rnd<T, S>(np[e]);
-                    nq[e] = rnd<T, S>(nq[e]);
-                } else {
-                    nf[e] = rnd<T, S>(nf[e]);
                 }
-            }
-            if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    T h[3] = {TE ? T(0) : np[e], TE ? T(0) : nq[e], TE ? nf[e] : T(0)};
-                    sources3<T, S, 1>(kw, i[e], n, h);
-                    if (!TE) {
+                    np[e] = rnd<T, S>(np[e]);
+                    nq[e] = rnd<T, S>(nq[e]);
+                }
+                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        T h[3] = {np[e], nq[e], T(0)};
+                        sources3<T, S, 1>(kw, i[e], n, h);
                         np[e] = h[0];
                         nq[e] = h[1];
-                    } else {
+                    }
+                }
+                // ---- E: Ez from Hy along x and Hx along y
+                T hyx[V];
+                shfl_behind<T, V>(nq, hyx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
+                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                          + cf<T, CT>(gtab, rb, 0, 1) * dhyx
+                          + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
+                    T r1, r2;
+                    if (in_x[e]) {   // Ez: b-difference along x
+                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first, last,
+                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                    }
+                }
+                if (in_y) {   // Ez: c-difference along y
+                    T dy[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = np[e] - d[t][1][e];
+                    row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 0, 2, nf);
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
+                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        T f3[3] = {T(0), T(0), nf[e]};
+                        sources3<T, S, 0>(kw, i[e], n, f3);
+                        nf[e] = f3[2];
+                    }
+                }
+            } else {
+                // ---- TEz. H: Hz from Ey along x and Ex along y
+                T eyx[V];
+                shfl_ahead<T, V>(old[2], eyx, lane);
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
+                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
+                          + cf<T, CT>(gtab, rb, 0, 1) * deyx
+                          + cf<T, CT>(gtab, rb, 0, 2) * dexy;
+                    T r1, r2;
+                    if (in_x[e]) {   // Hz: b-difference along x
+                        mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first, last,
+                                        own_x[e] && own_y, slot[e][0][1], r1, r2);
+                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                    }
+                }
+                if (in_y) {   // Hz: c-difference along y
+                    T dy[V];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][1][e] - old[1][e];
+                    row_face<T, ID, CT, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
+                                           slot, gtab, m[t], 0, 2, nf);
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) nf[e] = rnd<T, S>(nf[e]);
+                if (fl & PLANE_SRC_H) {   // out of the loop: one test per step
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        T h[3] = {T(0), T(0), nf[e]};
+                        sources3<T, S, 1>(kw, i[e], n, h);
                         nf[e] = h[2];
                     }
                 }
-            }
-            // ---- E. TMz: Ez from Hy along x and Hx along y; TEz: Ex from Hz along y, Ey
-            // from Hz along x
-            T behind[V];   // TMz: Hy one cell behind along x; TEz: Hz
-            shfl_behind<T, V>(TE ? nf : nq, behind, lane);
-            const auto cells_e = [&](auto zero) {
-                constexpr bool ZERO = decltype(zero)::value;
+                // ---- E: Ex from Hz along y, Ey from Hz along x
+                T hzx[V];
+                shfl_behind<T, V>(nf, hzx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = ZERO ? 0u : crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
+                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
+                          + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
+                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
+                          + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
                     T r1, r2;
-                    if (!TE) {
-                        const T dhyx = nq[e] - behind[e], dhxy = np[e] - d[t][1][e];
-                        nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                              + cf<T, CT>(gtab, rb, 0, 1) * dhyx
-                              + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
-                        if (in_x[e]) {   // Ez: b-difference along x
-                            mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first,
-                                            last, own_x[e] && own_y, slot[e][0][0], r1, r2);
-                            nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
-                        }
-                    } else {
-                        const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - behind[e];
-                        np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                              + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
-                        nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                              + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
-                        if (in_x[e]) {   // Ey: c-difference along x
-                            mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first,
-                                            last, own_x[e] && own_y, slot[e][0][0], r1, r2);
-                            nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
-                        }
+                    if (in_x[e]) {   // Ey: c-difference along x
+                        mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first, last,
+                                        own_x[e] && own_y, slot[e][0][0], r1, r2);
+                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
                     }
                 }
-            };
-            if (fl & ROW_ID0) cells_e(Id0<true>{}); else cells_e(Id0<false>{});
-            if (in_y) {   // TMz: Ez, c-difference along y; TEz: Ex, b-difference
-                T dy[V];
+                if (in_y) {   // Ex: b-difference along y
+                    T dy[V];
 #pragma unroll
-                for (int e = 0; e < V; ++e) dy[e] = TE ? nf[e] - d[t][0][e] : np[e] - d[t][1][e];
-                if (!TE)
-                    row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
-                                           slot, gtab, m[t], 0, 2, nf);
-                else
+                    for (int e = 0; e < V; ++e) dy[e] = nf[e] - d[t][0][e];
                     row_face<T, ID, CT, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
-            }
+                }
 #pragma unroll
-            for (int e = 0; e < V; ++e) {
-                if (!TE) {
-                    nf[e] = rnd<T, S>(nf[e]);
-                } else {
+                for (int e = 0; e < V; ++e) {
                     np[e] = rnd<T, S>(np[e]);
                     nq[e] = rnd<T, S>(nq[e]);
                 }
-            }
-            if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
+                if (fl & PLANE_SRC_E) {   // out of the loop: one test per step
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    T f3[3] = {TE ? np[e] : T(0), TE ? nq[e] : T(0), TE ? T(0) : nf[e]};
-                    sources3<T, S, 0>(kw, i[e], n, f3);
-                    if (!TE) {
-                        nf[e] = f3[2];
-                    } else {
+                    for (int e = 0; e < V; ++e) {
+                        T f3[3] = {np[e], nq[e], T(0)};
+                        sources3<T, S, 0>(kw, i[e], n, f3);
                         np[e] = f3[0];
                         nq[e] = f3[1];
                     }

@@ -411,14 +411,7 @@ class March(Variant):
             # them aligned on every row (lanes whose first cell is odd go cell by cell);
             # over 4-byte values, rows of SECTOR_CELLS let its tiles write whole sectors
             return _ceil(shape[0], self.lane_pitch) * self.lane_pitch, shape[1]
-        if self.mode != "3d":
-            # march2 reads and writes a lane's V consecutive cells as one access where the
-            # tile's first cell and the pitch are multiples of V (WIDTHS_2D: at most 4)
-            return _ceil(shape[0], self.ROW_CELLS_2D) * self.ROW_CELLS_2D, shape[1]
         return super().pitches(shape)
-
-    #: 2D: rows padded to a multiple of this many cells (see pitches)
-    ROW_CELLS_2D = 4
 
     #: thread blocks (BX, BY) tried in 3D; the overlap is 2 NT cells per axis. 32 x 12 is
     #: for 'temporal' without CPML terms, where two blocks fit an SM (see min_blocks); tiles

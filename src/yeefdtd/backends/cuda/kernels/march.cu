@@ -1661,24 +1661,25 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // Both: 208.4 Gcells/s (1.66 times the single-step bound; 300-step runs, box segments of 2
 // rows 197.8, 4 208.4, 8 201.7, 16 188.9, 32 167.6).
 
-// The value one cell ahead along x: the lane's next cell, or for its last the next lane's
-// first (lane 31: its own, wrong; the overlap absorbs it).
+// The value one cell ahead along x (lane + 1; lane 31: lane 0's next element). The last
+// element of lane 31 has none in the tile (the overlap absorbs it).
 template <typename T, int V>
-__device__ __forceinline__ void shfl_ahead(const T (&x)[V], T (&out)[V]) {
-    const T next = __shfl_down_sync(0xffffffffu, x[0], 1);
+__device__ __forceinline__ void shfl_ahead(const T (&x)[V], T (&out)[V], int lane) {
+    T r[V];
 #pragma unroll
-    for (int m = 0; m + 1 < V; ++m) out[m] = x[m + 1];
-    out[V - 1] = next;
+    for (int m = 0; m < V; ++m) r[m] = __shfl_sync(0xffffffffu, x[m], (lane + 1) & 31);
+#pragma unroll
+    for (int m = 0; m < V; ++m) out[m] = (lane == 31) ? r[m + 1 < V ? m + 1 : m] : r[m];
 }
 
-// The value one cell behind along x: the lane's previous cell, or for its first the previous
-// lane's last (lane 0: its own, wrong; the overlap absorbs it).
+// The value one cell behind along x (lane - 1; lane 0: lane 31's previous element).
 template <typename T, int V>
-__device__ __forceinline__ void shfl_behind(const T (&x)[V], T (&out)[V]) {
-    const T prev = __shfl_up_sync(0xffffffffu, x[V - 1], 1);
-    out[0] = prev;
+__device__ __forceinline__ void shfl_behind(const T (&x)[V], T (&out)[V], int lane) {
+    T r[V];
 #pragma unroll
-    for (int m = 1; m < V; ++m) out[m] = x[m - 1];
+    for (int m = 0; m < V; ++m) r[m] = __shfl_sync(0xffffffffu, x[m], (lane + 31) & 31);
+#pragma unroll
+    for (int m = 0; m < V; ++m) out[m] = (lane == 0) ? r[m > 0 ? m - 1 : 0] : r[m];
 }
 
 // The ids of N cells packed into words (4 8-bit or 2 16-bit ids to a word), so that the
@@ -1697,21 +1698,6 @@ struct IdPack {
     __device__ __forceinline__ int get(int q) const {
         return (w[q / PER] >> ((q % PER) * BITS)) & ((1u << BITS) - 1u);
     }
-    // the ids of N consecutive cells from q (aligned to their size) in one load: as
-    // packed by set (cell q in the lowest bits)
-    __device__ __forceinline__ void load(const ID* __restrict__ q) {
-        constexpr int B = N * (int)sizeof(ID);
-        if constexpr (B == 1) {
-            w[0] = *reinterpret_cast<const unsigned char*>(q);
-        } else if constexpr (B == 2) {
-            w[0] = *reinterpret_cast<const unsigned short*>(q);
-        } else {
-            static_assert(B % 4 == 0, "IdPack::load: whole words");
-            const Pack<unsigned, B / 4> x = *reinterpret_cast<const Pack<unsigned, B / 4>*>(q);
-#pragma unroll
-            for (int k = 0; k < B / 4; ++k) w[k] = x.v[k];
-        }
-    }
 };
 
 // One row of a tile as stored: the three fields and the id at each of V cells, and the
@@ -1719,19 +1705,17 @@ struct IdPack {
 template <typename S, typename ID, int V>
 struct Row {
     S f[3][V];
-    IdPack<ID, V> m;
+    ID m[V];
     unsigned char flags;
 };
 
-// The cells of this lane in a row: V consecutive cells from x0 (the lane's first) when the
-// tile does not wrap around the grid, every address an immediate offset from one pointer a
-// field (base(row) + m), read and written as one access of V values where x0 and the row
-// pitch are multiples of V (vec); else at i[m] each (at(row, m)).
+// The cells of this lane in a row: at x0 + 32 m when the tile does not wrap around the grid
+// (x0: the lane's first cell; base(row) + 32 m, every address an immediate offset from one
+// pointer a field), else at i[m] each (at(row, m)).
 template <int V>
 struct Cols {
     int x0;
     bool wraps;   // the same in every lane of the warp
-    bool vec;     // likewise
     int i[V];
     __device__ __forceinline__ idx_t base(idx_t row) const { return row + x0; }
     __device__ __forceinline__ idx_t at(idx_t row, int m) const { return row + i[m]; }
@@ -1741,16 +1725,7 @@ template <typename S, typename ID, int V>
 __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)[3],
                                          const ID* __restrict__ cid, const Cols<V>& col,
                                          idx_t row, int kw) {
-    if (col.vec) {
-        const idx_t rc = col.base(row);
-#pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            const Pack<S, V> x = load<S, V>(fld[a], rc);
-#pragma unroll
-            for (int m = 0; m < V; ++m) r.f[a][m] = x.v[m];
-        }
-        r.m.load(cid + rc);
-    } else if (!col.wraps) {
+    if (!col.wraps) {
         // one address a field, each cell an immediate offset from it, rather than each
         // cell's address worked out in 64 bits (H100, tmz-2d 8192, 4 steps a pass; see
         // docs/perf/tmz-2d-waves-h100-2026-11-26.txt): at 2 cells a lane 2.7% fewer
@@ -1759,23 +1734,20 @@ __device__ __forceinline__ void load_row(Row<S, ID, V>& r, const S* const (&fld)
         const idx_t rc = col.base(row);
         const S* const p[3] = {fld[0] + rc, fld[1] + rc, fld[2] + rc};
         const ID* const q = cid + rc;
-        ID m[V];
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
+        for (int m = 0; m < V; ++m) {
 #pragma unroll
-            for (int a = 0; a < 3; ++a) r.f[a][e] = p[a][e];
-            m[e] = q[e];
+            for (int a = 0; a < 3; ++a) r.f[a][m] = p[a][32 * m];
+            r.m[m] = q[32 * m];
         }
-        r.m.set(m);
-    } else {
-        ID m[V];
+        r.flags = c_events.plane_flags[kw];
+        return;
+    }
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
+    for (int m = 0; m < V; ++m) {
 #pragma unroll
-            for (int a = 0; a < 3; ++a) r.f[a][e] = fld[a][col.at(row, e)];
-            m[e] = cid[col.at(row, e)];
-        }
-        r.m.set(m);
+        for (int a = 0; a < 3; ++a) r.f[a][m] = fld[a][col.at(row, m)];
+        r.m[m] = cid[col.at(row, m)];
     }
     r.flags = c_events.plane_flags[kw];
 }
@@ -1814,21 +1786,17 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
     // the tiles own the columns ox .. ox + bnx - 1 (the grid's, or a box's around CPML layers)
     const int x0 = ox + tile * OW - NT;
     Cols<V> col;
-    col.x0 = x0 + lane * V;
+    col.x0 = x0 + lane;
     col.wraps = x0 < 0 || x0 + W > nx;
-    col.vec = !col.wraps && (x0 & (V - 1)) == 0 && (px & (V - 1)) == 0;
     int (&i)[V] = col.i;
     bool own_x[V], in_x[V];
 #pragma unroll
     for (int m = 0; m < V; ++m) {
-        const int o = lane * V + m, gi = x0 + o;
+        const int o = lane + 32 * m, gi = x0 + o;
         i[m] = wrap_any(gi, nx);
         own_x[m] = o >= NT && o < W - NT && gi - ox < bnx && gi < nx;
         in_x[m] = (PML & 1) && mnear<0>(i[m]);
     }
-    bool whole = true;   // every cell of the lane owned (its stores as one access)
-#pragma unroll
-    for (int m = 0; m < V; ++m) whole = whole && own_x[m];
     const int y0 = (int)blockIdx.y * ylen, y1 = min(ny, y0 + ylen);
     const int kstart = y0 - nt, kend = y1 + nt - 2;   // iterations s = kstart .. kend
     const S* const fld[3] = {a0, b0, c0};
@@ -1858,7 +1826,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
-        m[0] = r.m;
+        m[0].set(r.m);
         flags[0] = r.flags;
         const int kw1 = wrap_any(kstart + 1, ny);
         load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
@@ -1878,7 +1846,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 old[a][e] = d[0][a][e];
                 d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
             }
-        m[0] = next.m;
+        m[0].set(next.m);
         flags[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, ny);
@@ -1904,7 +1872,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             if (!TE) {
                 // ---- TMz. H: Hx from Ez along y, Hy from Ez along x
                 T ezx[V];
-                shfl_ahead<T, V>(old[0], ezx);
+                shfl_ahead<T, V>(old[0], ezx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow<T, 3>(m[t].get(e));
@@ -1943,7 +1911,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 }
                 // ---- E: Ez from Hy along x and Hx along y
                 T hyx[V];
-                shfl_behind<T, V>(nq, hyx);
+                shfl_behind<T, V>(nq, hyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow<T, 3>(m[t].get(e));
@@ -1978,7 +1946,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             } else {
                 // ---- TEz. H: Hz from Ey along x and Ex along y
                 T eyx[V];
-                shfl_ahead<T, V>(old[2], eyx);
+                shfl_ahead<T, V>(old[2], eyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow<T, 3>(m[t].get(e));
@@ -2012,7 +1980,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 }
                 // ---- E: Ex from Hz along y, Ey from Hz along x
                 T hzx[V];
-                shfl_behind<T, V>(nf, hzx);
+                shfl_behind<T, V>(nf, hzx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow<T, 3>(m[t].get(e));
@@ -2065,15 +2033,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 }
             }
             if (own_y && last) {
-                if (col.vec && whole) {   // as in load_row
-                    const idx_t rc = col.base(row);
-                    Pack<T, V> x, y, z;
-#pragma unroll
-                    for (int e = 0; e < V; ++e) { x.v[e] = nf[e]; y.v[e] = np[e]; z.v[e] = nq[e]; }
-                    storef<T, S, V>(a1, rc, x);
-                    storef<T, S, V>(b1, rc, y);
-                    storef<T, S, V>(c1, rc, z);
-                } else if (!col.wraps) {
+                if (!col.wraps) {   // as in load_row
                     const idx_t rc = col.base(row);
                     S* const pa = a1 + rc;
                     S* const pb = b1 + rc;
@@ -2081,9 +2041,9 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
                         if (!own_x[e]) continue;
-                        pa[e] = Conv<T, S>::narrow(nf[e]);
-                        pb[e] = Conv<T, S>::narrow(np[e]);
-                        pc[e] = Conv<T, S>::narrow(nq[e]);
+                        pa[32 * e] = Conv<T, S>::narrow(nf[e]);
+                        pb[32 * e] = Conv<T, S>::narrow(np[e]);
+                        pc[32 * e] = Conv<T, S>::narrow(nq[e]);
                     }
                 } else
 #pragma unroll

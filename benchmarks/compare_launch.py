@@ -3,7 +3,7 @@ power drift during the run spreads over every shape rather than favouring one).
 
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
-        [--nvrtc= --nvrtc=-DMARCH_ONE_ID=0]
+        [--nvrtc= --nvrtc=-DMARCH2_MINB=4]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).

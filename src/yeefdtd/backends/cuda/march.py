@@ -396,7 +396,12 @@ class MarchStepper(CudaStepper):
                              "use 'indexed'")
         full = self._table_host   # [component (ex .. hz), material row, column]
         rows = [full[COMP_INDEX[c]][combos[:, j]] for j, c in enumerate(self.order)]
-        self._table_host = np.ascontiguousarray(np.stack(rows, axis=1))
+        table = np.stack(rows, axis=1)
+        if model.grid.mode != "3d":
+            # march2's rows: each component's columns as (self, b, self, c), so that every
+            # half step's pair of coefficients is one 8-byte aligned load (cf2, march.cu)
+            table = table[:, :, [0, 1, 0, 2]]
+        self._table_host = np.ascontiguousarray(table)
         self.const_table = self._table_host.nbytes <= 61440   # c_tab in common.cuh
         self._gtab = self._dev(self._table_host.ravel())
         self.R = len(combos)

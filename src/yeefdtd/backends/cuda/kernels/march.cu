@@ -215,6 +215,48 @@ __device__ __forceinline__ T cf(const T* __restrict__ g, unsigned rb, int comp, 
     return __ldg(reinterpret_cast<const T*>(reinterpret_cast<const char*>(g) + off));
 }
 
+// march2's table rows (march.py): each of the 3 components' columns as (self, b, self, c),
+// 16 bytes a component in float32, so that the pair of coefficients a half step multiplies
+// (self with the b- or the c-difference) is one 8-byte aligned load (LDC.64 or LDG.64).
+template <typename T>
+struct alignas(2 * sizeof(T)) CPair { T s, d; };
+
+template <typename T> struct Vec2;
+template <> struct Vec2<float> { typedef float2 type; };
+template <> struct Vec2<double> { typedef double2 type; };
+
+template <typename T>
+__device__ __forceinline__ unsigned crow2(unsigned id) {
+    return id * (unsigned)(12 * sizeof(T));
+}
+
+// (self, column q) of component comp, q = 1 (b) or 2 (c)
+template <typename T, bool CT>
+__device__ __forceinline__ CPair<T> cf2(const T* __restrict__ g, unsigned rb, int comp, int q) {
+    const unsigned off = rb + (unsigned)((comp * 4 + (q == 1 ? 0 : 2)) * sizeof(T));
+    if (CT) return *reinterpret_cast<const CPair<T>*>(reinterpret_cast<const char*>(c_tab) + off);
+    const typename Vec2<T>::type v =
+        __ldg(reinterpret_cast<const typename Vec2<T>::type*>(reinterpret_cast<const char*>(g) + off));
+    return {v.x, v.y};
+}
+
+// s old + b d, rounded as one fused multiply-add: fma(s, old, b d), the form the compiler
+// chose for the expression before the pair loads (the pairs change its choice; this keeps
+// the bits). fma(b, d, s old), which needs no neighbour for its first product, is no faster
+// (H100, tmz-2d 8192: 358 000 against 359 500 Mcells/s).
+template <typename T>
+__device__ __forceinline__ T upd2(T s, T old, T b, T d) {
+    return fma(s, old, b * d);
+}
+
+// column q (0, 1 or 2) of component comp alone
+template <typename T, bool CT>
+__device__ __forceinline__ T cf1(const T* __restrict__ g, unsigned rb, int comp, int q) {
+    const unsigned off = rb + (unsigned)((comp * 4 + (q == 2 ? 3 : q)) * sizeof(T));
+    if (CT) return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(c_tab) + off);
+    return __ldg(reinterpret_cast<const T*>(reinterpret_cast<const char*>(g) + off));
+}
+
 // Whether coordinate s along axis A lies in a CPML face of either half step.
 template <int A>
 __device__ __forceinline__ bool mnear(int s) {
@@ -1637,6 +1679,9 @@ slab3m(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 //   best shape reached 164 (NT = 4, V = 2);
 // - one id per cell for the combination of component materials instead of three, each
 //   coefficient one load at a fixed offset: 164 -> 190;
+// - later (H100, 329 000 Mcells/s at NT 4, V 4): the pair of coefficients each half step
+//   multiplies as one 8-byte load (cf2; 4 constant loads a cell and step instead of 7):
+//   359 500, bitwise the same fields;
 // - the rare paths tested once per step instead of once per cell: 190 -> 229 (V = 2) and
 //   276 (V = 4);
 // - NT = 6 and 8 are slower (141 and 102 at V = 2: more registers, wider overlap), as are
@@ -1764,7 +1809,7 @@ __device__ __forceinline__ void row_face(int src, int h, int which, const int (&
     T r[V];
     pml_row<T, V>(src, h, which, i, kw, ny, px, dy, first, last, own, &slot[0][1][h][which], r);
 #pragma unroll
-    for (int e = 0; e < V; ++e) out[e] += cf<T, CT>(gtab, crow<T, 3>(m.get(e)), comp, q) * r[e];
+    for (int e = 0; e < V; ++e) out[e] += cf1<T, CT>(gtab, crow2<T>(m.get(e)), comp, q) * r[e];
 }
 
 // Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
@@ -1875,17 +1920,16 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[0], ezx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow2<T>(m[t].get(e));
                     const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
-                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                          + cf<T, CT>(gtab, rb, 1, 1) * dezy;
-                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                          + cf<T, CT>(gtab, rb, 2, 2) * dezx;
+                    const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
+                    np[e] = upd2(cp.s, old[1][e], cp.d, dezy);
+                    nq[e] = upd2(cq.s, old[2][e], cq.d, dezx);
                     T r1, r2;
                     if (in_x[e]) {   // Hy: c-difference along x
                         mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, dezx, T(0), first, last,
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                        nq[e] += cq.d * r1;
                     }
                 }
                 if (in_y) {   // Hx: b-difference along y
@@ -1914,16 +1958,15 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nq, hyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow2<T>(m[t].get(e));
                     const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
-                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                          + cf<T, CT>(gtab, rb, 0, 1) * dhyx
-                          + cf<T, CT>(gtab, rb, 0, 2) * dhxy;
+                    const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
+                    nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dhxy, upd2(cb.s, old[0][e], cb.d, dhyx));
                     T r1, r2;
                     if (in_x[e]) {   // Ez: b-difference along x
                         mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, T(0), dhyx, first, last,
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                        nf[e] += cb.d * r2;
                     }
                 }
                 if (in_y) {   // Ez: c-difference along y
@@ -1949,16 +1992,15 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[2], eyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow2<T>(m[t].get(e));
                     const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
-                    nf[e] = cf<T, CT>(gtab, rb, 0, 0) * old[0][e]
-                          + cf<T, CT>(gtab, rb, 0, 1) * deyx
-                          + cf<T, CT>(gtab, rb, 0, 2) * dexy;
+                    const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
+                    nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dexy, upd2(cb.s, old[0][e], cb.d, deyx));
                     T r1, r2;
                     if (in_x[e]) {   // Hz: b-difference along x
                         mpml_pair<T, 0>(src, 1, i[e], kw, 0, ny, px, T(0), deyx, first, last,
                                         own_x[e] && own_y, slot[e][0][1], r1, r2);
-                        nf[e] += cf<T, CT>(gtab, rb, 0, 1) * r2;
+                        nf[e] += cb.d * r2;
                     }
                 }
                 if (in_y) {   // Hz: c-difference along y
@@ -1983,17 +2025,16 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nf, hzx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow<T, 3>(m[t].get(e));
+                    const unsigned rb = crow2<T>(m[t].get(e));
                     const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
-                    np[e] = cf<T, CT>(gtab, rb, 1, 0) * old[1][e]
-                          + cf<T, CT>(gtab, rb, 1, 1) * dhzy;
-                    nq[e] = cf<T, CT>(gtab, rb, 2, 0) * old[2][e]
-                          + cf<T, CT>(gtab, rb, 2, 2) * dhzx;
+                    const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
+                    np[e] = upd2(cp.s, old[1][e], cp.d, dhzy);
+                    nq[e] = upd2(cq.s, old[2][e], cq.d, dhzx);
                     T r1, r2;
                     if (in_x[e]) {   // Ey: c-difference along x
                         mpml_pair<T, 0>(src, 0, i[e], kw, 0, ny, px, dhzx, T(0), first, last,
                                         own_x[e] && own_y, slot[e][0][0], r1, r2);
-                        nq[e] += cf<T, CT>(gtab, rb, 2, 2) * r1;
+                        nq[e] += cq.d * r1;
                     }
                 }
                 if (in_y) {   // Ex: b-difference along y

@@ -75,8 +75,13 @@ def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
     assert shapes and all(32 * c[1] - 2 * c[0] >= 8 for c in shapes)
     assert any(c[3] for c in shapes) and not any(c[3] for c in v.configs("pass", (61, 47, 1))[1:])
     te = "true" if mode == "tez" else "false"
-    assert all(n.startswith("march2<") and n.endswith(f", {te}>")
-               for n in v.instances(mode, "float", "id8_t", "true", masks=[3], configs=shapes))
+    names = v.instances(mode, "float", "id8_t", "true", masks=[3], configs=shapes)
+    assert all(n.startswith("march2<") for n in names)
+    # each shape twice: for passes of fewer steps and for passes of all its steps (FULL)
+    assert len(names) == 2 * len({c[:3] for c in shapes})
+    plain, full = names[:len(names) // 2], names[len(names) // 2:]
+    assert all(n.endswith(f", {te}>") for n in plain)
+    assert full == [n[:-1] + ", true>" for n in plain]
 
 
 @pytest.mark.parametrize("mode", ["3d", "tmz"])
@@ -87,9 +92,11 @@ def test_a_module_may_hold_the_pass_kernels_of_chosen_shapes_only(mode):
     T = "float, float" if mode == "3d" else "float"
     shapes = v.configs("pass", (512, 512, 512) if mode == "3d" else (8192, 8192, 1))
     every = v.instances(mode, T, "id8_t", "true", masks=[0], configs=shapes)
-    assert len(every) == len({c[:3] for c in shapes}) > 2
+    per_shape = 1 if mode == "3d" else 2   # 2D: also the instance for passes of all steps
+    assert len(every) == per_shape * len({c[:3] for c in shapes}) > 2
     first = v.instances(mode, T, "id8_t", "true", masks=[0], configs=[shapes[0]])
-    assert first == [v.kernel("pass", shapes[0], mode, T, "id8_t", "true", 0)]
+    assert first == [v.kernel("pass", shapes[0], mode, T, "id8_t", "true", 0, full=f)
+                     for f in (False, True)[:per_shape]]
     again = (*shapes[0][:3], 7) if mode == "3d" else (*shapes[0][:3], 64)
     assert v.instances(mode, T, "id8_t", "true", masks=[0], configs=[shapes[0], again]) == first
 

@@ -590,11 +590,13 @@ class MarchStepper(CudaStepper):
         (_names)."""
         return tuple(cfg[:3]) in self._sector_shapes and self._sectors_fit(cfg)
 
-    def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0) -> tuple:
+    def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0,
+                     full: bool = False) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
         pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
-        of ``mask``; over ``pass_box`` when None), worked out once per shape and box."""
-        key = (cfg, box, mask)
+        of ``mask``; over ``pass_box`` when None; ``full``: 2D, the instance for passes of
+        cfg[0] steps), worked out once per shape and box."""
+        key = (cfg, box, mask, full)
         if key not in self._pass_kernels:
             from ...exceptions import KernelError
 
@@ -603,7 +605,7 @@ class MarchStepper(CudaStepper):
             org, ext = box or self.pass_box_of(cfg[0])
             al = box is None and self.pass_sectors(cfg)
             try:
-                fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al))
+                fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al, full))
             except KernelError:
                 if box is not None:   # the boxes' shapes follow the pass's: not a user's
                     raise
@@ -621,7 +623,8 @@ class MarchStepper(CudaStepper):
                      box: tuple | None = None, mask: int = 0) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask)
+        full = box is None and nt == cfg[0] and self.model.grid.mode != "3d"
+        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask, full)
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -822,7 +825,7 @@ class MarchStepper(CudaStepper):
         ``cfg`` (None: the chosen one)."""
         cp = self._cp
         cfg = cfg or self.configs["pass"]
-        fn = self._pass_kernel(cfg)[0]
+        fn = self._pass_kernel(cfg, full=self.model.grid.mode != "3d")[0]   # the one timed
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs

@@ -497,10 +497,11 @@ class March(Variant):
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
 
-    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False):
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False, full=False):
         """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
         march3: blocks per SM from min_blocks, terms inline from inline_axes; march3v with
-        ``sectors``: tiles that write whole sectors, see lane_sectors)."""
+        ``sectors``: tiles that write whole sectors, see lane_sectors; 2D march2 with
+        ``full``: for passes of exactly ``cfg[0]`` steps)."""
         nt, a, b = cfg[:3]
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
@@ -513,7 +514,8 @@ class March(Variant):
             inl = self.inline_axes(pml)
             return f"march3<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {mb}, {inl}>"
         te = "true" if mode == "tez" else "false"
-        return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}>"
+        fl = ", true" if full else ""
+        return f"march2<{T}, {ID}, {CT}, {nt}, {a}, {b}, {int(pml)}, {te}{fl}>"
 
     #: registers in which march3 with 2 steps a pass, float arithmetic and no CPML terms
     #: fits without spilling (it took 88 when free to; since faac89a, with its planes in
@@ -550,7 +552,10 @@ class March(Variant):
         the one it runs, or every candidate a sweep times), one per (steps, tile)."""
         mask = max(masks, default=0)
         shapes = dict.fromkeys(c[:3] for c in configs)
-        return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
+        out = [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
+        if mode != "3d":   # 2D: each also for passes of all its steps (FULL in march.cu)
+            out += [self.kernel("pass", c, mode, T, ID, CT, mask, full=True) for c in shapes]
+        return out
 
     #: blocks the first launch shape (the one grids too small to tune run) gives at least,
     #: where whole columns give fewer: several per SM, so that every SM has work and the last

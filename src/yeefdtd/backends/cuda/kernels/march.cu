@@ -1818,13 +1818,20 @@ __device__ __forceinline__ void row_face(int src, int h, int which, const int (&
 #define MARCH2_MINB 0
 #endif
 
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE>
+// FULL: every pass takes NT steps (the host launches it for those, and the instance without
+// FULL for the shorter passes before snapshots and at a run's end), so that the pipeline's
+// bounds are constants rather than values rebuilt from the arguments at each step at the
+// register cap (H100, tmz-2d 8192 float32, 1000 steps: 4,4,4,125 360 000 -> 371 000
+// Mcells/s, 4,4,4,187 359 000 -> 365 000; docs/perf/tmz-2d-full-passes-h100-2026-11-26.txt).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE,
+          bool FULL = false>
 __global__ void __launch_bounds__(32 * WARPS, MARCH2_MINB)
 march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__ c0,
        S* __restrict__ a1, S* __restrict__ b1, S* __restrict__ c1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int px, int nt, int ylen,
        int ox, int bnx, int src, long long n0) {
     constexpr int W = 32 * V, OW = W - 2 * NT;   // tile width, owned width
+    if (FULL) nt = NT;   // see FULL above
     const int lane = threadIdx.x & 31;
     const int tile = (int)blockIdx.x * WARPS + (int)(threadIdx.x >> 5);
     if (tile * OW >= bnx) return;   // the whole warp

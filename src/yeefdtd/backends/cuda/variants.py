@@ -553,7 +553,7 @@ class March(Variant):
         mask = max(masks, default=0)
         shapes = dict.fromkeys(c[:3] for c in configs)
         out = [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
-        if mode != "3d":   # 2D: each also for passes of all its steps (FULL in march.cu)
+        if mode != "3d" and not mask:   # each also for passes of all its steps (full_passes)
             out += [self.kernel("pass", c, mode, T, ID, CT, mask, full=True) for c in shapes]
         return out
 

@@ -80,7 +80,7 @@ def test_marching_variants_run_2d_grids_with_warp_tiles(mode, name):
     names = v.instances(mode, "float", "id8_t", "true", masks=[0], configs=shapes)
     assert all(n.startswith("march2<") for n in names)
     # without CPML terms each shape twice: for passes of fewer steps and for passes of all
-    # its steps (FULL; with CPML terms it takes more registers: MarchStepper.full_passes)
+    # its steps (FULL; with CPML terms it takes more registers: MarchStepper.full_pass)
     assert len(names) == 2 * len(with_layers) == 2 * len({c[:3] for c in shapes})
     plain, full = names[:len(names) // 2], names[len(names) // 2:]
     assert all(n.endswith(f", {te}>") for n in plain)

@@ -515,8 +515,8 @@ class MarchStepper(CudaStepper):
         #: run it over the pass box as planned now (a later set_field that widens the box
         #: may make others eligible; they keep the tiles of 60, see pass_sectors)
         self._sector_shapes = {c[:3] for c in configs if self._sectors_fit(c)}
-        names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True)
-                  for c in sorted(self._sector_shapes)]
+        names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
+                  for c in sorted(self._sector_shapes) for f in (False, True)]
         return list(dict.fromkeys(names))
 
     def compiled_configs(self) -> list[tuple]:
@@ -594,8 +594,8 @@ class MarchStepper(CudaStepper):
                      full: bool = False) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
         pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
-        of ``mask``; over ``pass_box`` when None; ``full``: 2D, the instance for passes of
-        cfg[0] steps), worked out once per shape and box."""
+        of ``mask``; over ``pass_box`` when None; ``full``: the instance for passes of
+        cfg[0] steps, see full_pass), worked out once per shape and box."""
         key = (cfg, box, mask, full)
         if key not in self._pass_kernels:
             from ...exceptions import KernelError
@@ -619,19 +619,22 @@ class MarchStepper(CudaStepper):
             self._pass_kernels[key] = (fn, grid, block, seg, smem)
         return self._pass_kernels[key]
 
-    @property
-    def full_passes(self) -> bool:
-        """Whether the passes over the grid of all their steps run march2's FULL instance:
-        2D passes without CPML terms. With the y layers' terms it takes 180 registers
-        against 168, and 2 blocks fit an SM instead of 3 (H100, tmz-2d-cpml 8192 float32:
-        244 212 Mcells/s tuned, against 259 028 without FULL)."""
-        return self.model.grid.mode != "3d" and not self.pass_mask()
+    def full_pass(self, cfg: tuple) -> bool:
+        """Whether the passes over the grid with launch shape ``cfg`` that take all its
+        steps run an instance with the steps as a constant (FULL in march.cu, march3v.cu):
+        2D passes without CPML terms, and 3D passes of march3v's whole-sector tiles. With
+        the y layers' terms march2 takes 180 registers against 168, and 2 blocks fit an SM
+        instead of 3 (H100, tmz-2d-cpml 8192 float32: 244 212 Mcells/s tuned, against
+        259 028 without FULL); march3v's tiles of 60 cells ran 3% slower with it."""
+        if self.model.grid.mode == "3d":
+            return self.pass_sectors(cfg)
+        return not self.pass_mask()
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
                      box: tuple | None = None, mask: int = 0) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        full = box is None and nt == cfg[0] and self.full_passes
+        full = box is None and nt == cfg[0] and self.full_pass(cfg)
         fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask, full)
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
@@ -833,7 +836,7 @@ class MarchStepper(CudaStepper):
         ``cfg`` (None: the chosen one)."""
         cp = self._cp
         cfg = cfg or self.configs["pass"]
-        fn = self._pass_kernel(cfg, full=self.full_passes)[0]   # the one the tuner times
+        fn = self._pass_kernel(cfg, full=self.full_pass(cfg))[0]   # the one the tuner times
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs

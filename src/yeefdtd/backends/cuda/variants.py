@@ -500,14 +500,14 @@ class March(Variant):
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False, full=False):
         """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
         march3: blocks per SM from min_blocks, terms inline from inline_axes; march3v with
-        ``sectors``: tiles that write whole sectors, see lane_sectors; 2D march2 with
-        ``full``: for passes of exactly ``cfg[0]`` steps)."""
+        ``sectors``: tiles that write whole sectors, see lane_sectors; march2, and march3v
+        with ``sectors``, with ``full``: for passes of exactly ``cfg[0]`` steps)."""
         nt, a, b = cfg[:3]
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d" and self.lane_pass(cfg, pml):
-            al = ", true" if sectors else ""
+            al = (", true, true" if full else ", true") if sectors else ""
             return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}{al}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)
@@ -553,7 +553,7 @@ class March(Variant):
         mask = max(masks, default=0)
         shapes = dict.fromkeys(c[:3] for c in configs)
         out = [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
-        if mode != "3d" and not mask:   # each also for passes of all its steps (full_passes)
+        if mode != "3d" and not mask:   # also for passes of all steps (MarchStepper.full_pass)
             out += [self.kernel("pass", c, mode, T, ID, CT, mask, full=True) for c in shapes]
         return out
 

@@ -1824,7 +1824,7 @@ __device__ __forceinline__ void row_face(int src, int h, int which, const int (&
 // register cap (H100, tmz-2d 8192 float32, 1000 steps: 4,4,4,125 360 000 -> 371 000
 // Mcells/s, 4,4,4,187 359 000 -> 365 000; docs/perf/tmz-2d-full-passes-h100-2026-11-26.txt).
 // The host uses it for passes without CPML terms only: with the y layers' terms (PML 2)
-// it takes 180 registers against 168 (MarchStepper.full_passes).
+// it takes 180 registers against 168 (MarchStepper.full_pass).
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int WARPS, int PML, bool TE,
           bool FULL = false>
 __global__ void __launch_bounds__(32 * WARPS, MARCH2_MINB)

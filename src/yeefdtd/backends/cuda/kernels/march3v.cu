@@ -192,8 +192,14 @@ __host__ __device__ constexpr int lane_halo() {
     return h;
 }
 
+// FULL: every pass takes NT steps (as march2's FULL: the host launches it for those passes
+// and the instance without it for shorter ones). Used with AL only (MarchStepper.full_pass):
+// H100, 512 float32, 2,64,16,64, 500 steps, the switch compiled in and out in the same
+// rounds (docs/perf/march3v-full-passes-h100-2026-11-26.txt): dipole-cpml (AL) 55 048 /
+// 55 180 -> 56 762 / 56 774 Mcells/s; pec-box (tiles of 60, not AL) 77 793 / 77 786 ->
+// 75 337 / 75 281, 126 registers -> 128.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
-          bool AL = false>
+          bool AL = false, bool FULL = false>
 __global__ void __launch_bounds__(32 * BY, MB)
 march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -239,6 +245,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int zown = om ? z0 : z1;
     const idx_t row = (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
+    if (FULL) nt = NT;   // see FULL above
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 

@@ -930,9 +930,6 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const idx_t column = (idx_t)i + (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     const int key = j * nx + i;
-#ifdef MARCH3_FULL_PASSES   // timing only: every pass taken as NT steps
-    nt = NT;
-#endif
     const int kstart = z0 - nt, kend = z1 + nt - 2;   // iterations s = kstart .. kend
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 

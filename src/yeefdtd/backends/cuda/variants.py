@@ -552,10 +552,12 @@ class March(Variant):
         the one it runs, or every candidate a sweep times), one per (steps, tile)."""
         mask = max(masks, default=0)
         shapes = dict.fromkeys(c[:3] for c in configs)
-        out = [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
-        if mode != "3d" and not mask:   # also for passes of all steps (MarchStepper.full_pass)
-            out += [self.kernel("pass", c, mode, T, ID, CT, mask, full=True) for c in shapes]
-        return out
+        if mode == "3d" or mask:
+            return [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes]
+        # 2D without CPML terms: the instance for passes of all their steps too
+        # (MarchStepper.full_pass); a pass of 1 step never takes fewer, so it has that one only
+        out = [self.kernel("pass", c, mode, T, ID, CT, mask) for c in shapes if c[0] > 1]
+        return out + [self.kernel("pass", c, mode, T, ID, CT, mask, full=True) for c in shapes]
 
     #: blocks the first launch shape (the one grids too small to tune run) gives at least,
     #: where whole columns give fewer: several per SM, so that every SM has work and the last

@@ -119,3 +119,29 @@ def _cpml_scene():
                     sources=[yf.PointSource(component="ez", cell=(20, 18, 22),
                                             waveform=yf.Gaussian(tau=3e-12, t0=6e-12))],
                     run=yf.RunSettings(steps=6, dtype="float32"))
+
+
+@pytest.mark.parametrize("variant", ["fused", "temporal"])
+def test_a_2d_sweep_refines_the_pass_its_full_passes_run(variant, tmp_path, monkeypatch):
+    """A 2D sweep times each shape's instance for passes of all its steps (FULL; a pass of
+    1 step has no other), and the whole-wave refinement after it works out that instance's
+    launch grid and occupancy."""
+    import yeefdtd as yf
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+    from yeefdtd.build.model import build_model
+
+    monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(512, 512), spacing=1e-3),
+                     boundaries="periodic",
+                     sources=[yf.PointSource(component="ez", cell=(256, 256),
+                                             waveform=yf.Gaussian(tau=3e-12, t0=6e-12))],
+                     run=yf.RunSettings(steps=8, dtype="float32"))
+    st = CudaStepper(build_model(scene), "float32", variant=variant, tune=True)
+    assert st.known_configs is None   # swept
+    best = next(c for c in st.variant.configs("pass", st.shape) if c[3])
+    assert st.full_pass(best)
+    assert st.occupancy(best)["blocks_per_sm"] > 0
+    for cfg in st._refinements("pass", best):
+        assert cfg[:3] == best[:3] and cfg[3] > 0
+    st.advance(0, 8)
+    assert np.abs(st.fields()["ez"]).max() > 0

@@ -591,11 +591,14 @@ class MarchStepper(CudaStepper):
         return tuple(cfg[:3]) in self._sector_shapes and self._sectors_fit(cfg)
 
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0,
-                     full: bool = False) -> tuple:
+                     full: bool | None = None) -> tuple:
         """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
         pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
         of ``mask``; over ``pass_box`` when None; ``full``: the instance for passes of
-        cfg[0] steps, see full_pass), worked out once per shape and box."""
+        cfg[0] steps, see full_pass; None: the one a pass of cfg[0] steps runs), worked out
+        once per shape and box."""
+        if full is None:
+            full = box is None and self.full_pass(cfg)
         key = (cfg, box, mask, full)
         if key not in self._pass_kernels:
             from ...exceptions import KernelError
@@ -836,7 +839,7 @@ class MarchStepper(CudaStepper):
         ``cfg`` (None: the chosen one)."""
         cp = self._cp
         cfg = cfg or self.configs["pass"]
-        fn = self._pass_kernel(cfg, full=self.full_pass(cfg))[0]   # the one the tuner times
+        fn = self._pass_kernel(cfg)[0]   # the instance of full passes, which the tuner times
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = self.variant.threads(cfg, self.pass_mask())
         regs = fn.num_regs

@@ -1812,8 +1812,6 @@ __device__ __forceinline__ void row_face(int src, int h, int which, const int (&
     for (int e = 0; e < V; ++e) out[e] += cf1<T, CT>(gtab, crow2<T>(m.get(e)), comp, q) * r[e];
 }
 
-template <int P> struct Par { static constexpr int value = P; };
-
 // Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
 // Blocks per SM the compiler is asked to fit (0: no minimum); -DMARCH2_MINB=n for experiments.
 #ifndef MARCH2_MINB
@@ -1857,14 +1855,14 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
     const int kstart = y0 - nt, kend = y1 + nt - 2;   // iterations s = kstart .. kend
     const S* const fld[3] = {a0, b0, c0};
 
-    T d[2][NT + 1][3][V];   // D[t] by the parity of the iteration that made it
+    T d[NT + 1][3][V];   // D[t]: the row step t did last
     IdPack<ID, V> m[NT + 1];
 #pragma unroll
     for (int t = 0; t <= NT; ++t) {
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
-            for (int e = 0; e < V; ++e) d[0][t][a][e] = d[1][t][a][e] = T(0);
+            for (int e = 0; e < V; ++e) d[t][a][e] = T(0);
 #pragma unroll
         for (int q = 0; q < IdPack<ID, V>::WORDS; ++q) m[t].w[q] = 0u;
     }
@@ -1881,18 +1879,15 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
-            for (int e = 0; e < V; ++e) d[1][0][a][e] = Conv<T, S>::widen(r.f[a][e]);
+            for (int e = 0; e < V; ++e) d[0][a][e] = Conv<T, S>::widen(r.f[a][e]);
         m[0].set(r.m);
         flags[0] = r.flags;
         const int kw1 = wrap_any(kstart + 1, ny);
         load_row<S, ID, V>(next, fld, cid, col, (idx_t)px * kw1, kw1);
     }
-    // Iteration s of parity P writes each step's new row to d[P] and reads the rows of the
-    // iteration before from d[1 - P], so that no row is copied from register to register
-    // (the loop runs two iterations, one of each parity, a turn).
-    const auto iteration = [&](const int s, auto par) {
-        constexpr int P = decltype(par)::value;
+    for (int s = kstart; s <= kend; ++s) {
         // step 0 moves on to row s + 1; the ids move down the pipeline; row s + 2 is requested
+        T old[3][V];   // D[t - 1] at the row before its newest, for step t
 #pragma unroll
         for (int t = NT; t > 0; --t) {
             m[t] = m[t - 1];
@@ -1901,7 +1896,10 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
-            for (int e = 0; e < V; ++e) d[P][0][a][e] = Conv<T, S>::widen(next.f[a][e]);
+            for (int e = 0; e < V; ++e) {
+                old[a][e] = d[0][a][e];
+                d[0][a][e] = Conv<T, S>::widen(next.f[a][e]);
+            }
         m[0].set(next.m);
         flags[0] = next.flags;
         if (s < kend) {
@@ -1910,14 +1908,9 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
+            if (t > nt) break;
             const int k = s - t + 1;
-            if (t > nt || k < kstart) {   // a step not (yet) running keeps its row
-#pragma unroll
-                for (int a = 0; a < 3; ++a)
-#pragma unroll
-                    for (int e = 0; e < V; ++e) d[P][t][a][e] = d[1 - P][t][a][e];
-                continue;
-            }
+            if (k < kstart) break;   // and so for every later step
             const int kw = wrap_any(k, ny);
             const idx_t row = (idx_t)px * kw;
             const long long n = n0 + t - 1;
@@ -1926,9 +1919,6 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             const int fl = flags[t];
             const bool in_y = (PML & 2) && (fl & PLANE_FACE);
             T (&slot)[V][2][2][2] = ring[(k - kstart) % NT];
-            const T (&old)[3][V] = d[1 - P][t - 1];    // D[t - 1] at row k
-            const T (&ahead)[3][V] = d[P][t - 1];     // D[t - 1] at row k + 1
-            const T (&own)[3][V] = d[1 - P][t];       // D[t] at row k - 1
             unsigned own_row = 0u;   // bit e: cell e owned (the y layers' writes)
 #pragma unroll
             for (int e = 0; e < V; ++e) own_row |= (own_x[e] && own_y) ? 1u << e : 0u;
@@ -1940,7 +1930,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow2<T>(m[t].get(e));
-                    const T dezy = ahead[0][e] - old[0][e], dezx = ezx[e] - old[0][e];
+                    const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
                     const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
                     np[e] = upd2(cp.s, old[1][e], cp.d, dezy);
                     nq[e] = upd2(cq.s, old[2][e], cq.d, dezx);
@@ -1954,7 +1944,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 if (in_y) {   // Hx: b-difference along y
                     T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = ahead[0][e] - old[0][e];
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][0][e] - old[0][e];
                     row_face<T, ID, CT, V>(src, 1, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
                 }
@@ -1978,7 +1968,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow2<T>(m[t].get(e));
-                    const T dhyx = nq[e] - hyx[e], dhxy = np[e] - own[1][e];
+                    const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
                     const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
                     nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dhxy, upd2(cb.s, old[0][e], cb.d, dhyx));
                     T r1, r2;
@@ -1991,7 +1981,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 if (in_y) {   // Ez: c-difference along y
                     T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = np[e] - own[1][e];
+                    for (int e = 0; e < V; ++e) dy[e] = np[e] - d[t][1][e];
                     row_face<T, ID, CT, V>(src, 0, 0, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 0, 2, nf);
                 }
@@ -2012,7 +2002,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow2<T>(m[t].get(e));
-                    const T deyx = eyx[e] - old[2][e], dexy = ahead[1][e] - old[1][e];
+                    const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
                     const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
                     nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dexy, upd2(cb.s, old[0][e], cb.d, deyx));
                     T r1, r2;
@@ -2025,7 +2015,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 if (in_y) {   // Hz: c-difference along y
                     T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = ahead[1][e] - old[1][e];
+                    for (int e = 0; e < V; ++e) dy[e] = d[t - 1][1][e] - old[1][e];
                     row_face<T, ID, CT, V>(src, 1, 0, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 0, 2, nf);
                 }
@@ -2045,7 +2035,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
                     const unsigned rb = crow2<T>(m[t].get(e));
-                    const T dhzy = nf[e] - own[0][e], dhzx = nf[e] - hzx[e];
+                    const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
                     const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
                     np[e] = upd2(cp.s, old[1][e], cp.d, dhzy);
                     nq[e] = upd2(cq.s, old[2][e], cq.d, dhzx);
@@ -2059,7 +2049,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 if (in_y) {   // Ex: b-difference along y
                     T dy[V];
 #pragma unroll
-                    for (int e = 0; e < V; ++e) dy[e] = nf[e] - own[0][e];
+                    for (int e = 0; e < V; ++e) dy[e] = nf[e] - d[t][0][e];
                     row_face<T, ID, CT, V>(src, 0, 1, i, kw, ny, px, dy, first, last, own_row,
                                            slot, gtab, m[t], 1, 1, np);
                 }
@@ -2080,7 +2070,8 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
             }
 #pragma unroll
             for (int e = 0; e < V; ++e) {
-                d[P][t][0][e] = nf[e]; d[P][t][1][e] = np[e]; d[P][t][2][e] = nq[e];
+                old[0][e] = d[t][0][e]; old[1][e] = d[t][1][e]; old[2][e] = d[t][2][e];
+                d[t][0][e] = nf[e]; d[t][1][e] = np[e]; d[t][2][e] = nq[e];
             }
             if (own_y && (fl & PLANE_PROBE)) {
 #pragma unroll
@@ -2115,9 +2106,5 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 }
             }
         }
-    };
-    for (int s = kstart; s <= kend; s += 2) {
-        iteration(s, Par<0>());
-        if (s + 1 <= kend) iteration(s + 1, Par<1>());
     }
 }

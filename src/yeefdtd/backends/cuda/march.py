@@ -88,6 +88,7 @@ class MarchStepper(CudaStepper):
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
         self._disjoint: dict = {}       # steps per pass -> pass_disjoint
+        self._full: dict = {}           # pass shape -> full_pass
 
     @property
     def split_cpml(self) -> bool:
@@ -629,16 +630,17 @@ class MarchStepper(CudaStepper):
         the y layers' terms march2 takes 180 registers against 168, and 2 blocks fit an SM
         instead of 3 (H100, tmz-2d-cpml 8192 float32: 244 212 Mcells/s tuned, against
         259 028 without FULL); march3v's tiles of 60 cells ran 3% slower with it."""
-        if self.model.grid.mode == "3d":
-            return self.pass_sectors(cfg)
-        return not self.pass_mask()
+        if cfg not in self._full:   # asked at every pass: worked out once per shape and box
+            self._full[cfg] = (self.pass_sectors(cfg) if self.model.grid.mode == "3d"
+                               else not self.pass_mask())
+        return self._full[cfg]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
                      box: tuple | None = None, mask: int = 0) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        full = box is None and nt == cfg[0] and self.full_pass(cfg)
-        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask, full)
+        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask,
+                                                       None if nt == cfg[0] else False)
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))

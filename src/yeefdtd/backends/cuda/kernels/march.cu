@@ -208,11 +208,16 @@ __device__ __forceinline__ unsigned crow(unsigned id) {
     return id * (unsigned)(NC * 3 * sizeof(T));
 }
 
+// The table's value at byte offset off: from constant memory (CT) or global memory g.
 template <typename T, bool CT>
-__device__ __forceinline__ T cf(const T* __restrict__ g, unsigned rb, int comp, int q) {
-    const unsigned off = rb + (unsigned)((comp * 3 + q) * sizeof(T));
+__device__ __forceinline__ T tab_at(const T* __restrict__ g, unsigned off) {
     if (CT) return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(c_tab) + off);
     return __ldg(reinterpret_cast<const T*>(reinterpret_cast<const char*>(g) + off));
+}
+
+template <typename T, bool CT>
+__device__ __forceinline__ T cf(const T* __restrict__ g, unsigned rb, int comp, int q) {
+    return tab_at<T, CT>(g, rb + (unsigned)((comp * 3 + q) * sizeof(T)));
 }
 
 // march2's table rows (march.py): each of the 3 components' columns as (self, b, self, c),
@@ -252,9 +257,7 @@ __device__ __forceinline__ T upd2(T s, T old, T b, T d) {
 // column q (0, 1 or 2) of component comp alone
 template <typename T, bool CT>
 __device__ __forceinline__ T cf1(const T* __restrict__ g, unsigned rb, int comp, int q) {
-    const unsigned off = rb + (unsigned)((comp * 4 + (q == 2 ? 3 : q)) * sizeof(T));
-    if (CT) return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(c_tab) + off);
-    return __ldg(reinterpret_cast<const T*>(reinterpret_cast<const char*>(g) + off));
+    return tab_at<T, CT>(g, rb + (unsigned)((comp * 4 + (q == 2 ? 3 : q)) * sizeof(T)));
 }
 
 // Whether coordinate s along axis A lies in a CPML face of either half step.

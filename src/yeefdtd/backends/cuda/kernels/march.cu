@@ -738,40 +738,45 @@ struct RowSync {
     static constexpr bool ON = MARCH_ROW_SYNC && MB <= 1 && 32 % BX == 0 &&
                                (BX * BY) % 32 == 0 && WARPS >= 2 && WARPS <= 32;
     static constexpr int G = ON ? WARPS : 1;
-    unsigned bar;      // shared address of the mbarriers: [0, G) E written, [G, 2G) H written
+    // at: shared address of this warp's E mbarrier. The mbarriers: [0, G) E written, [G, 2G)
+    // H written. Taken through a shuffle, so that the compiler keeps it in a register: a
+    // shared variable's address on sm_90 is the CTA's window (S2R SR_CgaCtaId) plus an
+    // offset, which ptxas otherwise computes again at every arrive and wait.
+    unsigned at;
     int g;             // this thread's warp
     unsigned parity;   // of the round (plane and step) in progress
     bool lead;         // lane 0, which signals for its warp
 
     // mem: 2 G words of shared memory; call before the block's first __syncthreads
     __device__ __forceinline__ RowSync(unsigned long long* mem, int tid)
-        : bar((unsigned)__cvta_generic_to_shared(mem)), g(tid >> 5), parity(0u),
-          lead((tid & 31) == 0) {
+        : at(0u), g(tid >> 5), parity(0u), lead((tid & 31) == 0) {
         if constexpr (ON) {
+            const unsigned bar = (unsigned)__cvta_generic_to_shared(mem);
             if (tid < 2 * G)
                 asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * tid)
                              : "memory");
+            at = __shfl_sync(0xffffffffu, bar + 8u * g, 0);
         }
     }
-    __device__ __forceinline__ void arrive(unsigned at) const {
+    __device__ __forceinline__ void arrive(unsigned a) const {
         unsigned long long state;
-        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(at) : "memory");
+        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
         (void)state;
     }
-    __device__ __forceinline__ void wait(unsigned at) const {
+    __device__ __forceinline__ void wait(unsigned a) const {
         asm volatile("{\n"
                      ".reg .pred p;\n"
                      "WAIT:\n"
                      "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
                      "@!p bra WAIT;\n"
-                     "}\n" :: "r"(at), "r"(parity) : "memory");
+                     "}\n" :: "r"(a), "r"(parity) : "memory");
     }
     // E written; H (reading E of the warp above) may start
     __device__ __forceinline__ void before_h() const {
         if constexpr (ON) {
             __syncwarp();
-            if (g > 0 && lead) arrive(bar + 8u * g);
-            if (g < G - 1) wait(bar + 8u * (g + 1));
+            if (g > 0 && lead) arrive(at);
+            if (g < G - 1) wait(at + 8u);
         } else {
             __syncthreads();
         }
@@ -780,8 +785,8 @@ struct RowSync {
     __device__ __forceinline__ void before_e() {
         if constexpr (ON) {
             __syncwarp();
-            if (g < G - 1 && lead) arrive(bar + 8u * (G + g));
-            if (g > 0) wait(bar + 8u * (G + g - 1));
+            if (g < G - 1 && lead) arrive(at + 8u * G);
+            if (g > 0) wait(at + 8u * (G - 1));
             parity ^= 1u;
         } else {
             __syncthreads();

@@ -131,39 +131,47 @@ __device__ __forceinline__ Pack<T, V> sload(const T* p) {
 // H[t][g - 1]) is done; likewise for E. So one parity bit per barrier is enough. The same
 // argument makes the shared planes safe to overwrite, and the E of steps 1 .. NT - 1 read an
 // iteration later is visible behind the wait on E[g + 1].
-template <int BY, int NT, bool ON>
+//
+// at: the shared address of E[g]; H[t][g] is at + 8 t BY. With KEEP it is taken through a
+// shuffle, so that the compiler keeps it in a register: a shared variable's address on sm_90
+// is the CTA's window (S2R SR_CgaCtaId) plus an offset, which ptxas otherwise computes again
+// at every arrive and wait at the register cap, 5 to 8 instructions each. The pass keeps it
+// in its AL instances only (see "lean" at march3v).
+template <int BY, int NT, bool ON, bool KEEP = false>
 struct LaneSync {
-    unsigned bar;   // shared address: E[0 .. BY), then H[t][0 .. BY) for t = 1 .. NT
+    unsigned at;
     int g;
     unsigned par;   // bit 0: E's phase parity, bit t: H[t]'s
     bool lead;
     __device__ __forceinline__ LaneSync(unsigned long long* mem, int ty, int tx)
-        : bar((unsigned)__cvta_generic_to_shared(mem)), g(ty), par(0u), lead(tx == 0) {
+        : at(0u), g(ty), par(0u), lead(tx == 0) {
         if constexpr (ON) {
+            const unsigned bar = (unsigned)__cvta_generic_to_shared(mem);
             const int q = ty * 32 + tx;
             if (q < (NT + 1) * BY)
                 asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * q) : "memory");
+            at = KEEP ? __shfl_sync(0xffffffffu, bar + 8u * ty, 0) : bar + 8u * ty;
         }
     }
-    __device__ __forceinline__ void arrive(unsigned at) const {
+    __device__ __forceinline__ void arrive(unsigned a) const {
         unsigned long long state;
-        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(at) : "memory");
+        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
         (void)state;
     }
-    __device__ __forceinline__ void wait(unsigned at, unsigned parity) const {
+    __device__ __forceinline__ void wait(unsigned a, unsigned parity) const {
         asm volatile("{\n"
                      ".reg .pred p;\n"
                      "WAIT:\n"
                      "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
                      "@!p bra WAIT;\n"
-                     "}\n" :: "r"(at), "r"(parity) : "memory");
+                     "}\n" :: "r"(a), "r"(parity) : "memory");
     }
     // E of step 0 stored; H of step 1 may read the row above
     __device__ __forceinline__ void before_h() {
         if constexpr (ON) {
             __syncwarp();
-            if (g > 0 && lead) arrive(bar + 8u * g);
-            if (g < BY - 1) wait(bar + 8u * (g + 1), par & 1u);
+            if (g > 0 && lead) arrive(at);
+            if (g < BY - 1) wait(at + 8u, par & 1u);
             par ^= 1u;
         } else {
             __syncthreads();
@@ -173,9 +181,9 @@ struct LaneSync {
     __device__ __forceinline__ void before_e(int t) {
         if constexpr (ON) {
             __syncwarp();
-            const unsigned h = bar + 8u * (t * BY);
-            if (g < BY - 1 && lead) arrive(h + 8u * g);
-            if (g > 0) wait(h + 8u * (g - 1), (par >> t) & 1u);
+            const unsigned h = at + 8u * (t * BY);
+            if (g < BY - 1 && lead) arrive(h);
+            if (g > 0) wait(h - 8u, (par >> t) & 1u);
             par ^= 1u << t;
         } else {
             __syncthreads();
@@ -192,6 +200,17 @@ __host__ __device__ constexpr int lane_halo() {
     return h;
 }
 
+// Lean: the AL instances keep the mbarriers' address (LaneSync's KEEP) and the lane's place
+// in the shared planes (shm) in registers, and test a half step's source flag once for the
+// lane's V cells, not once a cell; the others (tiles of 60, as pec-box's) keep the code
+// before, which those ran faster (126 registers against 127-128 with the changes). H100, 512
+// float32, 2,64,16,64, 500 steps (docs/perf/march3v-lean-h100-2026-11-26.txt): dipole-cpml
+// (AL) 57 137 / 57 151 -> 58 250 / 58 164 Mcells/s; pec-box (not AL) with the first two
+// changes 77 757 -> 75 727. Bit for bit the same fields either way. Tried and dropped: plane
+// s + 1's H, ids and flags loaded an iteration later than its E, so that they skip hn[0],
+// mw[0] and fl[0] (126 registers, 10 moves fewer an iteration; dipole-cpml 57 890, pec-box
+// 77 260 against 78 350).
+//
 // FULL: every pass takes NT steps (as march2's FULL: the host launches it for those passes
 // and the instance without it for shorter ones). Used with AL only (MarchStepper.full_pass):
 // H100, 512 float32, 2,64,16,64, 500 steps, the switch compiled in and out in the same
@@ -217,9 +236,14 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
-    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2> sync(sync_words, ty, tx);
+    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);
     const int me = (ty + 1) * W + tx * V;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
+    // the lane's cells in a shared plane p (sh + p SP): lp(sh + p SP). With AL, from the
+    // lane's place in plane 0 kept in a register, as LaneSync's KEEP keeps the mbarriers'
+    T* const shm = !AL ? sh : static_cast<T*>(__cvta_shared_to_generic(__shfl_sync(
+        0xffffffffu, (unsigned)__cvta_generic_to_shared(sh + me), tx)));
+    const auto lp = [&](T* p) { return AL ? shm + (p - sh) : p + me; };
     // AL: the tiles' owned cells start on multiples of 8 cells (32-byte sectors of 4-byte
     // values on rows pitched to 8 cells), the first tile from the one at or before ox
     const int gi = (AL ? ox - (ox & 7) : ox) + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
@@ -315,13 +339,13 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
             T* const sH = sh + (HP + 2 * (t - 1)) * SP;
             if (t == 1) {
-                sstore<T, V>(sE + me, eo[0][0]);
-                sstore<T, V>(sE + SP + me, eo[0][2]);
+                sstore<T, V>(lp(sE), eo[0][0]);
+                sstore<T, V>(lp(sE + SP), eo[0][2]);
                 sync.before_h();
             }
             T h[3][V];
             {
-                const Pack<T, V> exu = sload<T, V>(sE + me + W), ezu = sload<T, V>(sE + SP + me + W);
+                const Pack<T, V> exu = sload<T, V>(lp(sE) + W), ezu = sload<T, V>(lp(sE + SP) + W);
                 const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
                 const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
 #pragma unroll
@@ -337,19 +361,28 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
                                        slot, out, nullptr);
-                    if (flags & PLANE_SRC_H)
+                    if (!AL && (flags & PLANE_SRC_H))
                         sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
                     for (int a = 0; a < 3; ++a) h[a][v] = out[a];
                 }
+                if (AL && (flags & PLANE_SRC_H)) {   // out of the loop: one test per half step
+#pragma unroll
+                    for (int v = 0; v < V; ++v) {
+                        T out[3] = {h[0][v], h[1][v], h[2][v]};
+                        sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) h[a][v] = out[a];
+                    }
+                }
             }
-            sstore<T, V>(sH + me, h[0]);
-            sstore<T, V>(sH + SP + me, h[2]);
+            sstore<T, V>(lp(sH), h[0]);
+            sstore<T, V>(lp(sH + SP), h[2]);
             sync.before_e(t);
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3][V];
             {
-                const Pack<T, V> hxd = sload<T, V>(sH + me - W), hzd = sload<T, V>(sH + SP + me - W);
+                const Pack<T, V> hxd = sload<T, V>(lp(sH) - W), hzd = sload<T, V>(lp(sH + SP) - W);
                 const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
                 const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
 #pragma unroll
@@ -364,16 +397,25 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
                                        slot, out, nullptr);
-                    if (flags & PLANE_SRC_E)
+                    if (!AL && (flags & PLANE_SRC_E))
                         sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
                     for (int a = 0; a < 3; ++a) e[a][v] = out[a];
                 }
+                if (AL && (flags & PLANE_SRC_E)) {   // out of the loop: one test per half step
+#pragma unroll
+                    for (int v = 0; v < V; ++v) {
+                        T out[3] = {e[0][v], e[1][v], e[2][v]};
+                        sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) e[a][v] = out[a];
+                    }
+                }
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
-                sstore<T, V>(eb + me, e[0]);
-                sstore<T, V>(eb + SP + me, e[2]);
+                sstore<T, V>(lp(eb), e[0]);
+                sstore<T, V>(lp(eb + SP), e[2]);
             }
 #pragma unroll
             for (int a = 0; a < 3; ++a)

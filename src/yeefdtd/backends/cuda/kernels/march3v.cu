@@ -74,35 +74,31 @@ struct PlaneV {
     }
 };
 
-// Fields A0 .. A0 + NA - 1 of a lane's V cells of a plane and, with IDS, their ids and the
-// plane's flags (the rest of p is left as it was).
-template <typename S, typename ID, int V, int A0 = 0, int NA = 6, bool IDS = true>
+template <typename S, typename ID, int V>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
                                             const ID* __restrict__ cid, idx_t row, int gi,
                                             int nx, bool vec, int kw) {
     if (vec) {
         const idx_t c = row + gi;
 #pragma unroll
-        for (int a = A0; a < A0 + NA; ++a) {
+        for (int a = 0; a < 6; ++a) {
             const Pack<S, V> x = load<S, V>(fld[a], c);
 #pragma unroll
             for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
         }
-        if (IDS) {
-            p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+        p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
 #pragma unroll
-            for (int v = 1; v < V; ++v) p.m[v] = 0u;
-        }
+        for (int v = 1; v < V; ++v) p.m[v] = 0u;
     } else {
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const idx_t c = row + wrap_any(gi + v, nx);
 #pragma unroll
-            for (int a = A0; a < A0 + NA; ++a) p.f[a][v] = fld[a][c];
-            if (IDS) p.m[v] = cid[c];
+            for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
+            p.m[v] = cid[c];
         }
     }
-    if (IDS) p.flags = c_events.plane_flags[kw];
+    p.flags = c_events.plane_flags[kw];
 }
 
 template <typename ID>
@@ -141,9 +137,6 @@ __device__ __forceinline__ Pack<T, V> sload(const T* p) {
 // is the CTA's window (S2R SR_CgaCtaId) plus an offset, which ptxas otherwise computes again
 // at every arrive and wait at the register cap, 5 to 8 instructions each. The pass keeps it
 // in its AL instances only (see "lean" at march3v).
-#ifndef MARCH3V_SPLIT_ALL
-#define MARCH3V_SPLIT_ALL 0
-#endif
 template <int BY, int NT, bool ON, bool KEEP = false>
 struct LaneSync {
     unsigned at;
@@ -207,13 +200,16 @@ __host__ __device__ constexpr int lane_halo() {
     return h;
 }
 
-// Lean: the AL instances keep the mbarriers' address in a register (LaneSync's KEEP) and
-// test a half step's source flag once for the lane's V cells, not once a cell; the others
-// (tiles of 60, as pec-box's) keep the code before, which those ran faster. H100, 512
-// float32, 2,64,16,64, 500 steps, both switched in and out in the same rounds
-// (docs/perf/march3v-lean-h100-2026-11-26.txt): dipole-cpml (AL) 56 790 -> 57 670 Mcells/s
-// (each alone 57 290 and 57 070); pec-box (not AL, 126 -> 127-128 registers) 77 757 ->
-// 75 727 (each alone about 75 300). Bit for bit the same fields either way.
+// Lean: the AL instances keep the mbarriers' address (LaneSync's KEEP) and the lane's place
+// in the shared planes (shm) in registers, and test a half step's source flag once for the
+// lane's V cells, not once a cell; the others (tiles of 60, as pec-box's) keep the code
+// before, which those ran faster (126 registers against 127-128 with the changes). H100, 512
+// float32, 2,64,16,64, 500 steps (docs/perf/march3v-lean-h100-2026-11-26.txt): dipole-cpml
+// (AL) 57 137 / 57 151 -> 58 250 / 58 164 Mcells/s; pec-box (not AL) with the first two
+// changes 77 757 -> 75 727. Bit for bit the same fields either way. Tried and dropped: plane
+// s + 1's H, ids and flags loaded an iteration later than its E, so that they skip hn[0],
+// mw[0] and fl[0] (126 registers, 10 moves fewer an iteration; dipole-cpml 57 890, pec-box
+// 77 260 against 78 350).
 //
 // FULL: every pass takes NT steps (as march2's FULL: the host launches it for those passes
 // and the instance without it for shorter ones). Used with AL only (MarchStepper.full_pass):
@@ -274,7 +270,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const idx_t row = (idx_t)px * j;
     const idx_t plane = (idx_t)px * py;
     if (FULL) nt = NT;   // see FULL above
-    constexpr bool SPLIT = AL || MARCH3V_SPLIT_ALL;
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 
@@ -291,12 +286,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         fl[t] = 0;
     }
     T slot[3][2][2];   // unused: no CPML terms (curl3's argument)
-    // The planes ahead, loaded an iteration before they are needed: with SPLIT, E of plane
-    // s + 2 (next) and H, the ids and the flags of plane s + 1 (nexth), which are first
-    // needed an iteration later than E (H as ho[0], the ids and flags as mw[1], fl[1]), so
-    // that neither passes through hn[0], mw[0] and fl[0] (6 V + 2 registers and as many
-    // moves an iteration fewer); without it every field of plane s + 2 (next).
-    PlaneV<S, ID, V> next, nexth;
+    PlaneV<S, ID, V> next;
     {
         const int kw = wrap_any(kstart, nz);
         PlaneV<S, ID, V> p;
@@ -310,59 +300,30 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         mw[0] = p.ids();
         fl[0] = p.flags;
-        if (SPLIT) nexth = p;
         const int kw1 = wrap_any(kstart + 1, nz);
-        if (SPLIT)
-            load_planev<S, ID, V, 0, 3, false>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
-        else
-            load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
+        load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
-        if constexpr (SPLIT) {
 #pragma unroll
-            for (int t = NT; t > 1; --t) {
-                mw[t] = mw[t - 1];
-                fl[t] = fl[t - 1];
+        for (int t = NT; t > 0; --t) {
+            mw[t] = mw[t - 1];
+            fl[t] = fl[t - 1];
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                eo[0][a][v] = en[0][a][v];
+                ho[0][a][v] = hn[0][a][v];
+                en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
             }
-            mw[1] = nexth.ids();
-            fl[1] = nexth.flags;
-#pragma unroll
-            for (int a = 0; a < 3; ++a)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    eo[0][a][v] = en[0][a][v];
-                    ho[0][a][v] = Conv<T, S>::widen(nexth.f[a + 3][v]);
-                    en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
-                }
-            if (s < kend) {
-                const int kw2 = wrap_any(s + 2, nz), kw1 = wrap_any(s + 1, nz);
-                load_planev<S, ID, V, 0, 3, false>(next, fld, cid, row + plane * kw2, gi, nx,
-                                                   vec, kw2);
-                load_planev<S, ID, V, 3, 3, true>(nexth, fld, cid, row + plane * kw1, gi, nx,
-                                                  vec, kw1);
-            }
-        } else {
-#pragma unroll
-            for (int t = NT; t > 0; --t) {
-                mw[t] = mw[t - 1];
-                fl[t] = fl[t - 1];
-            }
-#pragma unroll
-            for (int a = 0; a < 3; ++a)
-#pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    eo[0][a][v] = en[0][a][v];
-                    ho[0][a][v] = hn[0][a][v];
-                    en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
-                    hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
-                }
-            mw[0] = next.ids();
-            fl[0] = next.flags;
-            if (s < kend) {
-                const int kw2 = wrap_any(s + 2, nz);
-                load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
-            }
+        mw[0] = next.ids();
+        fl[0] = next.flags;
+        if (s < kend) {
+            const int kw2 = wrap_any(s + 2, nz);
+            load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {

@@ -626,19 +626,13 @@ class MarchStepper(CudaStepper):
     def full_pass(self, cfg: tuple) -> bool:
         """Whether the passes over the grid with launch shape ``cfg`` that take all its
         steps run an instance with the steps as a constant (FULL in march.cu, march3v.cu):
-        2D passes without CPML terms, and 3D passes of march3v's whole-sector tiles whose
-        planes, NT beyond the pass's box on either side, lie inside the grid (that instance
-        does not wrap them). With the y layers' terms march2 takes 180 registers against
-        168, and 2 blocks fit an SM instead of 3 (H100, tmz-2d-cpml 8192 float32: 244 212
-        Mcells/s tuned, against 259 028 without FULL); march3v's tiles of 60 cells ran 3%
-        slower with it."""
+        2D passes without CPML terms, and 3D passes of march3v's whole-sector tiles. With
+        the y layers' terms march2 takes 180 registers against 168, and 2 blocks fit an SM
+        instead of 3 (H100, tmz-2d-cpml 8192 float32: 244 212 Mcells/s tuned, against
+        259 028 without FULL); march3v's tiles of 60 cells ran 3% slower with it."""
         if cfg not in self._full:   # asked at every pass: worked out once per shape and box
-            if self.model.grid.mode == "3d":
-                org, ext = self.pass_box_of(cfg[0])
-                inside = org[2] - cfg[0] >= 0 and org[2] + ext[2] + cfg[0] <= self.shape[2]
-                self._full[cfg] = inside and self.pass_sectors(cfg)
-            else:
-                self._full[cfg] = not self.pass_mask()
+            self._full[cfg] = (self.pass_sectors(cfg) if self.model.grid.mode == "3d"
+                               else not self.pass_mask())
         return self._full[cfg]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
@@ -944,7 +938,6 @@ class MarchStepper(CudaStepper):
                            "z_segment": seg}
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
-                out["tile"]["full_passes"] = self.full_pass(cfg)   # FULL: see full_pass
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:

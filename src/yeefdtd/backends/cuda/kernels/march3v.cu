@@ -137,9 +137,6 @@ __device__ __forceinline__ Pack<T, V> sload(const T* p) {
 // is the CTA's window (S2R SR_CgaCtaId) plus an offset, which ptxas otherwise computes again
 // at every arrive and wait at the register cap, 5 to 8 instructions each. The pass keeps it
 // in its AL instances only (see "lean" at march3v).
-#ifndef MARCH3V_ZWRAP
-#define MARCH3V_ZWRAP 1
-#endif
 template <int BY, int NT, bool ON, bool KEEP = false>
 struct LaneSync {
     unsigned at;
@@ -274,8 +271,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const idx_t plane = (idx_t)px * py;
     if (FULL) nt = NT;   // see FULL above
     const int kstart = z0 - nt, kend = z1 + nt - 2;
-    // the plane k of the grid (FULL: its planes kstart .. kend + 1 lie inside it)
-    const auto zw = [&](int k) { return MARCH3V_ZWRAP && FULL ? k : wrap_any(k, nz); };
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 
     T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
@@ -293,7 +288,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     T slot[3][2][2];   // unused: no CPML terms (curl3's argument)
     PlaneV<S, ID, V> next;
     {
-        const int kw = zw(kstart);
+        const int kw = wrap_any(kstart, nz);
         PlaneV<S, ID, V> p;
         load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
 #pragma unroll
@@ -305,7 +300,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         mw[0] = p.ids();
         fl[0] = p.flags;
-        const int kw1 = zw(kstart + 1);
+        const int kw1 = wrap_any(kstart + 1, nz);
         load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
     __syncthreads();
@@ -327,7 +322,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         mw[0] = next.ids();
         fl[0] = next.flags;
         if (s < kend) {
-            const int kw2 = zw(s + 2);
+            const int kw2 = wrap_any(s + 2, nz);
             load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
 #pragma unroll
@@ -335,7 +330,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             if (t > nt) break;
             const int k = s - t + 1;
             if (k < kstart) continue;
-            const int kw = zw(k);
+            const int kw = wrap_any(k, nz);
             const long long n = n0 + t - 1;
             const bool first = t == 1, last = t == nt;
             const bool own = k >= zown && k < z1;

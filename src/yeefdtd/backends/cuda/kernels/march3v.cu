@@ -136,7 +136,7 @@ __device__ __forceinline__ Pack<T, V> sload(const T* p) {
 // shuffle, so that the compiler keeps it in a register: a shared variable's address on sm_90
 // is the CTA's window (S2R SR_CgaCtaId) plus an offset, which ptxas otherwise computes again
 // at every arrive and wait at the register cap, 5 to 8 instructions each. The pass keeps it
-// in its AL instances only (see "lean" at march3v).
+// in its AL instances only (see "Lean" above march3v).
 template <int BY, int NT, bool ON, bool KEEP = false>
 struct LaneSync {
     unsigned at;

@@ -913,13 +913,6 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     __shared__ unsigned long long sync_words[2 * Rows::G];
     Rows rows(sync_words, ty * BX + tx);
     for (int q = ty * BX + tx; q < Planes::COUNT * SP; q += BX * BY) sh[q] = T(0);   // padding
-    // at(p, o): the thread's cell of shared plane p (sh + a multiple of SP), o values on. In
-    // the instances synced by mbarriers (one block per SM, at the register cap), from the
-    // thread's place in plane 0 taken through a shuffle and so kept in a register, as
-    // RowSync keeps its address
-    T* const shm = !Rows::ON ? sh : static_cast<T*>(__cvta_shared_to_generic(__shfl_sync(
-        0xffffffffu, (unsigned)__cvta_generic_to_shared(sh + me), (ty * BX + tx) & 31)));
-    const auto at = [&](T* p, int o) -> T& { return Rows::ON ? shm[(p - sh) + o] : p[o + me]; };
     const int gi = ox + (int)blockIdx.x * (BX - 2 * NT) + tx - NT;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int i = wrap_any(gi, nx), j = wrap_any(gj, ny);
@@ -1018,37 +1011,37 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             T (&slot)[3][2][2] = ring[(k - kstart) % NT];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
             T* const sex = sh + Planes::e(t - 1, k) * SP;
-            T* const sey = sex + SP;
-            T* const sez = sex + 2 * SP;
+            const T* const sey = sex + SP;
+            const T* const sez = sex + 2 * SP;
             T* const shx = sh + Planes::h(t, k) * SP;
             T* const shy = shx + SP;
             T* const shz = shx + 2 * SP;
             if (!EC || t == 1) {   // (EC: step t - 1 stored it when it computed it)
-                at(sex, 0) = eo[t - 1][0]; at(sex, SP) = eo[t - 1][1]; at(sex, 2 * SP) = eo[t - 1][2];
+                sex[me] = eo[t - 1][0]; sex[SP + me] = eo[t - 1][1]; sex[2 * SP + me] = eo[t - 1][2];
                 rows.before_h();
             }
             if (RS && t > 1) {   // step t - 1's planes k and k + 1, from shared memory
-                T* const eb = sh + Planes::e(t - 1, k + 1) * SP;
-                T* const hb = sh + Planes::h(t - 1, k) * SP;
+                const T* const eb = sh + Planes::e(t - 1, k + 1) * SP;
+                const T* const hb = sh + Planes::h(t - 1, k) * SP;
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
-                    eo[t - 1][a] = at(sex, a * SP);
-                    en[t - 1][a] = at(eb, a * SP);
-                    ho[t - 1][a] = at(hb, a * SP);
+                    eo[t - 1][a] = sex[a * SP + me];
+                    en[t - 1][a] = eb[a * SP + me];
+                    ho[t - 1][a] = hb[a * SP + me];
                 }
             }
             if (RS) {   // this step's H at plane k - 1
-                T* const hb = sh + Planes::h(t, k - 1) * SP;
+                const T* const hb = sh + Planes::h(t, k - 1) * SP;
 #pragma unroll
-                for (int a = 0; a < 3; ++a) hn[t][a] = at(hb, a * SP);
+                for (int a = 0; a < 3; ++a) hn[t][a] = hb[a * SP + me];
             }
             T h[3];
             const unsigned rb = crow<T, 6>(m[t] & 0xffffu);
             if (!TRIM || needed<NT, BY>(true, t, nt, ty, s, kstart)) {
                 const T ex = eo[t - 1][0], ey = eo[t - 1][1], ez = eo[t - 1][2];
-                const T d[3][2] = {{at(sez, SW) - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
-                                   {en[t - 1][0] - ex, at(sez, 1) - ez},     // dEx/dz, dEz/dx
-                                   {at(sey, 1) - ey, at(sex, SW) - ex}};    // dEy/dx, dEx/dy
+                const T d[3][2] = {{sez[me + SW] - ez, en[t - 1][1] - ey},    // dEz/dy, dEy/dz
+                                   {en[t - 1][0] - ex, sez[me + 1] - ez},     // dEx/dz, dEz/dx
+                                   {sey[me + 1] - ey, sex[me + SW] - ex}};    // dEy/dx, dEx/dy
                 curl3<T, S, CT, INL & PML, FA>(gtab, rb, 3, ho[t - 1], d, in_x, in_y, in_z,
                                                src, i, j, kw, ny, px, first, last, own, slot,
                                                h, pf, ff);
@@ -1056,14 +1049,14 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             } else {
                 h[0] = h[1] = h[2] = T(0);
             }
-            at(shx, 0) = h[0]; at(shy, 0) = h[1]; at(shz, 0) = h[2];
+            shx[me] = h[0]; shy[me] = h[1]; shz[me] = h[2];
             rows.before_e();
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3];
             if (!TRIM || needed<NT, BY>(false, t, nt, ty, s, kstart)) {
-                const T d[3][2] = {{h[2] - at(shz, -SW), h[1] - hn[t][1]},    // dHz/dy, dHy/dz
-                                   {h[0] - hn[t][0], h[2] - at(shz, -1)},     // dHx/dz, dHz/dx
-                                   {h[1] - at(shy, -1), h[0] - at(shx, -SW)}};  // dHy/dx, dHx/dy
+                const T d[3][2] = {{h[2] - shz[me - SW], h[1] - hn[t][1]},    // dHz/dy, dHy/dz
+                                   {h[0] - hn[t][0], h[2] - shz[me - 1]},     // dHx/dz, dHz/dx
+                                   {h[1] - shy[me - 1], h[0] - shx[me - SW]}};  // dHy/dx, dHx/dy
                 curl3<T, S, CT, INL & PML, FA>(gtab, rb, 0, eo[t - 1], d, in_x, in_y, in_z,
                                                src, i, j, kw, ny, px, first, last, own, slot,
                                                e, pf, ff);
@@ -1073,7 +1066,7 @@ march3(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
             }
             if (EC && t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + Planes::e(t, k) * SP;
-                at(eb, 0) = e[0]; at(eb, SP) = e[1]; at(eb, 2 * SP) = e[2];
+                eb[me] = e[0]; eb[SP + me] = e[1]; eb[2 * SP + me] = e[2];
             }
             if (PML && first && s < kend) {   // the first step's values at plane s + 1
                 const int kn = wrap_any(s + 1, nz);

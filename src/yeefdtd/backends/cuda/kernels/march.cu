@@ -200,12 +200,12 @@ __constant__ Face c_mfaces[2][2][3][2];
 constexpr int PLANE_SRC_E = 1, PLANE_SRC_H = 2, PLANE_PROBE = 4, PLANE_FACE = 8;
 
 // Coefficients of the marching kernels: one table row per material combination (the ids of
-// every component at a cell; march.py builds them), NC components x 3 columns, so that a
-// cell carries one id and each coefficient is one load at a constant offset from its row.
-// rb: the row's byte offset.
-template <typename T, int NC>
+// every component at a cell; march.py builds them), NC components x NQ columns (3, or 4 in
+// march2's rows of pairs, see cf2), so that a cell carries one id and each coefficient is
+// one load at a constant offset from its row. rb: the row's byte offset.
+template <typename T, int NC, int NQ = 3>
 __device__ __forceinline__ unsigned crow(unsigned id) {
-    return id * (unsigned)(NC * 3 * sizeof(T));
+    return id * (unsigned)(NC * NQ * sizeof(T));
 }
 
 // The table's value at byte offset off: from constant memory (CT) or global memory g.
@@ -229,11 +229,6 @@ struct alignas(2 * sizeof(T)) CPair { T s, d; };
 template <typename T> struct Vec2;
 template <> struct Vec2<float> { typedef float2 type; };
 template <> struct Vec2<double> { typedef double2 type; };
-
-template <typename T>
-__device__ __forceinline__ unsigned crow2(unsigned id) {
-    return id * (unsigned)(12 * sizeof(T));
-}
 
 // (self, column q) of component comp, q = 1 (b) or 2 (c)
 template <typename T, bool CT>
@@ -1817,7 +1812,7 @@ __device__ __forceinline__ void row_face(int src, int h, int which, const int (&
     T r[V];
     pml_row<T, V>(src, h, which, i, kw, ny, px, dy, first, last, own, &slot[0][1][h][which], r);
 #pragma unroll
-    for (int e = 0; e < V; ++e) out[e] += cf1<T, CT>(gtab, crow2<T>(m.get(e)), comp, q) * r[e];
+    for (int e = 0; e < V; ++e) out[e] += cf1<T, CT>(gtab, crow<T, 3, 4>(m.get(e)), comp, q) * r[e];
 }
 
 // Fields (a, b, c): TMz (Ez, Hx, Hy), TEz (Hz, Ex, Ey), columns 0, 1, 2 of the table rows.
@@ -1937,7 +1932,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[0], ezx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow2<T>(m[t].get(e));
+                    const unsigned rb = crow<T, 3, 4>(m[t].get(e));
                     const T dezy = d[t - 1][0][e] - old[0][e], dezx = ezx[e] - old[0][e];
                     const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
                     np[e] = upd2(cp.s, old[1][e], cp.d, dezy);
@@ -1975,7 +1970,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nq, hyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow2<T>(m[t].get(e));
+                    const unsigned rb = crow<T, 3, 4>(m[t].get(e));
                     const T dhyx = nq[e] - hyx[e], dhxy = np[e] - d[t][1][e];
                     const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
                     nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dhxy, upd2(cb.s, old[0][e], cb.d, dhyx));
@@ -2009,7 +2004,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_ahead<T, V>(old[2], eyx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow2<T>(m[t].get(e));
+                    const unsigned rb = crow<T, 3, 4>(m[t].get(e));
                     const T deyx = eyx[e] - old[2][e], dexy = d[t - 1][1][e] - old[1][e];
                     const CPair<T> cb = cf2<T, CT>(gtab, rb, 0, 1);
                     nf[e] = fma(cf1<T, CT>(gtab, rb, 0, 2), dexy, upd2(cb.s, old[0][e], cb.d, deyx));
@@ -2042,7 +2037,7 @@ march2(const S* __restrict__ a0, const S* __restrict__ b0, const S* __restrict__
                 shfl_behind<T, V>(nf, hzx, lane);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    const unsigned rb = crow2<T>(m[t].get(e));
+                    const unsigned rb = crow<T, 3, 4>(m[t].get(e));
                     const T dhzy = nf[e] - d[t][0][e], dhzx = nf[e] - hzx[e];
                     const CPair<T> cp = cf2<T, CT>(gtab, rb, 1, 1), cq = cf2<T, CT>(gtab, rb, 2, 2);
                     np[e] = upd2(cp.s, old[1][e], cp.d, dhzy);

@@ -107,6 +107,20 @@ __device__ __forceinline__ unsigned id_of(unsigned w, int v) {
     return (w >> (B * v)) & ((1u << B) - 1u);
 }
 
+// The sources of kind K (0 E, 1 H) at plane kw added to a lane's V cells f[component][v]
+// (row: j nx, the cells' first key; gi: the first cell's x, wrapped here).
+template <typename T, typename S, int K, int V>
+__device__ __forceinline__ void lane_sources(int kw, int row, int gi, int nx, long long n,
+                                             T (&f)[3][V]) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+        T c[3] = {f[0][v], f[1][v], f[2][v]};
+        sources3<T, S, K>(kw, row + wrap_any(gi + v, nx), n, c);
+#pragma unroll
+        for (int a = 0; a < 3; ++a) f[a][v] = c[a];
+    }
+}
+
 template <typename T, int V>
 __device__ __forceinline__ void sstore(T* p, const T (&x)[V]) {
     Pack<T, V> q;
@@ -366,15 +380,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 #pragma unroll
                     for (int a = 0; a < 3; ++a) h[a][v] = out[a];
                 }
-                if (AL && (flags & PLANE_SRC_H)) {   // out of the loop: one test per half step
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        T out[3] = {h[0][v], h[1][v], h[2][v]};
-                        sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
-#pragma unroll
-                        for (int a = 0; a < 3; ++a) h[a][v] = out[a];
-                    }
-                }
+                if (AL && (flags & PLANE_SRC_H))   // out of the loop: one test per half step
+                    lane_sources<T, S, 1, V>(kw, j * nx, gi, nx, n, h);
             }
             sstore<T, V>(lp(sH), h[0]);
             sstore<T, V>(lp(sH + SP), h[2]);
@@ -402,15 +409,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 #pragma unroll
                     for (int a = 0; a < 3; ++a) e[a][v] = out[a];
                 }
-                if (AL && (flags & PLANE_SRC_E)) {   // out of the loop: one test per half step
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        T out[3] = {e[0][v], e[1][v], e[2][v]};
-                        sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
-#pragma unroll
-                        for (int a = 0; a < 3; ++a) e[a][v] = out[a];
-                    }
-                }
+                if (AL && (flags & PLANE_SRC_E))   // out of the loop: one test per half step
+                    lane_sources<T, S, 0, V>(kw, j * nx, gi, nx, n, e);
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
                 T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;

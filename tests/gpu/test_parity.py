@@ -309,28 +309,6 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert_same_bits(lanes, ref)
 
 
-@pytest.mark.parametrize("case", [0, 1, 2])
-@pytest.mark.parametrize("cfg", [(1, 64, 16, 0), (1, 64, 7, 64), (1, 64, 8, 5)], ids=str)
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_fused_lane_pass_bits(cfg, case, dtype, monkeypatch):
-    """3D 'fused' with $YEEFDTD_FUSED=lanes runs march3v one step a pass on tiles 64 cells
-    wide: bit for bit the fields and probes of march3 at one step a pass (32 x 12 threads,
-    $YEEFDTD_FUSED=block), both with the CPML layers in boxes beside the pass."""
-    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
-           "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
-    scene = random_scene("3d", 10 + case, BOUNDARIES_3D[case] if case < 2 else odd)
-    runs = []
-    for c, env in (((1, 32, 12, 0), "block"), (cfg, "lanes")):
-        monkeypatch.setenv("YEEFDTD_FUSED", env)
-        runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
-                           progress=False,
-                           stepper_options={"variant": "fused", "launch": {"pass": c}}))
-    ref, lanes = runs
-    assert lanes.stats["launch"]["pass"] == list(cfg)
-    assert lanes.stats["tile"]["cells_per_thread"] == 2
-    assert_same_bits(lanes, ref)
-
-
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
 def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):

@@ -61,9 +61,9 @@ def integers(name: str, count: int, lo: int, hi: int) -> tuple[int, ...] | None:
 
 
 def fused_kernel() -> str | None:
-    """$YEEFDTD_FUSED: another 3D 'fused' kernel than the default (see March.staged,
-    March.aligned and March.lanes in variants.py)."""
-    return choice("YEEFDTD_FUSED", ("block", "overlap", "aligned", "lanes"))
+    """$YEEFDTD_FUSED: another 3D 'fused' kernel than the default (see March.staged and
+    March.aligned in variants.py)."""
+    return choice("YEEFDTD_FUSED", ("block", "overlap", "aligned"))
 
 
 #: where the marching variants may update the CPML layers (see march.cpml_mode)

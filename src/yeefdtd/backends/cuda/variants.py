@@ -302,18 +302,8 @@ class March(Variant):
         dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
-        if self.mode != "3d" or pml or cfg[1] != self.LANE_WIDTH or not self.single:
-            return False
-        return cfg[0] == 2 if self.name == "temporal" else cfg[0] == 1 and self.lanes
-
-    @property
-    def lanes(self) -> bool:
-        """Whether 3D passes may run march3v: 'temporal', and 'fused' with
-        $YEEFDTD_FUSED=lanes (one step a pass, the CPML layers in boxes beside it)."""
-        from .experiments import fused_kernel
-
-        return self.mode == "3d" and self.single and (
-            self.name == "temporal" or fused_kernel() == "lanes")
+        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
+                and cfg[1] == self.LANE_WIDTH and self.single)
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128
@@ -416,7 +406,7 @@ class March(Variant):
         (dipole-cpml: 28.3 against 27.8, from slab3)."""
         if self.mode == "3d" and self.staged and (self.x_layers or self.aligned):
             return _ceil(shape[0], self.ROW_CELLS) * self.ROW_CELLS, shape[1]
-        if self.lanes:
+        if self.mode == "3d" and self.name == "temporal" and self.single:
             # march3v reads and writes a lane's 2 cells as one access: even pitches keep
             # them aligned on every row (lanes whose first cell is odd go cell by cell);
             # over 4-byte values, rows of SECTOR_CELLS let its tiles write whole sectors
@@ -455,8 +445,7 @@ class March(Variant):
         """Whether passes run march3f (3D 'fused': staged loads, one barrier per plane)."""
         from .experiments import fused_kernel
 
-        return self.mode == "3d" and self.name == "fused" and \
-            fused_kernel() not in ("block", "lanes")
+        return self.mode == "3d" and self.name == "fused" and fused_kernel() != "block"
 
     @property
     def aligned(self) -> bool:
@@ -486,7 +475,7 @@ class March(Variant):
             return ""
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
         lanes = f" rows={self.lane_pitch} sectors={lane_sectors() or ''}" \
-            if self.lanes else ""
+            if self.name == "temporal" and self.single else ""
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

@@ -302,16 +302,8 @@ class March(Variant):
         dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
-        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] in (2, 3)
+        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
                 and cfg[1] == self.LANE_WIDTH and self.single)
-
-    def lane_shared(self, cfg, T: str) -> int:
-        """Dynamic shared bytes of march3v's pass with launch shape ``cfg``: its shared
-        planes where they and the mbarriers take over 48 kB (march3v.cu, DYN), else 0."""
-        nt, by = cfg[0], cfg[2]
-        size = {"float": 4, "double": 8}[T]
-        planes = (2 + 4 * (nt - 1) + 2 * nt) * self.LANE_WIDTH * (by + 2) * size
-        return planes if planes + (nt + 1) * by * 8 > 48 * 1024 else 0
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128
@@ -496,8 +488,6 @@ class March(Variant):
         fields of the padded tile and an id per thread (values under 4 bytes held in a 4-byte
         word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
         type."""
-        if self.lane_pass(cfg, pml):
-            return self.lane_shared(cfg, T)
         if not self.staged:
             return 0
         a, b = cfg[1], cfg[2]

@@ -247,12 +247,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
-    // planes that with the mbarriers take over 48 kB (3 steps a pass and more) in dynamic
-    // shared memory, which the host sizes (March.lane_shared); the others static
-    constexpr bool DYN = NPL * SP * sizeof(T) + (NT + 1) * BY * 8 > 48 * 1024;
-    __shared__ __align__(16) T sh_static[DYN ? 1 : NPL * SP];
-    extern __shared__ __align__(16) unsigned char sh_dynamic[];
-    T* const sh = DYN ? reinterpret_cast<T*>(sh_dynamic) : sh_static;
+    __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
     LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);

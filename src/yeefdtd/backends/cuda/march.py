@@ -357,9 +357,7 @@ class MarchStepper(CudaStepper):
         # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'
         # at 512 with segments of 64: 144 blocks for 132 SMs; dipole-cpml 7.1 ms a step,
         # with segments of 16 6.0, of 8 5.9)
-        import os
-        seg = int(os.environ.get("YEEFDTD_BOX_SEG", "16"))
-        return (nt, side, other, seg) if axis == 0 else (nt, other, side, seg)
+        return (nt, side, other, 16) if axis == 0 else (nt, other, side, 16)
 
     #: 2D: rows per segment of the boxes around the x layers. Their rows wait on the
     #: auxiliary values' loads, so the shorter the segment the sooner the boxes are done,

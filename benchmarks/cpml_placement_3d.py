@@ -7,6 +7,7 @@ in the boxes beside it and in the slab kernels (each timed alone, over 20 passes
 
     python3 benchmarks/cpml_placement_3d.py --launch 2,32,12,64 --faces none z y x all
     python3 benchmarks/cpml_placement_3d.py --variant fused --place slabs --faces all
+    python3 benchmarks/cpml_placement_3d.py --launch 2,64,16,64 --faces all --per-box
 """
 
 from __future__ import annotations
@@ -60,6 +61,31 @@ def per_kind(st) -> tuple[float, float, float]:
     return tuple(t / (PASSES * nt) for t in spent)
 
 
+def per_box(st) -> list[tuple]:
+    """(origin, extent, launch shape, CPML axes mask, registers, milliseconds a step) of each
+    CPML box beside the pass, each timed alone over PASSES launches (the fields it writes
+    come out wrong: timing only)."""
+    import cupy as cp
+
+    cfg = st.configs["pass"]
+    nt = cfg[0]
+    out = []
+    launches = st._box_launches(cfg, nt, WARMUP, st._src, st._f, st._g)
+    for (bcfg, (org, ext), mask), launch in zip(st._box_plan[cfg], launches, strict=True):
+        fn, grid, block, args, smem = launch
+        ev = [cp.cuda.Event(), cp.cuda.Event()]
+        with st._stream:
+            fn(grid, block, args, shared_mem=smem)   # warm
+            ev[0].record(st._stream)
+            for _ in range(PASSES):
+                fn(grid, block, args, shared_mem=smem)
+            ev[1].record(st._stream)
+        ev[1].synchronize()
+        ms = cp.cuda.get_elapsed_time(ev[0], ev[1]) / (PASSES * nt)
+        out.append((org, ext, bcfg, mask, fn.num_regs, grid, ms))
+    return out
+
+
 def main() -> None:
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
@@ -72,6 +98,8 @@ def main() -> None:
                    default=["boxes"])
     p.add_argument("--launch", type=launch_shape,
                    help="steps,BX,BY,planes of the pass (default: tuned)")
+    p.add_argument("--per-box", action="store_true",
+                   help="also time each CPML box alone (placements with boxes)")
     a = p.parse_args()
     launch = {"pass": a.launch} if a.launch else None
     if a.variant == "temporal" and "slabs" in a.place:
@@ -91,6 +119,12 @@ def main() -> None:
             print(f"{place:7s} {faces:5s} {st.configs['pass']!s:18s} {rate:9.0f} "
                   f"{occ['registers']:4d} {occ['blocks_per_sm']:9d} {tp:15.3f} {tb:6.3f} "
                   f"{ts:6.3f}", flush=True)
+            if a.per_box and st._box_launches(st.configs["pass"], st.configs["pass"][0],
+                                              WARMUP, st._src, st._f, st._g):
+                for org, ext, bcfg, mask, regs, grid, ms in per_box(st):
+                    axes = "".join(c for q, c in enumerate("xyz") if mask >> q & 1)
+                    print(f"    box at {org} extent {ext} terms {axes:3s} launch {bcfg} "
+                          f"grid {grid} {regs} regs: {ms:.3f} ms a step", flush=True)
             del st
 
 

@@ -351,11 +351,6 @@ class MarchStepper(CudaStepper):
             return (nt, v, 1, self.BOX_ROWS_2D)
         if axis == 2:
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
-        import os
-        xb = os.environ.get("YEEFDTD_XBOX")
-        if axis == 0 and xb:
-            a, b = map(int, xb.split(","))
-            return (nt, a, b, 16)
         sides = (16, 32, 64) if axis == 0 else (8, 16)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
         other = max(512 // side, 2 * nt + 2)

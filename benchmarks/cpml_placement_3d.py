@@ -62,9 +62,9 @@ def per_kind(st) -> tuple[float, float, float]:
 
 
 def per_box(st) -> list[tuple]:
-    """(origin, extent, launch shape, CPML axes mask, registers, milliseconds a step) of each
-    CPML box beside the pass, each timed alone over PASSES launches (the fields it writes
-    come out wrong: timing only)."""
+    """(origin, extent, launch shape, CPML axes mask, registers, grid, milliseconds a step)
+    of each CPML box beside the pass, each timed alone over PASSES launches of the same
+    pass's box (timing only: the run's fields are not kept)."""
     import cupy as cp
 
     cfg = st.configs["pass"]

@@ -212,6 +212,7 @@ def environment() -> dict:
     import numpy as np
 
     from . import __version__
+    from .backends.cuda.stepper import device_feed
 
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
@@ -224,7 +225,8 @@ def environment() -> dict:
         sha = "unknown"
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": name, "memory_gib": props["totalGlobalMem"] / 2**30,
-            "sms": props["multiProcessorCount"], "cupy": cp.__version__,
+            "sms": props["multiProcessorCount"], "memory_feed": device_feed(),
+            "cupy": cp.__version__,
             "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
             "driver": cp.cuda.runtime.driverGetVersion(), "numpy": np.__version__,
             "python": platform.python_version(), "yeefdtd": __version__, "git": sha}

@@ -284,9 +284,10 @@ def _cmd_bench(args) -> int:
 
     env = environment()
     copy_bw = copy_bandwidth()
-    print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs; copy bandwidth "
-          f"{copy_bw / 1e9:.0f} GB/s (read + write); yeefdtd {env['yeefdtd']} ({env['git']}), "
-          f"CuPy {env['cupy']}, {env['date']}", flush=True)
+    feed = f", memory {env['memory_feed']:.1f} B per SM cycle" if env["memory_feed"] else ""
+    print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs{feed}; copy "
+          f"bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); yeefdtd {env['yeefdtd']} "
+          f"({env['git']}), CuPy {env['cupy']}, {env['date']}", flush=True)
     if args.scene:
         print(HEADER, flush=True)
         cases = [(args.scene, sc.grid.cells[0], v, d)

@@ -648,3 +648,20 @@ def test_auto_runs_the_fastest_variant_for_the_mode_and_dtype(mode, dtype, expec
     assert got.stats["variant"] == expect
     own = rel_l2(r32.fields, r64.fields) if dtype == "float32" else reference16(mode, 0)[1]
     assert rel_l2(got.fields, r64.fields) <= 3 * own
+
+
+def test_auto_with_16_bit_storage_in_3d_follows_the_cards_memory_feed(monkeypatch):
+    """On a card whose memory feeds its SMs AUTO_FEED_16 bytes a cycle or more (an H200,
+    not an H100 SXM), 'auto' runs 3D float16 on 'indexed' at every size; below it,
+    'temporal' on large grids. The feed is read from the device's attributes."""
+    from yeefdtd.backends.cuda import variants
+    from yeefdtd.backends.cuda.stepper import device_feed
+
+    feed = device_feed()
+    assert feed is not None and 2.0 < feed < 100.0
+    scene, r64, _ = reference("3d", 0)
+    monkeypatch.setattr(variants, "AUTO_MIN_CELLS_16",
+                        dict.fromkeys(variants.AUTO_MIN_CELLS_16, 0))
+    got = yf.run(scene, backend="cuda", dtype="float16", keep_fields=True, progress=False)
+    assert got.stats["variant"] == ("indexed" if feed >= variants.AUTO_FEED_16 else "temporal")
+    assert rel_l2(got.fields, r64.fields) <= 3 * reference16("3d", 0)[1]

@@ -623,7 +623,30 @@ def _resolve_variant(model: Model, dtype: str, variant: str | None) -> tuple[str
         free += int(cp.get_default_memory_pool().free_bytes())
     except Exception:   # no device here: the constructor says so
         free = None
-    return default_variant(g.mode, dtype, g.num_cells, bool(model.slabs), field_bytes, free)
+    return default_variant(g.mode, dtype, g.num_cells, bool(model.slabs), field_bytes, free,
+                           device_feed())
+
+
+#: CUDA device attributes (cudaDeviceAttr): SM clock (kHz), SM count, memory clock (kHz),
+#: memory bus width (bits)
+_ATTR_CLOCK, _ATTR_SMS, _ATTR_MEM_CLOCK, _ATTR_BUS = 13, 16, 36, 37
+
+
+def device_feed() -> float | None:
+    """The current device's peak memory bandwidth in bytes per SM clock cycle (double data
+    rate: 2 x memory clock x bus width, over SMs x SM clock), or None where the device or
+    an attribute cannot be read (then 'auto' decides without it)."""
+    try:
+        import cupy as cp
+
+        dev = cp.cuda.Device().id
+        clock, sms, mem, bus = (cp.cuda.runtime.deviceGetAttribute(a, dev) for a in
+                                (_ATTR_CLOCK, _ATTR_SMS, _ATTR_MEM_CLOCK, _ATTR_BUS))
+    except Exception:
+        return None
+    if min(clock, sms, mem, bus) <= 0:
+        return None
+    return 2.0 * mem * (bus / 8) / (sms * clock)
 
 
 _MAXABS = {}

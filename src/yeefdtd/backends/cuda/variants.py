@@ -710,25 +710,38 @@ AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
 #: 51 373 / 53 103, 448 53 658 / 54 973, 512 55 105 / 59 267 (below 384 not measured: the
 #: float32 threshold, which 384^3 passes, is kept)
 AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20}
+#: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
+#: cycle or more (peak, from the memory clock and bus width; see device_feed): 'indexed',
+#: bound by memory, outruns 'temporal', bound by instruction issue, at every size measured.
+#: An H100 SXM feeds 12.7 (3.35 TB/s to 132 SMs at 1.98 GHz): dipole-cpml 512 float16
+#: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds 18.8 (4.9
+#: TB/s): 'indexed' 70 086 against 'temporal' 60 729 (c6732eb) and 60 908 (b3e0dda); the
+#: threshold lies between them. float32 is not affected ('temporal' 59 765 against
+#: 'indexed' 43 226 there), nor 2D (tmz-2d float16: 'temporal' 394 554 against 200 792).
+AUTO_FEED_16 = 15.5
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     cpml: bool = False, field_bytes: int = 0,
-                    free_bytes: int | None = None) -> tuple[str, str | None]:
-    """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on
-    grids of AUTO_MIN_CELLS or more (3D with 16-bit storage: AUTO_MIN_CELLS_16), 'indexed'
-    otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79, 300-1000
-    steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0; dipole-cpml
-    384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1 against 20.9;
-    since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit storage
-    in 3D 'indexed' stayed the choice until a94b544 (H100, dipole-cpml 512 float16: at
-    f29dce0 55.1 Gcells/s against 51.8 for 'temporal', at faac89a 55.1 against 55.7, level;
-    at a94b544 55.1 against 59.3, pec-box 70.2 against 81.4). The marching variants keep
-    two sets of fields (``field_bytes`` each); where they would take more than
-    AUTO_MEMORY_SHARE of ``free_bytes``, 'indexed' runs instead."""
+                    free_bytes: int | None = None,
+                    feed: float | None = None) -> tuple[str, str | None]:
+    """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
+    AUTO_MIN_CELLS or more (3D with 16-bit storage: AUTO_MIN_CELLS_16, and never where the
+    card's ``feed``, its memory's peak bytes per SM clock cycle, is AUTO_FEED_16 or more),
+    'indexed' otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79,
+    300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
+    dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1
+    against 20.9; since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit
+    storage in 3D 'indexed' stayed the choice until a94b544 (H100, dipole-cpml 512 float16: at
+    f29dce0 55.1 Gcells/s against 51.8 for 'temporal', at faac89a 55.1 against 55.7, level; at
+    a94b544 55.1 against 59.3, pec-box 70.2 against 81.4). The marching variants keep two sets
+    of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
+    ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
     table = AUTO_MIN_CELLS_16 if grid == "3d" and dtype in STORAGE16 else AUTO_MIN_CELLS
     if cells < table[grid, bool(cpml)]:
+        return "indexed", None
+    if table is AUTO_MIN_CELLS_16 and feed is not None and feed >= AUTO_FEED_16:
         return "indexed", None
     best = "temporal"
     if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:

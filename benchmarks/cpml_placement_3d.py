@@ -22,7 +22,8 @@ from yeefdtd.build.model import build_model
 from yeefdtd.description import Cpml
 
 FACES = {"none": (), "z": ("z_min", "z_max"), "y": ("y_min", "y_max"),
-         "x": ("x_min", "x_max"),
+         "x": ("x_min", "x_max"), "xy": ("x_min", "x_max", "y_min", "y_max"),
+         "xz": ("x_min", "x_max", "z_min", "z_max"), "yz": ("y_min", "y_max", "z_min", "z_max"),
          "all": ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")}
 PASSES = 20   # passes timed launch kind by launch kind
 

@@ -713,11 +713,13 @@ AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20}
 #: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
 #: cycle or more (peak, from the memory clock and bus width; see device_feed): 'indexed',
 #: bound by memory, outruns 'temporal', bound by instruction issue, at every size measured.
-#: An H100 SXM feeds 12.7 (3.35 TB/s to 132 SMs at 1.98 GHz): dipole-cpml 512 float16
-#: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds 18.8 (4.9
-#: TB/s): 'indexed' 70 086 against 'temporal' 60 729 (c6732eb) and 60 908 (b3e0dda); the
-#: threshold lies between them. float32 is not affected ('temporal' 59 765 against
-#: 'indexed' 43 226 there), nor 2D (tmz-2d float16: 'temporal' 394 554 against 200 792).
+#: An H100 SXM feeds 12.8 (read from one: memory clock 2619 MHz, 5120 bits, 132 SMs at
+#: 1980 MHz; docs/perf/cpml-face-sets-h100-2026-11-26.txt): dipole-cpml 512 float16
+#: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds about 18.4
+#: (its published 4.8 TB/s to the same 132 SMs): 'indexed' 70 086 against 'temporal'
+#: 60 729 (c6732eb) and 60 908 (b3e0dda); the threshold lies between them. Not float32
+#: ('temporal' 59 765 against 'indexed' 43 226 there), nor 2D (tmz-2d float16: 'temporal'
+#: 394 554 against 200 792).
 AUTO_FEED_16 = 15.5
 
 

@@ -146,6 +146,8 @@ class MarchStepper(CudaStepper):
         the x layers are in boxes)."""
         if self.cpml_mode == "xboxes":
             return self.layer_mask() & ~1
+        if self.cpml_mode == "zpass":
+            return self.layer_mask() & 4
         return 0 if self.split_cpml else self.layer_mask()
 
     def _slab_boxes(self) -> dict[str, list[tuple[int, ...]]]:
@@ -227,10 +229,11 @@ class MarchStepper(CudaStepper):
         if nt in self._pass_boxes:
             return self._pass_boxes[nt]
         org, ext = self.pass_box
-        if self.cpml_mode in ("boxes", "xboxes") and self.model.grid.mode == "3d":
+        if self.cpml_mode in ("boxes", "xboxes", "zpass") and self.model.grid.mode == "3d":
             lo_, hi_ = list(org), [o + e for o, e in zip(org, ext, strict=True)]
+            cut = {"boxes": 3, "zpass": 2, "xboxes": 1}[self.cpml_mode]   # the axes in boxes
             for b, ends in enumerate(self.layer_ends(nt)):
-                if ends is not None and (b == 0 or self.cpml_mode == "boxes"):
+                if ends is not None and b < cut:
                     lo_[b], hi_[b] = max(lo_[b], ends[0]), min(hi_[b], ends[1])
             if self.variant.aligned_for(self.pass_mask()):   # aligned tiles: see _pass_box
                 lo_[0] -= lo_[0] % self.variant.ROW_CELLS
@@ -244,11 +247,12 @@ class MarchStepper(CudaStepper):
         unaligned tiles (aligned ones start on a multiple of ROW_CELLS, inside the x
         boxes), where every axis with boxes has its spans at the grid's ends."""
         if nt not in self._disjoint:
-            out = self.model.grid.mode == "3d" and self.cpml_mode in ("boxes", "xboxes") and \
+            out = self.model.grid.mode == "3d" and \
+                self.cpml_mode in ("boxes", "xboxes", "zpass") and \
                 not self.variant.aligned_for(self.pass_mask())
             if out:
                 ends = self.layer_ends(nt)
-                axes = (0,) if self.cpml_mode == "xboxes" else (0, 1, 2)
+                axes = {"xboxes": (0,), "zpass": (0, 1)}.get(self.cpml_mode, (0, 1, 2))
                 out = all(ends[b] is not None for b in axes if self.layer_mask() >> b & 1)
             self._disjoint[nt] = out
         return self._disjoint[nt]
@@ -303,7 +307,7 @@ class MarchStepper(CudaStepper):
         spans = [(a, lo, hi) for a, lo, hi in self.layer_spans(nt)
                  if self.cpml_mode != "xboxes" or a == 0]   # xboxes: the pass applies y, z
         ends = self.layer_ends(nt)
-        if self.cpml_mode != "boxes" or self.model.grid.mode != "3d" or \
+        if self.cpml_mode not in ("boxes", "zpass") or self.model.grid.mode != "3d" or \
                 any(e is None for b, e in enumerate(ends) if full >> b & 1):
             out = []
             for a, lo, hi in spans:
@@ -324,8 +328,8 @@ class MarchStepper(CudaStepper):
         out = []
         for axes, mask in (((0,), 1), ((1,), 2), ((2,), 4), ((0, 1), full),
                            ((0, 2), 5), ((1, 2), 6)):
-            if any(end[b] is None for b in axes):
-                continue
+            if any(end[b] is None for b in axes) or (self.cpml_mode == "zpass" and mask == 4):
+                continue   # (zpass: the pass applies the z faces' terms)
             box = [end[b] if b in axes else mid[b] for b in range(3)]
             if axes == (0, 1):
                 box[2] = (0, self.shape[2])   # with the corners
@@ -368,7 +372,7 @@ class MarchStepper(CudaStepper):
     def _box_configs(self) -> list[tuple]:
         """(launch shape, CPML mask) of the CPML kernels, over every pass shape the module
         holds (compiled_configs)."""
-        if self.cpml_mode not in ("boxes", "xboxes"):
+        if self.cpml_mode not in ("boxes", "xboxes", "zpass"):
             return []
         out = []
         for cfg in self.compiled_configs():
@@ -667,7 +671,7 @@ class MarchStepper(CudaStepper):
         """The CPML kernel over each box after a pass of ``nt`` steps without the CPML
         terms (same source and destination sets: it reads only the source set, so its
         result does not depend on the pass's, which it replaces in the box)."""
-        if self.cpml_mode not in ("boxes", "xboxes"):
+        if self.cpml_mode not in ("boxes", "xboxes", "zpass"):
             return []
         if cfg not in self._box_plan:   # planned once per pass shape, not at every pass
             self._box_plan[cfg] = [(self.box_config(cfg, a, ext), (org, ext), mask)
@@ -831,7 +835,7 @@ class MarchStepper(CudaStepper):
         else:
             boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
             out += boxed * (9 * size + ids) / g.num_cells
-        if self.cpml_mode in ("boxes", "xboxes"):
+        if self.cpml_mode in ("boxes", "xboxes", "zpass"):
             cells = sum(e[0] * e[1] * e[2] for _, e, _, _ in self.march_boxes(steps))
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
         return out
@@ -921,8 +925,9 @@ class MarchStepper(CudaStepper):
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
                            "xboxes": "x layers beside the pass (boxes), the others in it",
                            "slabm": "beside the pass (slab3m)",
+                           "zpass": "z layers in the pass, the others beside it (boxes)",
                            "inpass": "in the pass"}[self.cpml_mode]
-            if self.cpml_mode in ("boxes", "xboxes"):
+            if self.cpml_mode in ("boxes", "xboxes", "zpass"):
                 out["cpml_boxes"] = [
                     {"origin": list(o), "extent": list(e),
                      "threads": list(self.box_config(cfg, a, e)[1:3]),
@@ -975,6 +980,9 @@ def cpml_mode(variant, layers: bool) -> str:
     if flat and place not in ("xboxes", "inpass"):
         raise SetupError(f"$YEEFDTD_CPML: {place!r} is for 3D grids; in 2D set it to xboxes "
                          "or inpass, or unset it")
+    if place == "zpass" and variant.staged:
+        raise SetupError("$YEEFDTD_CPML: 'zpass' is for 3D 'temporal'; for 'fused' set it to "
+                         "slabs, slabm, boxes, xboxes or inpass, or unset it")
     if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
                          f"only; for {variant.name!r} set it to boxes, xboxes or inpass, or "

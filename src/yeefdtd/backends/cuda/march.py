@@ -146,8 +146,6 @@ class MarchStepper(CudaStepper):
         the x layers are in boxes)."""
         if self.cpml_mode == "xboxes":
             return self.layer_mask() & ~1
-        if self.cpml_mode == "zpass":
-            return self.layer_mask() & 4
         return 0 if self.split_cpml else self.layer_mask()
 
     def _slab_boxes(self) -> dict[str, list[tuple[int, ...]]]:
@@ -231,7 +229,7 @@ class MarchStepper(CudaStepper):
         org, ext = self.pass_box
         if self.cpml_mode in ("boxes", "xboxes", "zpass") and self.model.grid.mode == "3d":
             lo_, hi_ = list(org), [o + e for o, e in zip(org, ext, strict=True)]
-            cut = {"boxes": 3, "zpass": 2, "xboxes": 1}[self.cpml_mode]   # the axes in boxes
+            cut = {"boxes": 3, "zpass": 3, "xboxes": 1}[self.cpml_mode]   # the axes in boxes
             for b, ends in enumerate(self.layer_ends(nt)):
                 if ends is not None and b < cut:
                     lo_[b], hi_[b] = max(lo_[b], ends[0]), min(hi_[b], ends[1])
@@ -252,7 +250,7 @@ class MarchStepper(CudaStepper):
                 not self.variant.aligned_for(self.pass_mask())
             if out:
                 ends = self.layer_ends(nt)
-                axes = {"xboxes": (0,), "zpass": (0, 1)}.get(self.cpml_mode, (0, 1, 2))
+                axes = (0,) if self.cpml_mode == "xboxes" else (0, 1, 2)
                 out = all(ends[b] is not None for b in axes if self.layer_mask() >> b & 1)
             self._disjoint[nt] = out
         return self._disjoint[nt]
@@ -328,8 +326,8 @@ class MarchStepper(CudaStepper):
         out = []
         for axes, mask in (((0,), 1), ((1,), 2), ((2,), 4), ((0, 1), full),
                            ((0, 2), 5), ((1, 2), 6)):
-            if any(end[b] is None for b in axes) or (self.cpml_mode == "zpass" and mask == 4):
-                continue   # (zpass: the pass applies the z faces' terms)
+            if any(end[b] is None for b in axes):
+                continue
             box = [end[b] if b in axes else mid[b] for b in range(3)]
             if axes == (0, 1):
                 box[2] = (0, self.shape[2])   # with the corners
@@ -338,7 +336,7 @@ class MarchStepper(CudaStepper):
                 out.append((org, ext, 2 if 2 in axes else axes[0], mask & full))
         return out
 
-    def box_config(self, cfg: tuple, axis: int, ext: tuple) -> tuple:
+    def box_config(self, cfg: tuple, axis: int, ext: tuple, mask: int = 0) -> tuple:
         """The launch shape of the CPML kernel over a box thin along ``axis``: for z, tiles
         of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
         x, the narrowest tile of 512 threads whose owned cells cover the box's thickness;
@@ -354,6 +352,10 @@ class MarchStepper(CudaStepper):
             v = next((v for v in (1, 2, 4, 8) if 32 * v - 2 * nt >= ext[0]), 8)
             return (nt, v, 1, self.BOX_ROWS_2D)
         if axis == 2:
+            lane = (nt, self.variant.LANE_WIDTH, 16, 0) if nt == 2 else None
+            if self.cpml_mode == "zpass" and mask == 4 and lane and \
+                    self.variant.lane_pass(lane, 4):   # march3v with the z terms (ZT)
+                return lane
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
         sides = (16, 32, 64) if axis == 0 else (8, 16)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
@@ -377,7 +379,7 @@ class MarchStepper(CudaStepper):
         out = []
         for cfg in self.compiled_configs():
             for _, ext, a, mask in self.march_boxes(cfg[0]):
-                out.append((self.box_config(cfg, a, ext)[:3], mask))
+                out.append((self.box_config(cfg, a, ext, mask)[:3], mask))
         return list(dict.fromkeys(out))
 
     @property
@@ -674,7 +676,7 @@ class MarchStepper(CudaStepper):
         if self.cpml_mode not in ("boxes", "xboxes", "zpass"):
             return []
         if cfg not in self._box_plan:   # planned once per pass shape, not at every pass
-            self._box_plan[cfg] = [(self.box_config(cfg, a, ext), (org, ext), mask)
+            self._box_plan[cfg] = [(self.box_config(cfg, a, ext, mask), (org, ext), mask)
                                    for org, ext, a, mask in self.march_boxes(cfg[0])]
         return [self._pass_launch(bcfg, nt, n0, src, f, g, box, mask)
                 for bcfg, box, mask in self._box_plan[cfg]]
@@ -925,12 +927,12 @@ class MarchStepper(CudaStepper):
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
                            "xboxes": "x layers beside the pass (boxes), the others in it",
                            "slabm": "beside the pass (slab3m)",
-                           "zpass": "z layers in the pass, the others beside it (boxes)",
+                           "zpass": "beside the pass (boxes; the z faces' in march3v)",
                            "inpass": "in the pass"}[self.cpml_mode]
             if self.cpml_mode in ("boxes", "xboxes", "zpass"):
                 out["cpml_boxes"] = [
                     {"origin": list(o), "extent": list(e),
-                     "threads": list(self.box_config(cfg, a, e)[1:3]),
+                     "threads": list(self.box_config(cfg, a, e, mask)[1:3]),
                      "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1)}
                     for o, e, a, mask in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]

@@ -95,8 +95,7 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--variant", choices=["temporal", "fused"], default="temporal")
     p.add_argument("--faces", nargs="+", choices=list(FACES), default=list(FACES))
-    p.add_argument("--place", nargs="+", choices=["xboxes", "inpass", "boxes", "zpass",
-                                                  "slabs"],
+    p.add_argument("--place", nargs="+", choices=["xboxes", "inpass", "boxes", "slabs"],
                    default=["boxes"])
     p.add_argument("--launch", type=launch_shape,
                    help="steps,BX,BY,planes of the pass (default: tuned)")

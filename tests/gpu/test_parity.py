@@ -309,43 +309,6 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert_same_bits(lanes, ref)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("case", [1, 2, 3])
-@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
-def test_lane_pass_with_the_z_faces_terms_keeps_the_bits(cfg, case, dtype, monkeypatch):
-    """$YEEFDTD_CPML=zpass: the z faces' CPML box runs march3v with the z terms (their ring
-    slots in shared memory) rather than march3: bit for bit the fields and probes of march3
-    with every layer in boxes, sources and probes in the z layers included (case 3: a
-    source and a probe in each z layer, on x and y layers too)."""
-    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
-           "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
-    every = {"x_min": {"cells": 5}, "x_max": {"cells": 6}, "y_min": {"cells": 4},
-             "y_max": {"cells": 5}, "z_min": {"cells": 6}, "z_max": {"cells": 4}}
-    scene = random_scene("3d", 20 + case, {1: BOUNDARIES_3D[1], 2: odd, 3: every}[case],
-                         (70, 29, 23) if case == 3 else None)
-    if case == 3:
-        scene = scene.model_copy(update={
-            "sources": (*scene.sources,
-                        yf.PointSource(component="ey", cell=(55, 8, 2),
-                                       waveform=yf.Gaussian(tau=9e-12)),
-                        yf.PointSource(component="hx", cell=(2, 3, 20), kind="hard",
-                                       waveform=yf.Gaussian(tau=8e-12))),
-            "monitors": (*scene.monitors, yf.Probe(name="zlo", cell=(58, 10, 3)),
-                         yf.Probe(name="zhi", cell=(68, 27, 21), every=2))})
-    runs = []
-    for c, where in (((2, 32, 12, 0), "boxes"), (cfg, "zpass")):
-        monkeypatch.setenv("YEEFDTD_CPML", where)
-        runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
-                           progress=False,
-                           stepper_options={"variant": "temporal", "launch": {"pass": c}}))
-    ref, lanes = runs
-    assert lanes.stats["tile"]["cells_per_thread"] == 2
-    assert lanes.stats["cpml"] == "beside the pass (boxes; the z faces' in march3v)"
-    assert any(b["cpml_axes"] == "z" and b["threads"] == [64, 16]
-               for b in lanes.stats["cpml_boxes"])
-    assert_same_bits(lanes, ref)
-
-
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
 def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):

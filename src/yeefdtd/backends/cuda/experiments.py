@@ -67,7 +67,7 @@ def fused_kernel() -> str | None:
 
 
 #: where the marching variants may update the CPML layers (see march.cpml_mode)
-CPML_PLACES = ("slabs", "slabm", "boxes", "xboxes", "zpass", "inpass")
+CPML_PLACES = ("slabs", "slabm", "boxes", "xboxes", "inpass")
 
 
 def cpml_place() -> str | None:

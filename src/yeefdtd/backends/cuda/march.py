@@ -227,11 +227,10 @@ class MarchStepper(CudaStepper):
         if nt in self._pass_boxes:
             return self._pass_boxes[nt]
         org, ext = self.pass_box
-        if self.cpml_mode in ("boxes", "xboxes", "zpass") and self.model.grid.mode == "3d":
+        if self.cpml_mode in ("boxes", "xboxes") and self.model.grid.mode == "3d":
             lo_, hi_ = list(org), [o + e for o, e in zip(org, ext, strict=True)]
-            cut = {"boxes": 3, "zpass": 3, "xboxes": 1}[self.cpml_mode]   # the axes in boxes
             for b, ends in enumerate(self.layer_ends(nt)):
-                if ends is not None and b < cut:
+                if ends is not None and (b == 0 or self.cpml_mode == "boxes"):
                     lo_[b], hi_[b] = max(lo_[b], ends[0]), min(hi_[b], ends[1])
             if self.variant.aligned_for(self.pass_mask()):   # aligned tiles: see _pass_box
                 lo_[0] -= lo_[0] % self.variant.ROW_CELLS
@@ -245,8 +244,7 @@ class MarchStepper(CudaStepper):
         unaligned tiles (aligned ones start on a multiple of ROW_CELLS, inside the x
         boxes), where every axis with boxes has its spans at the grid's ends."""
         if nt not in self._disjoint:
-            out = self.model.grid.mode == "3d" and \
-                self.cpml_mode in ("boxes", "xboxes", "zpass") and \
+            out = self.model.grid.mode == "3d" and self.cpml_mode in ("boxes", "xboxes") and \
                 not self.variant.aligned_for(self.pass_mask())
             if out:
                 ends = self.layer_ends(nt)
@@ -305,7 +303,7 @@ class MarchStepper(CudaStepper):
         spans = [(a, lo, hi) for a, lo, hi in self.layer_spans(nt)
                  if self.cpml_mode != "xboxes" or a == 0]   # xboxes: the pass applies y, z
         ends = self.layer_ends(nt)
-        if self.cpml_mode not in ("boxes", "zpass") or self.model.grid.mode != "3d" or \
+        if self.cpml_mode != "boxes" or self.model.grid.mode != "3d" or \
                 any(e is None for b, e in enumerate(ends) if full >> b & 1):
             out = []
             for a, lo, hi in spans:
@@ -336,7 +334,7 @@ class MarchStepper(CudaStepper):
                 out.append((org, ext, 2 if 2 in axes else axes[0], mask & full))
         return out
 
-    def box_config(self, cfg: tuple, axis: int, ext: tuple, mask: int = 0) -> tuple:
+    def box_config(self, cfg: tuple, axis: int, ext: tuple) -> tuple:
         """The launch shape of the CPML kernel over a box thin along ``axis``: for z, tiles
         of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
         x, the narrowest tile of 512 threads whose owned cells cover the box's thickness;
@@ -352,10 +350,6 @@ class MarchStepper(CudaStepper):
             v = next((v for v in (1, 2, 4, 8) if 32 * v - 2 * nt >= ext[0]), 8)
             return (nt, v, 1, self.BOX_ROWS_2D)
         if axis == 2:
-            lane = (nt, self.variant.LANE_WIDTH, 16, 0) if nt == 2 else None
-            if self.cpml_mode == "zpass" and mask == 4 and lane and \
-                    self.variant.lane_pass(lane, 4):   # march3v with the z terms (ZT)
-                return lane
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
         sides = (16, 32, 64) if axis == 0 else (8, 16)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
@@ -374,12 +368,12 @@ class MarchStepper(CudaStepper):
     def _box_configs(self) -> list[tuple]:
         """(launch shape, CPML mask) of the CPML kernels, over every pass shape the module
         holds (compiled_configs)."""
-        if self.cpml_mode not in ("boxes", "xboxes", "zpass"):
+        if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         out = []
         for cfg in self.compiled_configs():
             for _, ext, a, mask in self.march_boxes(cfg[0]):
-                out.append((self.box_config(cfg, a, ext, mask)[:3], mask))
+                out.append((self.box_config(cfg, a, ext)[:3], mask))
         return list(dict.fromkeys(out))
 
     @property
@@ -673,10 +667,10 @@ class MarchStepper(CudaStepper):
         """The CPML kernel over each box after a pass of ``nt`` steps without the CPML
         terms (same source and destination sets: it reads only the source set, so its
         result does not depend on the pass's, which it replaces in the box)."""
-        if self.cpml_mode not in ("boxes", "xboxes", "zpass"):
+        if self.cpml_mode not in ("boxes", "xboxes"):
             return []
         if cfg not in self._box_plan:   # planned once per pass shape, not at every pass
-            self._box_plan[cfg] = [(self.box_config(cfg, a, ext, mask), (org, ext), mask)
+            self._box_plan[cfg] = [(self.box_config(cfg, a, ext), (org, ext), mask)
                                    for org, ext, a, mask in self.march_boxes(cfg[0])]
         return [self._pass_launch(bcfg, nt, n0, src, f, g, box, mask)
                 for bcfg, box, mask in self._box_plan[cfg]]
@@ -837,7 +831,7 @@ class MarchStepper(CudaStepper):
         else:
             boxed = sum(b[3] * b[4] * b[5] for kind in ("h", "e") for b in self._boxes[kind])
             out += boxed * (9 * size + ids) / g.num_cells
-        if self.cpml_mode in ("boxes", "xboxes", "zpass"):
+        if self.cpml_mode in ("boxes", "xboxes"):
             cells = sum(e[0] * e[1] * e[2] for _, e, _, _ in self.march_boxes(steps))
             out += cells * self.variant.interior_bytes(g.mode, size, ids, steps) / g.num_cells
         return out
@@ -927,12 +921,11 @@ class MarchStepper(CudaStepper):
             out["cpml"] = {"boxes": "beside the pass (boxes)", "slabs": "beside the pass (slab3)",
                            "xboxes": "x layers beside the pass (boxes), the others in it",
                            "slabm": "beside the pass (slab3m)",
-                           "zpass": "beside the pass (boxes; the z faces' in march3v)",
                            "inpass": "in the pass"}[self.cpml_mode]
-            if self.cpml_mode in ("boxes", "xboxes", "zpass"):
+            if self.cpml_mode in ("boxes", "xboxes"):
                 out["cpml_boxes"] = [
                     {"origin": list(o), "extent": list(e),
-                     "threads": list(self.box_config(cfg, a, e, mask)[1:3]),
+                     "threads": list(self.box_config(cfg, a, e)[1:3]),
                      "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1)}
                     for o, e, a, mask in self.march_boxes(cfg[0])]
         seg = cfg[3] or self.shape[self.march_axis]
@@ -982,9 +975,6 @@ def cpml_mode(variant, layers: bool) -> str:
     if flat and place not in ("xboxes", "inpass"):
         raise SetupError(f"$YEEFDTD_CPML: {place!r} is for 3D grids; in 2D set it to xboxes "
                          "or inpass, or unset it")
-    if place == "zpass" and variant.staged:
-        raise SetupError("$YEEFDTD_CPML: 'zpass' is for 3D 'temporal'; for 'fused' set it to "
-                         "slabs, slabm, boxes, xboxes or inpass, or unset it")
     if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
                          f"only; for {variant.name!r} set it to boxes, xboxes or inpass, or "

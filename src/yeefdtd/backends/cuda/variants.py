@@ -302,8 +302,8 @@ class March(Variant):
         dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
-        return (self.mode == "3d" and self.name == "temporal" and pml in (0, 4)
-                and cfg[0] == 2 and cfg[1] == self.LANE_WIDTH and self.single)
+        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
+                and cfg[1] == self.LANE_WIDTH and self.single)
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128
@@ -489,8 +489,6 @@ class March(Variant):
         word) and a flags word, rounded to 16 bytes, then two H buffers of the arithmetic
         type."""
         if not self.staged:
-            if self.mode == "3d" and pml and self.lane_pass(cfg, pml):   # ZT's ring: zpair
-                return 8 * 2 * 32 * cfg[2] * {"float": 4, "double": 8}[T]
             return 0
         a, b = cfg[1], cfg[2]
         size = {"float": 4, "double": 8}
@@ -510,8 +508,6 @@ class March(Variant):
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
         if mode == "3d" and self.lane_pass(cfg, pml):
             al = (", true, true" if full else ", true") if sectors else ""
-            if pml:   # ZT: the z faces' terms ($YEEFDTD_CPML=zpass)
-                al = f", {str(sectors).lower()}, {str(full and sectors).lower()}, true"
             return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {b}, {self.lane_blocks(b)}{al}>"
         if mode == "3d":
             mb = self.min_blocks(nt, a * b, T, pml)

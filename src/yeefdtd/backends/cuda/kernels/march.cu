@@ -644,9 +644,8 @@ __device__ __forceinline__ void curl_face(int src, int half, int i, int j, int k
     out[Q] += cf<T, CT>(gtab, rb, base + Q, 1) * r2;
 }
 
-// FA: the axis whose faces ff holds (see FixedFace), or -1. RND: the results rounded to
-// the storage type here (false: the caller adds terms of its own first, then rounds).
-template <typename T, typename S, bool CT, int INL = 0, int FA = -1, bool RND = true>
+// FA: the axis whose faces ff holds (see FixedFace), or -1.
+template <typename T, typename S, bool CT, int INL = 0, int FA = -1>
 __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, int base,
                                       const T (&old)[3], const T (&d)[3][2], bool in_x,
                                       bool in_y, bool in_z, int src, int i, int j, int kw,
@@ -669,10 +668,8 @@ __device__ __forceinline__ void curl3(const T* __restrict__ gtab, unsigned rb, i
     if (in_z) curl_face<T, CT, 2, (INL & 4) != 0>(src, half, i, j, kw, ny, px, d, first,
                                                   last, own, slot[2][half], gtab, rb, base,
                                                   out, pf);
-    if (RND) {
 #pragma unroll
-        for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
-    }
+    for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
 }
 
 // One plane of a cell column as stored: the six fields, the cell's id and the plane's flags

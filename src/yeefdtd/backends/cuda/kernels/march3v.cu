@@ -205,63 +205,6 @@ struct LaneSync {
     }
 };
 
-// ZT: the z faces' CPML terms in the pass (the x and y layers in boxes beside it), at the
-// planes whose flags hold PLANE_FACE: each cell's pair of auxiliary values of a half step
-// as mpml_pair_in<T, 2> takes them (the same operations in the same order, so the same bits
-// as march3's instance with z terms inline), their ring slots in dynamic shared memory
-// rather than registers (the pass has none to spare at 128): slot (k & 1, half h, value w,
-// cell v) of thread q at zring[(((k & 1) 2 + h) 2 + w) V + v) 32 BY + q].
-template <typename T>
-__device__ __forceinline__ void zpair(int src, int h, int i, int j, int kw, int ny, int px,
-                                      T d1, T d2, bool first, bool last, bool own, T& s1,
-                                      T& s2, T& r1, T& r2) {
-    int u;
-    idx_t at;
-    r1 = T(0);
-    r2 = T(0);
-    const Face* f = mface<2>(src, h, i, j, kw, ny, px, u, at);
-    if (f == nullptr) return;
-    if (f->psi1) r1 = mpml<T>(f, 0, at, u, d1, first, last, own, src, s1);
-    if (f->psi2) r2 = mpml<T>(f, 1, at, u, d2, first, last, own, src, s2);
-}
-
-// ZT: the z faces' terms of half step H (1: H, base 3; 0: E, base 0) added to cell v's
-// out (curl3's sums before rounding, as curl_face<T, CT, 2> adds them), then out rounded to
-// the storage type.
-// The terms at a face cell, out of line (a call on the rare path: inline, the values they
-// hold would cost the pass registers at every plane), taking and returning out by value.
-template <typename T, bool CT, int H>
-__device__ __noinline__ Vals<T, 2> zface(T* s1, int zw, int src, int i, int j, int kw, int ny,
-                                         int px, T d1, T d2, bool first, bool last, bool own,
-                                         const T* __restrict__ gtab, unsigned rb,
-                                         Vals<T, 2> out) {
-    constexpr int base = H ? 3 : 0;
-    T r1, r2;
-    zpair<T>(src, H, i, j, kw, ny, px, d1, d2, first, last, own, s1[0], s1[zw], r1, r2);
-    out.v[0] += cf<T, CT>(gtab, rb, base + 0, 2) * r1;
-    out.v[1] += cf<T, CT>(gtab, rb, base + 1, 1) * r2;
-    return out;
-}
-
-template <typename T, typename S, bool CT, int V, int H>
-__device__ __forceinline__ void zterms(T* zring, int zw, int flags, int k, int v, int src,
-                                       int gi, int nx, int j, int kw, int ny, int px,
-                                       const T (&d)[3][2], bool first, bool last, bool own,
-                                       const T* __restrict__ gtab, unsigned rb, T (&out)[3]) {
-    if (flags & PLANE_FACE) {
-        T* const s1 = zring + (((k & 1) * 2 + H) * 2 * V + v) * (zw / V);
-        Vals<T, 2> o;
-        o.v[0] = out[0];
-        o.v[1] = out[1];
-        o = zface<T, CT, H>(s1, zw, src, wrap_any(gi + v, nx), j, kw, ny, px, d[0][1], d[1][0],
-                            first, last, own, gtab, rb, o);
-        out[0] = o.v[0];
-        out[1] = o.v[1];
-    }
-#pragma unroll
-    for (int a = 0; a < 3; ++a) out[a] = rnd<T, S>(out[a]);
-}
-
 // The overlap along x on each side of a tile W cells wide: NT cells rounded up to whole
 // lanes, and with AL as much more as makes the owned width a multiple of 8 cells.
 template <int NT, int V, int W, bool AL>
@@ -289,7 +232,7 @@ __host__ __device__ constexpr int lane_halo() {
 // 55 180 -> 56 762 / 56 774 Mcells/s; pec-box (tiles of 60, not AL) 77 793 / 77 786 ->
 // 75 337 / 75 281, 126 registers -> 128.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
-          bool AL = false, bool FULL = false, bool ZT = false>
+          bool AL = false, bool FULL = false>
 __global__ void __launch_bounds__(32 * BY, MB)
 march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -356,11 +299,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         mw[t] = 0u;
         fl[t] = 0;
     }
-    T slot[3][2][2];   // unused: no CPML terms in curl3 (curl3's argument)
-    static_assert(!ZT || NT == 2, "march3v: z terms with 2 steps a pass (a ring of 2 slots)");
-    extern __shared__ __align__(16) unsigned char zdyn[];   // ZT: the ring (see zpair)
-    T* const zring = reinterpret_cast<T*>(zdyn) + ty * 32 + tx;
-    constexpr int ZW = V * 32 * BY;   // from one auxiliary value's slots to the other's
+    T slot[3][2][2];   // unused: no CPML terms (curl3's argument)
     PlaneV<S, ID, V> next;
     {
         const int kw = wrap_any(kstart, nz);
@@ -433,13 +372,9 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                        {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
                     const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
                     T out[3];
-                    const unsigned rb = crow<T, 6>(id_of<ID>(mw[t], v));
-                    curl3<T, S, CT, 0, -1, !ZT>(gtab, rb, 3, old, d, false, false, false, src,
-                                                0, j, kw, ny, px, first, last, own, slot, out,
-                                                nullptr);
-                    if (ZT) zterms<T, S, CT, V, 1>(zring, ZW, flags, k, v, src, gi, nx, j, kw,
-                                                   ny, px, d, first, last, own && owns(v),
-                                                   gtab, rb, out);
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
                     if (!AL && (flags & PLANE_SRC_H))
                         sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll
@@ -466,13 +401,9 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                        {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
                     const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
                     T out[3];
-                    const unsigned rb = crow<T, 6>(id_of<ID>(mw[t], v));
-                    curl3<T, S, CT, 0, -1, !ZT>(gtab, rb, 0, old, d, false, false, false, src,
-                                                0, j, kw, ny, px, first, last, own, slot, out,
-                                                nullptr);
-                    if (ZT) zterms<T, S, CT, V, 0>(zring, ZW, flags, k, v, src, gi, nx, j, kw,
-                                                   ny, px, d, first, last, own && owns(v),
-                                                   gtab, rb, out);
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
                     if (!AL && (flags & PLANE_SRC_E))
                         sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
 #pragma unroll

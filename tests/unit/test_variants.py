@@ -617,6 +617,7 @@ def test_auto_with_16_bit_storage_in_3d_runs_indexed_where_memory_feeds_the_sms_
 
 
 def test_device_feed_is_none_without_a_device(monkeypatch):
+    """Without CuPy (or a device to ask) there is no feed, and 'auto' decides without it."""
     import sys
 
     from yeefdtd.backends.cuda.stepper import device_feed

@@ -735,10 +735,10 @@ def test_variant_options_of_the_right_kind_are_kept():
 
 
 def test_2d_segments_are_refined_to_whole_waves():
-    """After a sweep, a 2D pass is offered the y segments near its best one that make whole
-    waves of blocks (at least 90% full on average): on 132 SMs holding 4 blocks each,
-    tmz-2d 8192 at 4 steps, 2 cells a lane and 4 warps makes 4.48 waves with segments of 128
-    rows and 3.99 with 144."""
+    """After a sweep, a 2D pass is offered the y segments near each segment the sweep timed
+    with its best tile that make whole waves of blocks (at least 90% full on average): on
+    132 SMs holding 4 blocks each, tmz-2d 8192 at 4 steps, 2 cells a lane and 4 warps makes
+    4.48 waves with segments of 128 rows and 3.99 with 144."""
     from types import SimpleNamespace
 
     from yeefdtd.backends.cuda.march import MarchStepper
@@ -754,7 +754,7 @@ def test_2d_segments_are_refined_to_whole_waves():
             WAVE_CANDIDATES=MarchStepper.WAVE_CANDIDATES,
             occupancy=lambda cfg: {"blocks_per_sm": blocks_per_sm, "sms": 132},
             _pass_kernel=lambda cfg: (None, v.launch(cfg, box)[0]),
-            pass_box_of=lambda nt: ((0, 0, 0), box))
+            pass_box_of=lambda nt: ((0, 0, 0), box), shape=box)
 
     def waves(cfg, per_wave):
         grid = v.launch(cfg, box)[0]
@@ -762,15 +762,21 @@ def test_2d_segments_are_refined_to_whole_waves():
 
     best = (4, 2, 4, 128)
     assert waves(best, 4 * 132) == pytest.approx(4.485, abs=1e-3)
+    swept = sorted({c[3] for c in v.configs("pass", box) if c[:3] == best[:3] and c[3]})
+    assert swept == [64, 128]   # the sweep's segments for this tile
     refined = MarchStepper._refinements(stepper("tmz", 4), "pass", best)
     assert (4, 2, 4, 144) in refined
     for cfg in refined:
-        assert cfg[:3] == best[:3] and 0.6 * 128 <= cfg[3] <= 1.6 * 128
+        assert cfg[:3] == best[:3] and 0.6 * 64 <= cfg[3] <= 1.6 * 128
         w = waves(cfg, 4 * 132)
         assert w / math.ceil(w) >= 0.9
+    assert any(cfg[3] < 0.6 * 128 for cfg in refined)   # near 64 too
     assert MarchStepper._refinements(stepper("3d", 4), "pass", best) == []
     assert MarchStepper._refinements(stepper("tmz", 4), "pass", (4, 2, 4, 0)) == []
     assert MarchStepper._refinements(stepper("tmz", 0), "pass", best) == []
-    # one block an SM: many lengths fit; the nearest few are offered
+    # one block an SM: many lengths fit; the nearest few to each swept segment are offered,
+    # those near the best first
     many = MarchStepper._refinements(stepper("tmz", 1), "pass", best)
-    assert len(many) == MarchStepper.WAVE_CANDIDATES and many[0] == (4, 2, 4, 128)
+    assert len(many) == 2 * MarchStepper.WAVE_CANDIDATES and many[0] == (4, 2, 4, 128)
+    assert all(abs(math.log(c[3] / 128)) < abs(math.log(c[3] / 64))
+               for c in many[:MarchStepper.WAVE_CANDIDATES])

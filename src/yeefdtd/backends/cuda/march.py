@@ -858,7 +858,8 @@ class MarchStepper(CudaStepper):
                 "occupancy": blocks * warps / (props["maxThreadsPerMultiProcessor"] // 32)}
 
     #: the segment lengths _refinements offers: from and to these fractions of the sweep's
-    #: best one, at most WAVE_CANDIDATES of them (the nearest), whose waves are on average
+    #: segments for the best tile, at most WAVE_CANDIDATES of them near each (the nearest),
+    #: whose waves are on average
     #: at least WAVE_FILL full (blocks / (waves rounded up x blocks a wave): rows round up
     #: into whole segments, so a pass seldom makes a whole number of waves exactly)
     WAVE_SEGMENTS = (0.6, 1.6)
@@ -896,8 +897,19 @@ class MarchStepper(CudaStepper):
         grid = self._pass_kernel(best)[1]
         rows = self.pass_box_of(best[0])[1][1]
         across = grid[0] * grid[2]   # blocks a segment
-        lo, hi = (f * best[3] for f in self.WAVE_SEGMENTS)
-        out = []
+        # around each segment the sweep timed with the best tile, not only the best one:
+        # the sweep's short timings rank segments within a few percent of each other by
+        # chance, and the best length may lie near another (H100, tmz-2d 8192 'fused',
+        # 1000 steps: 53 rows 97 500 Mcells/s, 64 91 900, 128 89 400, 135 91 100; the
+        # sweep picked 135 in one tuning and 64 in another, whose refinement found 53:
+        # docs/perf/table-h100-2026-11-26-f51e61e.txt). With every anchor, tuned from an
+        # empty cache: 'fused' 53 rows, 97 733; 'temporal' 125 as before; float16 94 rows
+        # against 187 before, 392 000 against 396 500 side by side, within what the short
+        # timings tell apart (docs/perf/tmz-2d-segment-anchors-h100-2026-11-26.txt)
+        anchors = sorted({best[3], *(c[3] for c in self.variant.configs(role, self.shape)
+                                     if tuple(c[:3]) == tuple(best[:3]) and c[3])})
+        lo, hi = self.WAVE_SEGMENTS[0] * anchors[0], self.WAVE_SEGMENTS[1] * anchors[-1]
+        fits = []
         for waves in range(1, _ceil(rows * across, per_wave) + 1):   # to segments of 1 row
             segments = waves * per_wave // across
             if segments < 1:
@@ -908,9 +920,13 @@ class MarchStepper(CudaStepper):
             blocks = _ceil(rows, seg) * across
             fill = blocks / (_ceil(blocks, per_wave) * per_wave)
             if seg <= hi and seg >= self.variant.MIN_SEGMENT_2D and fill >= self.WAVE_FILL:
-                out.append((*best[:3], seg))
-        out = sorted(dict.fromkeys(out), key=lambda c: abs(math.log(c[3] / best[3])))
-        return out[:self.WAVE_CANDIDATES]
+                fits.append((*best[:3], seg))
+        fits = list(dict.fromkeys(fits))
+        out = []
+        for a in [best[3], *(a for a in anchors if a != best[3])]:
+            near = sorted(fits, key=lambda c, a=a: abs(math.log(c[3] / a)))
+            out += near[:self.WAVE_CANDIDATES]
+        return list(dict.fromkeys(out))
 
     def describe(self) -> dict:
         out = super().describe()

@@ -859,9 +859,9 @@ class MarchStepper(CudaStepper):
 
     #: the segment lengths _refinements offers: from and to these fractions of the sweep's
     #: segments for the best tile, at most WAVE_CANDIDATES of them near each (the nearest),
-    #: whose waves are on average
-    #: at least WAVE_FILL full (blocks / (waves rounded up x blocks a wave): rows round up
-    #: into whole segments, so a pass seldom makes a whole number of waves exactly)
+    #: whose waves are on average at least WAVE_FILL full (blocks / (waves rounded up x
+    #: blocks a wave): rows round up into whole segments, so a pass seldom makes a whole
+    #: number of waves exactly)
     WAVE_SEGMENTS = (0.6, 1.6)
     WAVE_FILL = 0.9
     WAVE_CANDIDATES = 6

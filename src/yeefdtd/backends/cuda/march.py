@@ -903,9 +903,10 @@ class MarchStepper(CudaStepper):
         # 1000 steps: 53 rows 97 500 Mcells/s, 64 91 900, 128 89 400, 135 91 100; the
         # sweep picked 135 in one tuning and 64 in another, whose refinement found 53:
         # docs/perf/table-h100-2026-11-26-f51e61e.txt). With every anchor, tuned from an
-        # empty cache: 'fused' 53 rows, 97 733; 'temporal' 125 as before; float16 94 rows
-        # against 187 before, 392 000 against 396 500 side by side, within what the short
-        # timings tell apart (docs/perf/tmz-2d-segment-anchors-h100-2026-11-26.txt)
+        # empty cache: 'fused' 53 rows, 97 733; 'temporal' 125 as before; float16 once 94
+        # rows (392 000 against 396 500 for 187 side by side, within what the short timings
+        # tell apart), then 187 in four more tunings, 394 043 to 396 736
+        # (docs/perf/tmz-2d-segment-anchors-h100-2026-11-26.txt)
         anchors = sorted({best[3], *(c[3] for c in self.variant.configs(role, self.shape)
                                      if tuple(c[:3]) == tuple(best[:3]) and c[3])})
         lo, hi = self.WAVE_SEGMENTS[0] * anchors[0], self.WAVE_SEGMENTS[1] * anchors[-1]

@@ -727,6 +727,28 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
 #define MARCH_ROW_SYNC 1
 #endif
 
+// The mbarrier operations RowSync and march3v's LaneSync share, on a barrier's shared
+// address a: set up for one arrival, arrive, and wait until the phase of parity p is done.
+__device__ __forceinline__ void mbar_init(unsigned a) {
+    asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(a) : "memory");
+}
+
+// (returns the barrier's state token, which the callers do not need)
+__device__ __forceinline__ unsigned long long mbar_arrive(unsigned a) {
+    unsigned long long state;
+    asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
+    return state;
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned a, unsigned p) {
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "WAIT:\n"
+                 "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT;\n"
+                 "}\n" :: "r"(a), "r"(p) : "memory");
+}
+
 template <int BX, int BY, int MB>
 struct RowSync {
     static constexpr int WARPS = BX * BY / 32;
@@ -747,31 +769,16 @@ struct RowSync {
         : at(0u), g(tid >> 5), parity(0u), lead((tid & 31) == 0) {
         if constexpr (ON) {
             const unsigned bar = (unsigned)__cvta_generic_to_shared(mem);
-            if (tid < 2 * G)
-                asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * tid)
-                             : "memory");
+            if (tid < 2 * G) mbar_init(bar + 8u * tid);
             at = __shfl_sync(0xffffffffu, bar + 8u * g, 0);
         }
-    }
-    __device__ __forceinline__ void arrive(unsigned a) const {
-        unsigned long long state;
-        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
-        (void)state;
-    }
-    __device__ __forceinline__ void wait(unsigned a) const {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "WAIT:\n"
-                     "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
-                     "@!p bra WAIT;\n"
-                     "}\n" :: "r"(a), "r"(parity) : "memory");
     }
     // E written; H (reading E of the warp above) may start
     __device__ __forceinline__ void before_h() const {
         if constexpr (ON) {
             __syncwarp();
-            if (g > 0 && lead) arrive(at);
-            if (g < G - 1) wait(at + 8u);
+            if (g > 0 && lead) mbar_arrive(at);
+            if (g < G - 1) mbar_wait(at + 8u, parity);
         } else {
             __syncthreads();
         }
@@ -780,8 +787,8 @@ struct RowSync {
     __device__ __forceinline__ void before_e() {
         if constexpr (ON) {
             __syncwarp();
-            if (g < G - 1 && lead) arrive(at + 8u * G);
-            if (g > 0) wait(at + 8u * (G - 1));
+            if (g < G - 1 && lead) mbar_arrive(at + 8u * G);
+            if (g > 0) mbar_wait(at + 8u * (G - 1), parity);
             parity ^= 1u;
         } else {
             __syncthreads();

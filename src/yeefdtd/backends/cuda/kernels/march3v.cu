@@ -162,30 +162,16 @@ struct LaneSync {
         if constexpr (ON) {
             const unsigned bar = (unsigned)__cvta_generic_to_shared(mem);
             const int q = ty * 32 + tx;
-            if (q < (NT + 1) * BY)
-                asm volatile("mbarrier.init.shared.b64 [%0], 1;" :: "r"(bar + 8u * q) : "memory");
+            if (q < (NT + 1) * BY) mbar_init(bar + 8u * q);
             at = KEEP ? __shfl_sync(0xffffffffu, bar + 8u * ty, 0) : bar + 8u * ty;
         }
-    }
-    __device__ __forceinline__ void arrive(unsigned a) const {
-        unsigned long long state;
-        asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(state) : "r"(a) : "memory");
-        (void)state;
-    }
-    __device__ __forceinline__ void wait(unsigned a, unsigned parity) const {
-        asm volatile("{\n"
-                     ".reg .pred p;\n"
-                     "WAIT:\n"
-                     "mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n"
-                     "@!p bra WAIT;\n"
-                     "}\n" :: "r"(a), "r"(parity) : "memory");
     }
     // E of step 0 stored; H of step 1 may read the row above
     __device__ __forceinline__ void before_h() {
         if constexpr (ON) {
             __syncwarp();
-            if (g > 0 && lead) arrive(at);
-            if (g < BY - 1) wait(at + 8u, par & 1u);
+            if (g > 0 && lead) mbar_arrive(at);
+            if (g < BY - 1) mbar_wait(at + 8u, par & 1u);
             par ^= 1u;
         } else {
             __syncthreads();
@@ -196,8 +182,8 @@ struct LaneSync {
         if constexpr (ON) {
             __syncwarp();
             const unsigned h = at + 8u * (t * BY);
-            if (g < BY - 1 && lead) arrive(h);
-            if (g > 0) wait(h - 8u, (par >> t) & 1u);
+            if (g < BY - 1 && lead) mbar_arrive(h);
+            if (g > 0) mbar_wait(h - 8u, (par >> t) & 1u);
             par ^= 1u << t;
         } else {
             __syncthreads();

@@ -992,7 +992,7 @@ def cpml_mode(variant, layers: bool) -> str:
     if flat and place not in ("xboxes", "inpass"):
         raise SetupError(f"$YEEFDTD_CPML: {place!r} is for 3D grids; in 2D set it to xboxes "
                          "or inpass, or unset it")
-    if place in ("slabs", "slabm") and variant.name != "fused":
+    if place in ("slabs", "slabm") and not variant.staged:
         raise SetupError(f"$YEEFDTD_CPML: {place!r} follows one-step passes of 3D 'fused' "
                          f"only; for {variant.name!r} set it to boxes, xboxes or inpass, or "
                          "unset it")

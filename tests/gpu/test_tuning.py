@@ -125,15 +125,18 @@ def _cpml_scene():
 def test_a_2d_sweep_refines_the_pass_its_full_passes_run(variant, tmp_path, monkeypatch):
     """A 2D sweep times each shape's instance for passes of all its steps (FULL; a pass of
     1 step has no other), and the whole-wave refinement after it works out that instance's
-    launch grid and occupancy."""
+    launch grid and occupancy. On 4096 x 4096 cells (9 tiles across) segments of 36 rows
+    or more make nearly whole waves of blocks, so the refinement has candidates to offer;
+    on 512 x 512 (2 tiles across) it had none (H100: 5 blocks per SM for 'fused', 3 for
+    'temporal')."""
     import yeefdtd as yf
     from yeefdtd.backends.cuda.stepper import CudaStepper
     from yeefdtd.build.model import build_model
 
     monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
-    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(512, 512), spacing=1e-3),
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(4096, 4096), spacing=1e-3),
                      boundaries="periodic",
-                     sources=[yf.PointSource(component="ez", cell=(256, 256),
+                     sources=[yf.PointSource(component="ez", cell=(2048, 2048),
                                              waveform=yf.Gaussian(tau=3e-12, t0=6e-12))],
                      run=yf.RunSettings(steps=8, dtype="float32"))
     st = CudaStepper(build_model(scene), "float32", variant=variant, tune=True)
@@ -141,7 +144,9 @@ def test_a_2d_sweep_refines_the_pass_its_full_passes_run(variant, tmp_path, monk
     shape = next(c for c in st.variant.configs("pass", st.shape) if c[3])   # with segments
     assert st.full_pass(shape)
     assert st.occupancy(shape)["blocks_per_sm"] > 0
-    for cfg in st._refinements("pass", shape):
+    refined = st._refinements("pass", shape)
+    assert refined
+    for cfg in refined:
         assert cfg[:3] == shape[:3] and cfg[3] > 0
     st.advance(0, 8)
     assert np.abs(st.fields()["ez"]).max() > 0

@@ -9,7 +9,6 @@ variable and what it takes, rather than being ignored.
   ``slabm`` ('fused' only), ``boxes``, ``xboxes``, ``inpass``.
 - ``YEEFDTD_BOX_STREAMS``: the most streams the CPML boxes of a marching pass run on
   beside it (0 to 16; 0: after the pass, on its stream).
-- ``YEEFDTD_SLAB_SIDE``: ``on`` or ``off``: slab3's H launches beside 3D 'fused''s pass.
 - ``YEEFDTD_STAGES``: march3f's shared-memory stages (3 to 8).
 - ``YEEFDTD_SLAB``: ``V,B``, cells per thread and threads per block of the 'indexed' CPML
   boxes.
@@ -87,12 +86,6 @@ def box_streams(default: int) -> int:
     beside it (0: after the pass, on its stream), else ``default``."""
     got = integers("YEEFDTD_BOX_STREAMS", 1, 0, 16)
     return default if got is None else got[0]
-
-
-def slab_side() -> str | None:
-    """$YEEFDTD_SLAB_SIDE: ``on`` or ``off`` to run slab3's H launches beside 3D 'fused''s
-    pass (on streams of their own) or after it, rather than the default."""
-    return choice("YEEFDTD_SLAB_SIDE", ("on", "off"))
 
 
 def lane_sectors() -> str | None:

@@ -83,7 +83,6 @@ class MarchStepper(CudaStepper):
         self._boxes = self._slab_boxes() if self.slabs else {"h": [], "e": []}
         #: (origin, extent) of the cells the pass over the grid updates
         self.pass_box = self._pass_box()
-        self.slab_side = self._slab_side()
         self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
@@ -218,20 +217,6 @@ class MarchStepper(CudaStepper):
             if lo < hi:
                 org[a], end[a] = lo, hi
         return tuple(org), tuple(e - o for o, e in zip(org, end, strict=True))
-
-    def _slab_side(self) -> bool:
-        """Whether slab3's H launches run beside the pass, on streams of their own, rather
-        than after it ($YEEFDTD_SLAB_SIDE=on; off by default). They read only the source
-        set, as the pass does, and where the pass's box holds no cell of their boxes the
-        two write disjoint cells of the destination set, so they may run at once; slab3's
-        E launches, which read the new H of both, follow them."""
-        from .experiments import slab_side
-
-        if self.cpml_mode != "slabs" or slab_side() != "on":
-            return False
-        org, ext = self.pass_box
-        return not any(all(max(b[a], org[a]) < min(b[a] + b[a + 3], org[a] + ext[a])
-                           for a in range(3)) for b in self._boxes["h"])
 
     def pass_box_of(self, nt: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(origin, extent) of the cells a pass of ``nt`` steps updates: ``pass_box``, less,
@@ -805,17 +790,13 @@ class MarchStepper(CudaStepper):
             while n < end:
                 nt = min(cfg[0], end - n, self._steps_to_event(n))
                 boxes = self._box_launches(cfg, nt, n, self._src, self._f, self._g)
-                slabs = self._slab_launches(n, self._src, self._f, self._g)
-                if self.slab_side and slabs:   # slab3's H launches beside the pass
-                    hs = len(self._boxes["h"])
-                    boxes, slabs = slabs[:hs], slabs[hs:]
-                side = self._side_streams(len(boxes)) if boxes and (
-                    self.slab_side or self.pass_disjoint(cfg[0])) else []
+                side = self._side_streams(len(boxes)) if self.pass_disjoint(cfg[0]) else []
                 if side:   # what the boxes wait for: the pass before, not this one
                     self._pass_start.record(self._stream)
                 for sfn, sgrid, sblock, sargs, ssmem in (
                         *self._main_launch(cfg, nt, n, self._src, self._f, self._g),
-                        *([] if side else boxes)):
+                        *([] if side else boxes),
+                        *self._slab_launches(n, self._src, self._f, self._g)):
                     sfn(sgrid, sblock, sargs, shared_mem=ssmem)
                 if side:   # the boxes beside the pass, on streams of their own
                     for stream, _ in side:
@@ -826,8 +807,6 @@ class MarchStepper(CudaStepper):
                     for stream, done in side:
                         done.record(stream)
                         self._stream.wait_event(done)
-                for sfn, sgrid, sblock, sargs, ssmem in slabs:   # slab3 after the pass
-                    sfn(sgrid, sblock, sargs, shared_mem=ssmem)
                 self._f, self._g = self._g, self._f
                 self._src = 1 - self._src
                 n += nt

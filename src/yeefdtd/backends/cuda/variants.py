@@ -691,25 +691,31 @@ def make_variant(spec: str) -> Variant:
 #: take before 'auto' runs 'indexed' instead (the rest: tables, CPML, monitors, CuPy's pool)
 AUTO_MEMORY_SHARE = 0.8
 #: the cells from which 'auto' runs a marching variant, by grid (3D or 2D) and whether it has
-#: CPML layers: below them 'indexed' is faster. Crossovers measured on an H100 (float32,
-#: tuned where the grid has 4M cells or more; README, Performance), 3D with 'fused' (which
-#: 'temporal' has since passed: see default_variant): pec-box 'fused' against
-#: 'indexed' 29.5 / 26.1 Gcells/s at 128^3 (2.1M cells), 35.3 / 38.3 at 192^3; dipole-cpml
-#: 31.6 / 32.1 at 384^3 (57M), 32.7 / 34.9 at 448^3 (float64: 15.9 / 15.4 at 256^3, 17.1 /
-#: 19.2 at 384^3); tmz-2d 'temporal' 77 / 65 at 1024^2, 90 / 112 at 1536^2 (float16: 159 /
-#: 144 at 2048^2, 127 / 213 at 3072^2); tmz-2d-cpml (the x layers in boxes beside the pass)
-#: 43.4 / 55.7 at 2048^2, 55.7 / 94.1 at 3072^2. Small grids lose more than the kernels'
-#: speed: the marching steppers launch each pass from Python, where 'indexed' replays a
-#: CUDA graph.
-AUTO_MIN_CELLS = {("3d", False): 4 << 20, ("3d", True): 48 << 20,
-                  ("2d", False): 4 << 20, ("2d", True): 4 << 20}
-#: the same for 16-bit storage in 3D, where 'indexed' moves half the bytes and holds out to
-#: larger grids. Measured on an H100 at a94b544 (float16, 1000 steps, tuned; Mcells/s
-#: 'indexed' / 'temporal'): pec-box 128 60 174 / 36 954, 192 59 291 / 51 058, 256 65 823 /
-#: 68 682, 320 68 523 / 74 910, 384 69 142 / 79 435, 512 70 219 / 81 424; dipole-cpml 384
-#: 51 373 / 53 103, 448 53 658 / 54 973, 512 55 105 / 59 267 (below 384 not measured: the
-#: float32 threshold, which 384^3 passes, is kept)
-AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20}
+#: CPML layers: below them 'indexed' is faster. Crossovers measured on an H100 with the
+#: kernels of f0f7245 (1000 steps, tuned where the grid has 4M cells or more; Mcells/s
+#: 'indexed' / 'temporal'; docs/perf/auto-crossovers-h100-2026-11-26.txt): pec-box float32
+#: 96^3 41 955 / 32 848, 104^3 38 684 / 38 707, 112^3 33 791 / 36 830, 128^3 30 151 / 40 862
+#: (float64 112^3 14 623 / 25 832); dipole-cpml float32 192^3 25 177 / 25 087 and 25 171 /
+#: 25 326, 208^3 26 159 / 28 766, 224^3 27 094 / 30 918, 256^3 28 445 / 38 504 (float64
+#: 192^3 14 504 / 14 767, 224^3 15 281 / 17 374); tmz-2d float32 1024^2 83 517 / 81 798,
+#: 1152^2 95 265 / 103 850, 1280^2 103 934 / 126 208 (float64 1280^2 36 863 / 71 673);
+#: tmz-2d-cpml 1536^2 41 121 / 33 652, 1664^2 41 585 / 39 079, 1792^2 41 777 / 44 981.
+#: Small grids lose more than the kernels' speed: the marching steppers launch each pass
+#: from Python, where 'indexed' replays a CUDA graph. Until 2026-11-26 these were 4M cells
+#: (3D and 2D) and 48M (3D with layers), measured on 2026-11-22 with the kernels then.
+AUTO_MIN_CELLS = {("3d", False): 1_200_000, ("3d", True): 7_500_000,
+                  ("2d", False): 1_200_000, ("2d", True): 3_000_000}
+#: the same for 16-bit storage, where 'indexed' moves half the bytes and holds out to larger
+#: grids. Measured on an H100 (float16, 1000 steps, tuned; Mcells/s 'indexed' /
+#: 'temporal'): at a94b544, pec-box 128^3 60 174 / 36 954, 192^3 59 291 / 51 058, 256^3
+#: 65 823 / 68 682, 320^3 68 523 / 74 910, 512^3 70 219 / 81 424; dipole-cpml 384^3 51 373
+#: / 53 103, 448^3 53 658 / 54 973, 512^3 55 105 / 59 267; with the kernels of f0f7245
+#: (docs/perf/auto-crossovers-h100-2026-11-26.txt), pec-box 224^3 63 810 / 58 271,
+#: dipole-cpml 256^3 43 736 / 39 104, 320^3 48 308 / 46 736; tmz-2d 1536^2 165 796 /
+#: 157 957, 1792^2 183 291 / 215 018, 2048^2 157 910 / 232 643; tmz-2d-cpml 2048^2 71 815 /
+#: 57 422, 2560^2 77 480 / 91 218
+AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20,
+                     ("2d", False): 3_000_000, ("2d", True): 6_000_000}
 #: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
 #: cycle or more (peak, from the memory clock and bus width; see device_feed): 'indexed',
 #: bound by memory, outruns 'temporal', bound by instruction issue, at every size measured.
@@ -728,7 +734,7 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     free_bytes: int | None = None,
                     feed: float | None = None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
-    AUTO_MIN_CELLS or more (3D with 16-bit storage: AUTO_MIN_CELLS_16, and never where the
+    AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16, and in 3D never where the
     card's ``feed``, its memory's peak bytes per SM clock cycle, is AUTO_FEED_16 or more),
     'indexed' otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79,
     300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
@@ -740,10 +746,11 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
     ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
-    table = AUTO_MIN_CELLS_16 if grid == "3d" and dtype in STORAGE16 else AUTO_MIN_CELLS
+    table = AUTO_MIN_CELLS_16 if dtype in STORAGE16 else AUTO_MIN_CELLS
     if cells < table[grid, bool(cpml)]:
         return "indexed", None
-    if table is AUTO_MIN_CELLS_16 and feed is not None and feed >= AUTO_FEED_16:
+    if grid == "3d" and table is AUTO_MIN_CELLS_16 and feed is not None and \
+            feed >= AUTO_FEED_16:
         return "indexed", None
     best = "temporal"
     if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:

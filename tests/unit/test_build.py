@@ -117,6 +117,30 @@ def test_voxelization_samples_each_component_at_its_own_point():
         assert abs(inside.sum() / volume - 1) < 0.03
 
 
+@pytest.mark.parametrize("count", [3, 12])
+def test_tables_hold_rows_for_the_materials_present_only(count):
+    """Each table has the zero row and a row for each distinct material that some point of
+    the component holds: a material whose objects are overwritten, or hold no sample point,
+    gets none (the grid is compared with each of a few materials, and marks what more of
+    them index: both ways are checked). The ids keep the grid's layout, x fastest."""
+    mats = {f"m{k}": yf.Material(eps_r=2 + k) for k in range(count)}
+    objects = [yf.Box(center=(0.002, 0.005, 0.005), size=(0.0005, 0.001, 0.001),
+                      material=f"m{count - 2}")]   # overwritten by the next
+    objects += [yf.Box(center=(0.002 + 0.001 * k, 0.005, 0.005), size=(0.001, 0.002, 0.002),
+                       material=f"m{k}") for k in range(count - 2)]
+    objects.append(yf.Box(center=(0.0155, 0.0055, 0.0055), size=(0.0001, 0.0001, 0.0001),
+                          material=f"m{count - 1}"))   # between sample points: nowhere
+    m = yf.build_model(scene(grid=yf.Grid(cells=(20, 10, 10), spacing=1e-3),
+                             materials=mats, objects=objects))
+    for c, t in m.tables.items():
+        assert t.ids.dtype == np.uint8 and t.ids.flags["F_CONTIGUOUS"], c
+        used = set(np.unique(t.ids))
+        assert used == set(range(len(t.table))) - ({0} - used), c   # every row used
+        assert len(t.table) <= count - 2 + 2, c   # background, placed materials, zero row
+    ez = m.tables["ez"]
+    assert len({tuple(r) for r in ez.table}) == len(ez.table) == count - 2 + 2
+
+
 def test_later_objects_overwrite_earlier_ones():
     s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
               objects=[yf.Box(center=(0.01, 0.01, 0.01), size=(0.01, 0.01, 0.01),

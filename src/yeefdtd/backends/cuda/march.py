@@ -407,7 +407,7 @@ class MarchStepper(CudaStepper):
         self._gtab = self._dev(self._table_host.ravel())
         self.R = len(combos)
         self.id_dtype = np.dtype(np.uint8 if self.R <= 256 else np.uint16)
-        self._cells = self._padded(cell.astype(self.id_dtype), self.id_dtype)
+        self._cells = self._padded(cell.astype(self.id_dtype, copy=False), self.id_dtype)
 
     @property
     def march_axis(self) -> int:
@@ -1014,12 +1014,37 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return index, distinct
 
 
+def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """_combinations where every id packs into one 16-bit key (the common case: a few
+    materials, six ids of at most 2 bits): the distinct keys are marked in a table of 65536 entries
+    rather than sorted, and the arrays keep the ids' layout (x fastest), which the 64-bit
+    path does not. dipole-cpml's scene at 512^3 (H100 host): 7.0 s, then 0.7 s to lay the
+    result out again, by the 64-bit path."""
+    key = np.zeros_like(ids[0], dtype=np.uint16)
+    for a in ids:
+        key <<= np.uint16(bits)
+        np.bitwise_or(key, a, out=key, casting="unsafe")
+    seen = np.zeros(1 << 16, dtype=bool)
+    seen[key] = True
+    keys = np.flatnonzero(seen)
+    lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
+    lut[keys] = np.arange(len(keys))
+    cell = lut[key]
+    out = np.zeros((len(keys), len(ids)), dtype=np.int64)
+    for j in reversed(range(len(ids))):   # the last id in the lowest bits
+        out[:, j] = keys & ((1 << bits) - 1)
+        keys = keys >> bits
+    return cell, out
+
+
 def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndarray]:
     """(per cell, the index of its combination of ``ids`` values; per combination, the ids
     as a row). Every id is below ``rows``. Ids are packed into 64-bit keys while they fit;
     when the next would not, the key is replaced by its index among the distinct keys so
     far, and packing goes on above it."""
     bits = max(1, int(rows - 1).bit_length())
+    if bits * len(ids) <= 16:
+        return _combinations16(ids, bits)
     mask = np.uint64((1 << bits) - 1)
     key = np.zeros(ids[0].shape, dtype=np.uint64)
     used, count = 0, 0

@@ -16,6 +16,12 @@ from .exceptions import NotFound, ValidationError
 from .io import output_path, path_arg, write_atomic
 
 FORMAT_VERSION = 1
+#: how snapshot frames and saved fields are compressed: HDF5's standard byte shuffle and
+#: gzip filters, which every HDF5 reader has. Shuffling first groups the floats' bytes by
+#: significance; with it gzip level 1 packs as well as level 4 did without it and writes
+#: in about 60% of the time (50 frames of 512^2 float32: 0.59 s against 0.95 s, 14.5 MB
+#: against 14.3; with noise in every value 1.16 s and 43.7 MB against 1.77 s and 48.2 MB).
+PACKED = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
 
 
 @dataclass
@@ -142,8 +148,7 @@ class Result:
                 gs = f.create_group("snapshots")
                 for name, s in self.snapshots.items():
                     g = gs.create_group(name)
-                    g.create_dataset("frames", data=s.frames, compression="gzip",
-                                     compression_opts=4)
+                    g.create_dataset("frames", data=s.frames, **PACKED)
                     g.create_dataset("time", data=s.times)
                     g.create_dataset("u", data=s.coords[0])
                     g.create_dataset("v", data=s.coords[1])
@@ -153,7 +158,7 @@ class Result:
                 if self.fields is not None:
                     gf = f.create_group("fields")
                     for c, a in self.fields.items():
-                        gf.create_dataset(c, data=a, compression="gzip", compression_opts=4)
+                        gf.create_dataset(c, data=a, **PACKED)
 
         return write_atomic(Path(path), write)
 

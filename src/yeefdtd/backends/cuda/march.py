@@ -1015,11 +1015,12 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """_combinations where every id packs into one 16-bit key (the common case: a few
-    materials, six ids of at most 2 bits): the distinct keys are marked in a table of 65536 entries
-    rather than sorted, and the arrays keep the ids' layout (x fastest), which the 64-bit
-    path does not. dipole-cpml's scene at 512^3 (H100 host): 7.0 s, then 0.7 s to lay the
-    result out again, by the 64-bit path."""
+    """_combinations where all the ids pack into one 16-bit key (the common case: a few
+    materials, say six ids of 2 bits): the distinct keys are marked in a table of 65536
+    entries rather than sorted, and the arrays keep the ids' layout (x fastest), which the
+    64-bit path does not. The same cells and combinations as that path, which took 7.0 s
+    on dipole-cpml's scene at 512^3 (H100 host), then 0.7 s to lay the result out again;
+    this one, 1.35 s in all (docs/perf/setup-time-h100-2026-11-26.txt)."""
     key = np.zeros_like(ids[0], dtype=np.uint16)
     for a in ids:
         key <<= np.uint16(bits)

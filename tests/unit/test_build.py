@@ -141,6 +141,23 @@ def test_tables_hold_rows_for_the_materials_present_only(count):
     assert len({tuple(r) for r in ez.table}) == len(ez.table) == count - 2 + 2
 
 
+def test_tables_built_side_by_side_equal_those_built_one_after_another(monkeypatch):
+    """The components' tables are built on threads where memory allows (TABLE_BYTES_AT_ONCE),
+    and come out the same as one after another."""
+    from yeefdtd.build import model as M
+
+    s = scene(grid=yf.Grid(cells=(24, 20, 16), spacing=1e-3), boundaries="pmc",
+              materials={"glass": yf.Material(eps_r=4, sigma_e=0.1)},
+              objects=[yf.Sphere(center=(0.012, 0.01, 0.008), radius=0.005, material="glass")])
+    threaded = yf.build_model(s).tables
+    monkeypatch.setattr(M, "TABLE_BYTES_AT_ONCE", 0)   # one worker: in turn
+    serial = yf.build_model(s).tables
+    assert list(threaded) == list(serial)
+    for c in serial:
+        assert np.array_equal(threaded[c].ids, serial[c].ids), c
+        assert np.array_equal(threaded[c].table, serial[c].table), c
+
+
 def test_later_objects_overwrite_earlier_ones():
     s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
               objects=[yf.Box(center=(0.01, 0.01, 0.01), size=(0.01, 0.01, 0.01),

@@ -107,7 +107,7 @@ def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, Comp
     """Each component's materials and coefficient table, built on several threads where
     the host has the cores and the grid the memory (NumPy's array work runs without the
     interpreter lock). The scene of examples/dipole_cpml.toml at 512^3 cells, on 2 cores:
-    4.3 s against 6.8 one after another."""
+    build_model 3.3 s against 4.5 s with the tables built one after another."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 

@@ -135,23 +135,33 @@ def test_tables_hold_rows_for_the_materials_present_only(count):
     for c, t in m.tables.items():
         assert t.ids.dtype == np.uint8 and t.ids.flags["F_CONTIGUOUS"], c
         used = set(np.unique(t.ids))
-        assert used == set(range(len(t.table))) - ({0} - used), c   # every row used
-        assert len(t.table) <= count - 2 + 2, c   # background, placed materials, zero row
+        assert set(range(1, len(t.table))) <= used, c   # every row but the zero row is used
+        assert len(t.table) <= count, c   # the zero row, the background, count - 2 placed
     ez = m.tables["ez"]
-    assert len({tuple(r) for r in ez.table}) == len(ez.table) == count - 2 + 2
+    assert len({tuple(r) for r in ez.table}) == len(ez.table) == count
 
 
 def test_tables_built_side_by_side_equal_those_built_one_after_another(monkeypatch):
-    """The components' tables are built on threads where memory allows (TABLE_BYTES_AT_ONCE),
-    and come out the same as one after another."""
+    """The components' tables are built on threads where the host has the cores and the
+    memory, and come out the same as one after another."""
+    from concurrent import futures
+
     from yeefdtd.build import model as M
 
     s = scene(grid=yf.Grid(cells=(24, 20, 16), spacing=1e-3), boundaries="pmc",
               materials={"glass": yf.Material(eps_r=4, sigma_e=0.1)},
               objects=[yf.Sphere(center=(0.012, 0.01, 0.008), radius=0.005, material="glass")])
+    pools = []
+    real = futures.ThreadPoolExecutor
+    monkeypatch.setattr(futures, "ThreadPoolExecutor",
+                        lambda n: pools.append(n) or real(n))
+    monkeypatch.setattr(M, "_host_cores", lambda: 4)
+    monkeypatch.setattr(M, "_host_free_bytes", lambda: 1 << 30)
     threaded = yf.build_model(s).tables
-    monkeypatch.setattr(M, "TABLE_BYTES_AT_ONCE", 0)   # one worker: in turn
+    assert pools == [4]
+    monkeypatch.setattr(M, "_host_free_bytes", lambda: 0)   # no memory to spare: in turn
     serial = yf.build_model(s).tables
+    assert pools == [4]
     assert list(threaded) == list(serial)
     for c in serial:
         assert np.array_equal(threaded[c].ids, serial[c].ids), c

@@ -98,25 +98,46 @@ def check_run_arguments(scene, steps) -> None:
         raise ValidationError(f"steps: a whole number from 1 to {MAX_STEPS:.0e}, not {steps!r}")
 
 
-#: host bytes the components' tables may hold at once while they are built side by side:
-#: each takes about 3 bytes a cell in flight (its materials, then its ids)
-TABLE_BYTES_AT_ONCE = 2 << 30
+#: host bytes a component's table may take in flight per cell while it is built: its
+#: materials and ids (3), and while an object is voxelized, its bounding box's coordinate
+#: arrays (tracemalloc: 11.2 for a sphere filling a 160^3 grid)
+TABLE_BYTES_PER_CELL = 12
+
+
+def _host_cores() -> int:
+    """The cores this process may run on (its affinity where the system reports it)."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _host_free_bytes() -> int:
+    """Physical memory free now (Linux and most Unixes), else 2 GiB."""
+    import os
+
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 2 << 30
 
 
 def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, ComponentTable]:
     """Each component's materials and coefficient table, built on several threads where
-    the host has the cores and the grid the memory (NumPy's array work runs without the
-    interpreter lock). The scene of examples/dipole_cpml.toml at 512^3 cells, on 2 cores:
-    build_model 3.3 s against 4.5 s with the tables built one after another."""
-    import os
+    the host has the cores and the memory (NumPy's array work runs without the interpreter
+    lock): as many as a quarter of the free memory holds at TABLE_BYTES_PER_CELL. The
+    scene of examples/dipole_cpml.toml at 512^3 cells, on 2 cores: build_model 3.3 s
+    against 4.5 s with the tables built one after another."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(c):
         return component_table(scene, grid, c, voxelize(scene, grid, c), kinds)
 
     comps = grid.components
-    workers = min(len(comps), os.cpu_count() or 1,
-                  max(1, TABLE_BYTES_AT_ONCE // (3 * grid.num_cells)))
+    workers = min(len(comps), _host_cores(),
+                  _host_free_bytes() // 4 // (TABLE_BYTES_PER_CELL * grid.num_cells))
     if workers <= 1:
         return {c: one(c) for c in comps}
     with ThreadPoolExecutor(workers) as pool:

@@ -98,12 +98,12 @@ def _modified(row, flags: int):
     return row
 
 
-def _present(materials: np.ndarray, count: int) -> np.ndarray:
-    """The material numbers below ``count`` that occur in ``materials``. A scene of few
-    materials compares the grid with each (513^3 cells: 0.04 s a material); more mark what
-    they index (0.45 s), where np.bincount, which widens every number to 64 bits first,
-    took 0.9 s."""
-    flat = materials.ravel(order="K")
+def values_present(values: np.ndarray, count: int) -> np.ndarray:
+    """The numbers below ``count`` that occur in ``values`` (non-negative integers), sorted.
+    Few candidates are compared with the array one by one (513^3 cells: 0.04 s each); more
+    are marked in a table of ``count`` flags (0.45 s), where np.bincount, which widens every
+    number to 64 bits first, took 0.9 s."""
+    flat = values.ravel(order="K")
     if count <= 8:
         return np.array([m for m in range(count) if np.count_nonzero(flat == m)], dtype=np.intp)
     seen = np.zeros(count, dtype=bool)
@@ -123,7 +123,7 @@ def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
         ids = np.full(materials.shape, rows.add(base[materials.flat[0]]), dtype=np.uint8,
                       order="F")
     else:
-        present = _present(materials, len(base))
+        present = values_present(materials, len(base))
         # 8-bit ids where the table cannot outgrow them: a row per material, up to three
         # more on PMC walls (see _modified), and the zero row (no conversion after)
         small = 4 * len(present) + 1 <= 256

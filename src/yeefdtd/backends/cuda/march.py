@@ -1025,9 +1025,9 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
     for a in ids:
         key <<= np.uint16(bits)
         np.bitwise_or(key, a, out=key, casting="unsafe")
-    seen = np.zeros(1 << 16, dtype=bool)
-    seen[key] = True
-    keys = np.flatnonzero(seen)
+    from ...build.coefficients import values_present
+
+    keys = values_present(key, 1 << 16)
     lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
     lut[keys] = np.arange(len(keys))
     cell = lut[key]

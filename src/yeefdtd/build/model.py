@@ -13,6 +13,8 @@ import numpy as np
 
 from ..constants import MAX_STEPS
 from ..description.scene import Scene
+from ..host import cores as _host_cores
+from ..host import free_bytes as _host_free_bytes
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
 from .grid import YeeGrid, time_step
@@ -102,26 +104,6 @@ def check_run_arguments(scene, steps) -> None:
 #: materials and ids (3), and while an object is voxelized, its bounding box's coordinate
 #: arrays (tracemalloc: 11.2 for a sphere filling a 160^3 grid)
 TABLE_BYTES_PER_CELL = 12
-
-
-def _host_cores() -> int:
-    """The cores this process may run on (its affinity where the system reports it)."""
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
-def _host_free_bytes() -> int:
-    """Physical memory free now (Linux and most Unixes), else 2 GiB."""
-    import os
-
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return 2 << 30
 
 
 def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, ComponentTable]:

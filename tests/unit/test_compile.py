@@ -1,0 +1,124 @@
+"""The kernels' modules: instances split into groups compiled side by side (no GPU needed:
+a stand-in for CuPy records what would be compiled)."""
+
+import sys
+import threading
+import types
+
+import pytest
+
+from yeefdtd.backends.cuda import compile as C
+from yeefdtd.exceptions import KernelError
+
+
+def test_groups_deal_every_name_once_in_a_fixed_number_of_groups():
+    names = [f"k{i}" for i in range(20)] + ["k3"]   # a duplicate is compiled once
+    parts = C.groups(names)
+    assert len(parts) == C.MODULE_GROUPS == 8
+    assert sorted(n for g in parts for n in g) == sorted(set(names))
+    assert parts[0] == ["k0", "k8", "k16"] and parts[7] == ["k7", "k15"]
+    assert C.groups(["a", "b"]) == [["a"], ["b"]]   # no empty module
+    assert C.groups(names) == parts                  # the same modules every time (cache keys)
+
+
+def test_compile_threads_follow_cores_and_memory(monkeypatch):
+    from yeefdtd import host
+
+    monkeypatch.setattr(host, "cores", lambda: 16)
+    monkeypatch.setattr(host, "free_bytes", lambda: 64 * C.NVRTC_BYTES)
+    assert C.compile_threads(8) == 8
+    monkeypatch.setattr(host, "free_bytes", lambda: 12 * C.NVRTC_BYTES)
+    assert C.compile_threads(8) == 3          # a quarter of the free memory
+    monkeypatch.setattr(host, "free_bytes", lambda: 0)
+    assert C.compile_threads(8) == 1
+    monkeypatch.setattr(host, "cores", lambda: 2)
+    monkeypatch.setattr(host, "free_bytes", lambda: 64 * C.NVRTC_BYTES)
+    assert C.compile_threads(8) == 2
+
+
+class _Pointer:
+    def __init__(self, log, module, name):
+        self.log, self.module, self.name = log, module, name
+
+    def copy_from_host(self, src, nbytes):
+        self.log.append((self.module, self.name, src, nbytes))
+
+
+def _fake_cupy(log, fail=None):
+    """A stand-in for the parts of CuPy load_module uses."""
+    class CompileException(Exception):
+        pass
+
+    class Device:
+        def __init__(self, i=0):
+            self.id = i
+
+        def __enter__(self):
+            log.append(("device", self.id, threading.current_thread().name))
+
+        def __exit__(self, *a):
+            return False
+
+    class RawModule:
+        def __init__(self, code, options, name_expressions):
+            self.names = list(name_expressions)
+
+        def compile(self):
+            if fail in self.names:
+                raise CompileException(f"error: {fail} does not compile\nmore")
+            log.append(("compile", tuple(self.names), threading.current_thread().name))
+
+        def get_function(self, name):
+            assert name in self.names
+            return ("fn", name, id(self))
+
+        def get_global(self, name):
+            return _Pointer(log, id(self), name)
+
+    cuda = types.SimpleNamespace(Device=Device,
+                                 compiler=types.SimpleNamespace(CompileException=CompileException))
+    return types.SimpleNamespace(RawModule=RawModule, cuda=cuda)
+
+
+def test_load_module_compiles_each_group_on_threads_and_writes_constants_to_all(monkeypatch):
+    from concurrent import futures
+
+    from yeefdtd import host
+
+    log, pools = [], []
+    real = futures.ThreadPoolExecutor
+    monkeypatch.setattr(futures, "ThreadPoolExecutor", lambda n: pools.append(n) or real(n))
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(log))
+    monkeypatch.setattr(host, "cores", lambda: 4)
+    monkeypatch.setattr(host, "free_bytes", lambda: 64 * C.NVRTC_BYTES)
+    names = [f"k<{i}>" for i in range(11)]
+    mods = C.load_module(("march.cu",), names)
+    compiled = [e for e in log if e[0] == "compile"]
+    assert sorted(n for e in compiled for n in e[1]) == sorted(names)
+    assert len(compiled) == 8
+    assert pools == [4]                                           # side by side
+    assert all(e[2] != threading.current_thread().name for e in compiled)
+    assert {e[1] for e in log if e[0] == "device"} == {0}         # the caller's device
+    for n in names:                                               # from the module holding it
+        fn = mods.get_function(n)
+        assert fn[1] == n
+    assert mods.get_function("k<0>")[2] != mods.get_function("k<1>")[2]
+    mods.get_global("c_tab").copy_from_host(1234, 64)
+    writes = [e for e in log if e[1] == "c_tab"]
+    assert len(writes) == 8 and len({e[0] for e in writes}) == 8
+    assert all(e[2:] == (1234, 64) for e in writes)
+
+
+def test_load_module_in_turn_where_one_core_and_a_compile_error_is_one_line(monkeypatch):
+    from yeefdtd import host
+
+    log = []
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(log))
+    monkeypatch.setattr(host, "cores", lambda: 1)
+    C.load_module(("march.cu",), ["a", "b", "c"])
+    assert [e[2] for e in log if e[0] == "compile"] == [threading.current_thread().name] * 3
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(log, fail="b"))
+    monkeypatch.setattr(host, "cores", lambda: 4)
+    with pytest.raises(KernelError, match=r"^kernel compilation failed: error: b does not "
+                                          r"compile$"):
+        C.load_module(("march.cu",), ["a", "b", "c"])

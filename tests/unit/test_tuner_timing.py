@@ -175,3 +175,24 @@ def test_a_refinement_sweep_that_loses_the_best_keeps_the_first(monkeypatch):
     first = [((4, 2, 4, 128), 2.0)]
     st, _ = _choosing(monkeypatch, first, [], [(4, 2, 4, 144)])
     assert st.configs["pass"] == (4, 2, 4, 128) and st.tuning["pass"] == [([4, 2, 4, 128], 2.0)]
+
+
+def test_a_sweep_times_a_slow_candidate_once():
+    """A candidate whose first timed run is past GIVE_UP times the fastest so far keeps that
+    run's time; the others are timed in full, and a slow one can still be a finalist."""
+    cp = FakeCupy()
+    costs = {(32,): 2.0, (64,): 1.0, (128,): 1.2, (256,): 3.0, (512,): 1.3}
+    runs: dict = {}
+
+    def plan(c):
+        def fn(grid, block, args, shared_mem=0):
+            runs[c] = runs.get(c, 0) + 1
+            cp.cost = costs[c]
+        return [(fn, (1,), c, (), 0)]
+
+    cp.cuda.get_elapsed_time = lambda a, b: cp.cost
+    out = dict(tuning.sweep(cp, plan, list(costs), repeats=5, finalists=2, final_repeats=7))
+    assert out == costs
+    # warm-up and 5 timed; past 1.25 x the fastest so far (1.0): warm-up and 1 timed
+    assert runs == {(32,): 6, (64,): 6 + 8, (128,): 6 + 8, (256,): 2, (512,): 2}
+    assert tuning.GIVE_UP == 1.25

@@ -86,9 +86,10 @@ def _runner(cp, launches, graph: bool):
     return lambda: captured.launch(stream)
 
 
-def _median_ms(cp, run, repeats: int) -> float:
+def _median_ms(cp, run, repeats: int, give_up: float | None = None) -> float:
     """Median milliseconds of ``repeats`` calls of ``run`` on the current stream, after one
-    untimed call (module load, caches)."""
+    untimed call (module load, caches); the first timed call's alone where it took longer
+    than ``give_up`` milliseconds."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     stream = cp.cuda.get_current_stream()
     run()
@@ -99,6 +100,8 @@ def _median_ms(cp, run, repeats: int) -> float:
         stop.record(stream)
         stop.synchronize()
         times.append(cp.cuda.get_elapsed_time(start, stop))
+        if give_up is not None and times[0] > give_up:
+            return times[0]
     times.sort()
     return times[len(times) // 2]
 
@@ -118,27 +121,36 @@ def time_if_launchable(cp, launches, repeats: int = 5, graph: bool = False) -> f
     return None if timed is None else timed[0]
 
 
-def _timed_if_launchable(cp, launches, repeats: int, graph: bool):
+def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
+                         give_up: float | None = None):
     """(milliseconds, the runner timed) as time_launches, or None (see time_if_launchable)."""
     try:
         run = _runner(cp, launches, graph)
-        return _median_ms(cp, run, repeats), run
+        return _median_ms(cp, run, repeats, give_up), run
     except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
         if getattr(exc, "status", None) not in UNLAUNCHABLE:
             raise   # a fault, not a shape the kernel cannot take
         return None
 
 
+#: a sweep's candidate whose first timed run takes longer than this many times the fastest
+#: candidate so far is not timed again: its one time stands. 3D 'temporal' sweeps shapes of
+#: 3 and 4 steps a pass that run 1.7 to 3 times as long as the best (docs/performance.md).
+GIVE_UP = 1.25
+
+
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           final_repeats: int = 25, graph: bool = False) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
-    timed as a CUDA graph when ``graph`` (see time_launches).
+    timed as a CUDA graph when ``graph`` (see time_launches). A candidate whose first timed
+    run is past GIVE_UP times the fastest so far keeps that run's time.
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
     apart. They are timed again as first run (the same graph, when ``graph``)."""
     out, runs = [], []
     for cfg in candidates:
-        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph)
+        give_up = GIVE_UP * min(ms for _, ms in out) if out else None
+        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, give_up)
         if timed is not None:
             out.append((cfg, timed[0]))
             runs.append(timed[1])

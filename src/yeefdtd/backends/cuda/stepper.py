@@ -243,7 +243,9 @@ class CudaStepper(Stepper):
                 names.append(name)
         self._inject_names = {h: f"inject<{T}, {S}, {str(h).lower()}>" for h in (False, True)}
         self._record_name = f"record<{T}, {S}>"
-        return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick"]
+        self._max_abs_name = f"max_abs<{T}, {S}>"
+        return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick",
+                self._max_abs_name]
 
     def _fn(self, name: str):
         """The compiled kernel ``name``; KernelError where the module does not hold it."""
@@ -547,15 +549,29 @@ class CudaStepper(Stepper):
         self._stream.synchronize()
 
     def max_abs(self) -> float:
+        """The largest |value| of any field in SI units (NaN or infinite where one is), in
+        one launch of max_abs over every component."""
+        cp = self._cp
+        comps = list(self._f)
+        key = tuple(self._f[c].data.ptr for c in comps)   # the marching steppers swap sets
         with self._stream:
-            m = 0.0
-            for c, f in self._f.items():
-                v = float(_maxabs(self._cp)(f))
-                if v >= _NAN_MARK:
-                    return math.nan
-                if not math.isfinite(v):
-                    return v
-                m = max(m, v * self.storage.scale(c))
+            cache = self.__dict__.setdefault("_max_abs_args", {})
+            if key not in cache:
+                cache[key] = (cp.array(key, dtype=np.uint64),
+                              cp.zeros(len(comps), dtype=np.uint64))
+            ptrs, out = cache[key]
+            out.data.memset_async(0, out.nbytes)
+            n = self._f[comps[0]].size
+            blocks = int(min(1024, -(-n // 256)))
+            self._fn(self._max_abs_name)((blocks, len(comps)), (256,), (ptrs, np.int64(n), out))
+            got = out.get().view(np.float64)
+        m = 0.0
+        for c, v in zip(comps, got.tolist(), strict=True):
+            if v >= _NAN_MARK:
+                return math.nan
+            if not math.isfinite(v):
+                return v
+            m = max(m, v * self.storage.scale(c))
         return m
 
     def fields(self) -> dict[str, np.ndarray]:
@@ -649,17 +665,7 @@ def device_feed() -> float | None:
     return 2.0 * mem * (bus / 8) / (sms * clock)
 
 
-_MAXABS = {}
-#: what a NaN maps to in the max-|x| reduction (done in double, where it is exact)
+#: what a NaN maps to in max_abs (support.cu counts it as 3e300)
 _NAN_MARK = 1e300
-
-
-def _maxabs(cp):
-    """max |x| over an array, reduced in double; a NaN counts as 3e300 so max() keeps it."""
-    if "k" not in _MAXABS:
-        _MAXABS["k"] = cp.ReductionKernel(
-            "T x", "float64 y", "(double)x != (double)x ? 3.0e300 : fabs((double)x)",
-            "max(a, b)", "y = a", "0", "yeefdtd_maxabs")
-    return _MAXABS["k"]
 
 

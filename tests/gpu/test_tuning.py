@@ -78,8 +78,10 @@ def test_each_stepper_is_tuned_the_way_it_runs_its_steps(tmp_path, monkeypatch):
 
 
 def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, monkeypatch):
-    """A grid too small to tune (or a forced or cached shape) compiles the one pass shape it
-    runs, and runs as before; one that is swept compiles every candidate."""
+    """A grid too small to tune (or a forced shape) compiles the one pass shape it runs, and
+    runs as before; one that is swept compiles every candidate, and so does the run that
+    finds its shape in the tuning cache: the same instances in the same modules, which
+    CuPy's cache holds since the sweep."""
     from yeefdtd.backends.cuda.stepper import CudaStepper
     from yeefdtd.build.model import build_model
     from yeefdtd.exceptions import KernelError
@@ -101,7 +103,10 @@ def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, 
     for st in (small, swept):
         st.advance(0, 6)
     cached = CudaStepper(model, "float32", variant="temporal", tune=True)   # from the cache
-    assert cached.compiled_configs() == [swept.configs["pass"]]
+    assert cached.cached_roles == {"pass"} and cached.configs == swept.configs
+    assert swept.cached_roles == small.cached_roles == set()
+    assert cached.compiled_configs() == every
+    assert cached._names() == swept._names()
     cached.advance(0, 6)
     ref = swept.fields()
     for st in (small, cached):

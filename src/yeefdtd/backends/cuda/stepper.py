@@ -370,6 +370,8 @@ class CudaStepper(Stepper):
         cache = tuning.load_cache() if tune else {}
         self.configs, self.tuning = {}, {}
         self._sweeps: dict = {}   # role -> (cache key, candidates)
+        #: the roles whose launch shapes came from the tuning cache
+        self.cached_roles: set[str] = set()
         for role in self.roles:
             candidates = self.variant.configs(role, self.shape)
             key = "|".join([device, kernel_version(), " ".join(compile_options()),
@@ -385,6 +387,7 @@ class CudaStepper(Stepper):
                 self.configs[role] = tuple(candidates[0])
             elif key in cache:
                 self.configs[role] = tuple(cache[key]["best"])
+                self.cached_roles.add(role)
             else:
                 self._sweeps[role] = (key, candidates)
 

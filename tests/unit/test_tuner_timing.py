@@ -181,7 +181,7 @@ def test_a_sweep_times_a_slow_candidate_once():
     """A candidate whose first timed run is past GIVE_UP times the fastest so far keeps that
     run's time; the others are timed in full, and a slow one can still be a finalist."""
     cp = FakeCupy()
-    costs = {(32,): 2.0, (64,): 1.0, (128,): 1.2, (256,): 3.0, (512,): 1.3}
+    costs = {(32,): 3.0, (64,): 1.0, (128,): 1.4, (256,): 4.0, (512,): 1.6}
     runs: dict = {}
 
     def plan(c):
@@ -193,6 +193,10 @@ def test_a_sweep_times_a_slow_candidate_once():
     cp.cuda.get_elapsed_time = lambda a, b: cp.cost
     out = dict(tuning.sweep(cp, plan, list(costs), repeats=5, finalists=2, final_repeats=7))
     assert out == costs
-    # warm-up and 5 timed; past 1.25 x the fastest so far (1.0): warm-up and 1 timed
+    # warm-up and 5 timed; past 1.5 x the fastest so far (1.0): warm-up and 1 timed
     assert runs == {(32,): 6, (64,): 6 + 8, (128,): 6 + 8, (256,): 2, (512,): 2}
-    assert tuning.GIVE_UP == 1.25
+    assert tuning.GIVE_UP == 1.5
+    runs.clear()
+    out = dict(tuning.sweep(cp, plan, list(costs), repeats=5, finalists=2, final_repeats=7,
+                            give_up=None))
+    assert out == costs and runs == {(32,): 6, (64,): 14, (128,): 14, (256,): 6, (512,): 6}

@@ -135,22 +135,26 @@ def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
 
 #: a sweep's candidate whose first timed run takes longer than this many times the fastest
 #: candidate so far is not timed again: its one time stands. 3D 'temporal' sweeps shapes of
-#: 3 and 4 steps a pass that run 1.7 to 3 times as long as the best (docs/performance.md).
-GIVE_UP = 1.25
+#: 3 and 4 steps a pass that run 1.7 to 3 times as long as the best (docs/performance.md),
+#: 2D 'temporal' shapes at 7 to 15 times. Not less: runs of a few microseconds (a GPU test's)
+#: were seen 25% apart.
+GIVE_UP = 1.5
 
 
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
-          final_repeats: int = 25, graph: bool = False) -> list[tuple[tuple, float]]:
+          final_repeats: int = 25, graph: bool = False,
+          give_up: float | None = GIVE_UP) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
     timed as a CUDA graph when ``graph`` (see time_launches). A candidate whose first timed
-    run is past GIVE_UP times the fastest so far keeps that run's time.
+    run is past ``give_up`` times the fastest so far keeps that run's time (None: every
+    candidate is timed ``repeats`` times).
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
     apart. They are timed again as first run (the same graph, when ``graph``)."""
     out, runs = [], []
     for cfg in candidates:
-        give_up = GIVE_UP * min(ms for _, ms in out) if out else None
-        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, give_up)
+        limit = give_up * min(ms for _, ms in out) if out and give_up else None
+        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, limit)
         if timed is not None:
             out.append((cfg, timed[0]))
             runs.append(timed[1])

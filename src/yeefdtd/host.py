@@ -14,7 +14,15 @@ def cores() -> int:
 
 
 def free_bytes() -> int:
-    """Physical memory free now (Linux and most Unixes), else 2 GiB."""
+    """Physical memory available now: Linux's MemAvailable (free memory and the page cache
+    it can drop), else the free pages (other Unixes), else 2 GiB."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     try:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):

@@ -50,7 +50,7 @@ def _fake_cupy(log, fail=None):
         pass
 
     class Device:
-        def __init__(self, i=0):
+        def __init__(self, i=3):   # the caller's current device: not CuPy's default 0
             self.id = i
 
         def __enter__(self):
@@ -62,6 +62,7 @@ def _fake_cupy(log, fail=None):
     class RawModule:
         def __init__(self, code, options, name_expressions):
             self.names = list(name_expressions)
+            self.code = code
 
         def compile(self):
             if fail in self.names:
@@ -98,7 +99,7 @@ def test_load_module_compiles_each_group_on_threads_and_writes_constants_to_all(
     assert len(compiled) == 8
     assert pools == [4]                                           # side by side
     assert all(e[2] != threading.current_thread().name for e in compiled)
-    assert {e[1] for e in log if e[0] == "device"} == {0}         # the caller's device
+    assert {e[1] for e in log if e[0] == "device"} == {3}         # the caller's device
     for n in names:                                               # from the module holding it
         fn = mods.get_function(n)
         assert fn[1] == n
@@ -122,3 +123,37 @@ def test_load_module_in_turn_where_one_core_and_a_compile_error_is_one_line(monk
     with pytest.raises(KernelError, match=r"^kernel compilation failed: error: b does not "
                                           r"compile$"):
         C.load_module(("march.cu",), ["a", "b", "c"])
+
+
+def test_a_module_a_live_stepper_holds_is_compiled_again_for_the_next(monkeypatch):
+    """CuPy hands out one module (and its constants) per source and instances: a second live
+    stepper gets its own copy, compiled from the source with a comment naming it; a copy is
+    free again once its holder is gone, even from a reference cycle."""
+    import gc
+
+    from yeefdtd import host
+
+    log = []
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(log))
+    monkeypatch.setattr(host, "cores", lambda: 1)
+    files = ("tiled2d.cu",)   # and instances no other test asks for
+    a = C.load_module(files, ["cx", "cy"])
+    b = C.load_module(files, ["cx", "cy"])
+    assert a.copies == [0, 0] and b.copies == [1, 1]
+    assert [m.code for m in a.modules] == [C.kernel_source(files)] * 2   # the plain source
+    assert all(m.code.endswith("// copy 1 (another live stepper's)\n") for m in b.modules)
+    c = C.load_module(files, ["cx", "cz"])   # "cx" is held twice, "cz" by none
+    assert c.copies == [2, 0]
+    del a
+    d = C.load_module(files, ["cx", "cy"])
+    assert d.copies == [0, 0]
+    gc.disable()
+    try:
+        class Holder:
+            pass
+        h = Holder()
+        h.me, h.mods = h, C.load_module(files, ["cw"])
+        del h                                 # unreachable, but in a cycle
+        assert C.load_module(files, ["cw"]).copies == [0]
+    finally:
+        gc.enable()

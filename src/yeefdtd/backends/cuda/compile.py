@@ -2,15 +2,20 @@
 
 Kernels are C++ templates over the field type (float, double), the id type (uint8,
 uint16) and compile-time switches; each stepper asks for the instances it launches by name
-(``name_expressions``). CuPy caches the compiled binary on disk per device and source, so a
-new module costs a load, not a compilation. Each stepper loads its own modules because the
-coefficient table lives in their constant memory; its instances are split over several
-modules, compiled on threads (see MODULE_GROUPS).
+(``name_expressions``). CuPy (14.2 or later; see CACHED_CUPY) caches the compiled binary on
+disk per architecture and source, so a new module costs a load, not a compilation. The
+instances are split over several modules, compiled on threads (see MODULE_GROUPS).
+
+The coefficient table and the pointers to a stepper's auxiliary arrays, sources and probes
+live in the modules' constant memory, so each live stepper needs modules of its own. CuPy
+hands out one module per source and instances in a process; where a live stepper holds a
+module, the next gets one of another source (see load_module).
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,6 +97,8 @@ class Modules:
 
     def __init__(self, modules: list, groups: list[list[str]]):
         self.modules = modules
+        #: each module's copy (see load_module): 0 unless another live stepper held it
+        self.copies = [0] * len(modules)
         self._owner = {name: m for m, group in zip(modules, groups, strict=True) for name in group}
 
     def get_function(self, name: str):
@@ -112,31 +119,98 @@ class _Constant:
             p.copy_from_host(src, nbytes)
 
 
+#: the CuPy version from which a module compiled with name expressions is found in the disk
+#: cache by a later process (before 14.0 it never was; 14.1 missed templates of several
+#: arguments: CuPy issues 9667 and 10173)
+CACHED_CUPY = (14, 2)
+
+
+def cupy_caches_modules() -> bool:
+    """Whether this CuPy finds the modules of an earlier process in its disk cache."""
+    import re
+
+    import cupy
+
+    got = tuple(int(x) for x in re.findall(r"\d+", cupy.__version__)[:2])
+    return got >= CACHED_CUPY
+
+
+#: module key (device, files, options, instances) -> the copies live steppers hold
+_HELD: dict[tuple, set[int]] = {}
+_HELD_LOCK = threading.RLock()
+
+
+def _claim(keys: list[tuple]) -> list[int]:
+    """For each key, the lowest copy no live stepper holds, now held."""
+    with _HELD_LOCK:
+        out = []
+        for key in keys:
+            held = _HELD.setdefault(key, set())
+            k = 0
+            while k in held:
+                k += 1
+            held.add(k)
+            out.append(k)
+        return out
+
+
+def _release(keys: list[tuple], copies: list[int]) -> None:
+    with _HELD_LOCK:
+        for key, k in zip(keys, copies, strict=True):
+            _HELD.get(key, set()).discard(k)
+
+
 def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
     """Compile (or fetch from CuPy's cache) and load the instances ``names`` of ``files``, as
-    the modules of ``groups(names)``, compiled on threads (compile_threads)."""
+    the modules of ``groups(names)``, compiled on threads (compile_threads).
+
+    CuPy gives every RawModule of the same source, options and instances the same module
+    (per device, for the process), and with it the same constants. A module a live stepper
+    holds is therefore compiled again, for the next, from the source with a comment naming
+    the copy; copy 0 is the plain source, whose binary the disk cache keeps. A stepper's
+    copies are freed with its modules (after a garbage collection where it is in a reference
+    cycle: one runs before a second copy is made)."""
+    import gc
+    import weakref
+
     import cupy
 
     code = kernel_source(files)
     parts = groups(names)
+    opts = options()
     device = cupy.cuda.Device().id   # a thread's current device is its own
+    keys = [(device, files, opts, tuple(g)) for g in parts]
+    copies = _claim(keys)
+    if any(copies):   # held: a stepper no longer reachable may still hold them
+        _release(keys, copies)
+        gc.collect()
+        copies = _claim(keys)
 
-    def one(group: list[str]):
+    def one(part: tuple[list[str], int]):
+        group, k = part
+        source = code if k == 0 else f"{code}\n// copy {k} (another live stepper's)\n"
         with cupy.cuda.Device(device):
-            module = cupy.RawModule(code=code, options=options(), name_expressions=group)
+            module = cupy.RawModule(code=source, options=opts, name_expressions=group)
             module.compile()
         return module
 
     threads = compile_threads(len(parts))
     try:
         if threads == 1:
-            modules = [one(g) for g in parts]
+            modules = [one(p) for p in zip(parts, copies, strict=True)]
         else:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(threads) as pool:
-                modules = list(pool.map(one, parts))
+                modules = list(pool.map(one, zip(parts, copies, strict=True)))
     except cupy.cuda.compiler.CompileException as exc:
+        _release(keys, copies)
         first = str(exc).strip().splitlines()
         raise KernelError(f"kernel compilation failed: {first[0] if first else exc}") from None
-    return Modules(modules, parts)
+    except BaseException:
+        _release(keys, copies)
+        raise
+    out = Modules(modules, parts)
+    out.copies = copies
+    weakref.finalize(out, _release, keys, copies)
+    return out

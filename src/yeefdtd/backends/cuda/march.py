@@ -525,12 +525,15 @@ class MarchStepper(CudaStepper):
     def compiled_configs(self) -> list[tuple]:
         """The pass launch shapes whose kernels the modules hold: the one known before
         compiling where it was forced or is the untuned default, else every candidate: those
-        a sweep times, and where the shape came from the tuning cache, the same modules
-        again, which the sweep left in CuPy's cache (so the run after a tuning compiles
-        nothing, and runs the binary that was timed). Compiling every candidate took about
-        10 times as long as one on the grids too small to tune (NVRTC, sm_90, 3D 'temporal'
-        float32: 2.7 s against 0.3)."""
-        if self.known_configs and "pass" not in self.cached_roles:
+        a sweep times, and where the shape came from the tuning cache and this CuPy keeps
+        such modules on disk (compile.cupy_caches_modules), the same modules again, which
+        the sweep left there (so the run after a tuning compiles nothing, and runs the binary
+        that was timed). Compiling every candidate took about 10 times as long as one on the
+        grids too small to tune (NVRTC, sm_90, 3D 'temporal' float32: 2.7 s against 0.3)."""
+        from .compile import cupy_caches_modules
+
+        if self.known_configs and ("pass" not in self.cached_roles
+                                   or not cupy_caches_modules()):
             return [self.known_configs["pass"]]
         return self.variant.configs("pass", self.shape)
 

@@ -552,8 +552,9 @@ class CudaStepper(Stepper):
         self._stream.synchronize()
 
     def max_abs(self) -> float:
-        """The largest |value| of any field in SI units (NaN or infinite where one is), in
-        one launch of max_abs over every component."""
+        """The largest |value| of any field in SI units, NaN where any value is NaN or
+        infinite (max_abs in support.cu counts NaN as 3e300), in one launch over every
+        component."""
         cp = self._cp
         comps = list(self._f)
         key = tuple(self._f[c].data.ptr for c in comps)   # the marching steppers swap sets
@@ -570,10 +571,8 @@ class CudaStepper(Stepper):
             got = out.get().view(np.float64)
         m = 0.0
         for c, v in zip(comps, got.tolist(), strict=True):
-            if v >= _NAN_MARK:
+            if v >= _NAN_MARK:   # NaN, or infinite
                 return math.nan
-            if not math.isfinite(v):
-                return v
             m = max(m, v * self.storage.scale(c))
         return m
 

@@ -104,7 +104,7 @@ def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, 
         st.advance(0, 6)
     assert swept.cached_roles == small.cached_roles == set()
     ref, names, configs = swept.fields(), swept._names(), swept.configs
-    del swept   # its modules are free for the next stepper: CuPy's own, compiled by the sweep
+    del st, swept   # its modules are free for the next stepper: those the sweep compiled
     cached = CudaStepper(model, "float32", variant="temporal", tune=True)   # from the cache
     assert cached.cached_roles == {"pass"} and cached.configs == configs
     assert cached.compiled_configs() == every

@@ -16,11 +16,11 @@ from .test_parity import BOUNDARIES_3D, random_scene
 STEPS = 40
 
 
-def _alone(model, variant):
+def _alone(model, variant, steps=STEPS):
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
     st = CudaStepper(model, "float32", variant=variant)
-    st.advance(0, STEPS)
+    st.advance(0, steps)
     out = st.fields()
     del st
     gc.collect()
@@ -48,3 +48,33 @@ def test_two_live_steppers_of_the_same_kernels_keep_their_own_constants(variant)
     gc.collect()
     c = CudaStepper(models[0], "float32", variant=variant)   # the copies are free again
     assert set(c._module.copies) == {0}
+
+
+@pytest.mark.parametrize("variant", ["indexed", "temporal"])
+def test_a_stepper_dropped_with_steps_queued_leaves_the_next_its_constants(variant):
+    """A stepper dropped while its steps are still queued on the GPU frees its modules; the
+    next stepper of the same instances takes them, and writes its constants only once the
+    device has run the queued steps (else those would run with the new stepper's
+    coefficients and write into its auxiliary arrays)."""
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+
+    def scene(eps, steps):
+        return yf.Scene(grid=yf.Grid(cells=(256, 256, 256), spacing=1e-3), boundaries="cpml",
+                        materials={"m": yf.Material(eps_r=eps, sigma_e=0.01)},
+                        objects=[yf.Sphere(center=(0.1, 0.12, 0.13), radius=0.04,
+                                           material="m")],
+                        sources=[yf.PointSource(component="ez", cell=(128, 128, 128),
+                                                waveform=yf.Ricker(frequency=20e9))],
+                        run=yf.RunSettings(steps=steps, dtype="float32"))
+
+    first, second = yf.build_model(scene(4.0, 3000)), yf.build_model(scene(2.0, 100))
+    want = _alone(second, variant, 100)
+    a = CudaStepper(first, "float32", variant=variant)
+    a.advance(0, 3000)   # about a second of steps queued, not waited for
+    del a
+    b = CudaStepper(second, "float32", variant=variant)
+    assert set(b._module.copies) == {0}
+    b.advance(0, 100)
+    got = b.fields()
+    for c, v in want.items():
+        assert np.abs(got[c] - v).max() <= 1e-6 * np.abs(v).max(), c

@@ -80,8 +80,10 @@ def test_each_stepper_is_tuned_the_way_it_runs_its_steps(tmp_path, monkeypatch):
 def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, monkeypatch):
     """A grid too small to tune (or a forced shape) compiles the one pass shape it runs, and
     runs as before; one that is swept compiles every candidate, and so does the run that
-    finds its shape in the tuning cache: the same instances in the same modules, which
-    CuPy's cache holds since the sweep."""
+    finds its shape in the tuning cache where CuPy (14.2 or later) keeps such modules on
+    disk: the same instances in the same modules, which CuPy's cache holds since the
+    sweep (else it compiles its one shape)."""
+    from yeefdtd.backends.cuda.compile import cupy_caches_modules
     from yeefdtd.backends.cuda.stepper import CudaStepper
     from yeefdtd.build.model import build_model
     from yeefdtd.exceptions import KernelError
@@ -107,8 +109,11 @@ def test_a_marching_stepper_compiles_the_pass_of_its_known_shape_only(tmp_path, 
     del st, swept   # its modules are free for the next stepper: those the sweep compiled
     cached = CudaStepper(model, "float32", variant="temporal", tune=True)   # from the cache
     assert cached.cached_roles == {"pass"} and cached.configs == configs
-    assert cached.compiled_configs() == every
-    assert cached._names() == names and set(cached._module.copies) == {0}
+    if cupy_caches_modules():
+        assert cached.compiled_configs() == every
+        assert cached._names() == names and set(cached._module.copies) == {0}
+    else:
+        assert cached.compiled_configs() == [configs["pass"]]
     cached.advance(0, 6)
     for st in (small, cached):
         got = st.fields()

@@ -11,6 +11,13 @@ from yeefdtd.backends.cuda import compile as C
 from yeefdtd.exceptions import KernelError
 
 
+@pytest.fixture(autouse=True)
+def _own_registry(monkeypatch):
+    """Each test starts with no module copies held or handed out."""
+    monkeypatch.setattr(C, "_HELD", {})
+    monkeypatch.setattr(C, "_USED", set())
+
+
 def test_groups_deal_every_name_once_in_a_fixed_number_of_groups():
     names = [f"k{i}" for i in range(20)] + ["k3"]   # a duplicate is compiled once
     parts = C.groups(names)
@@ -76,9 +83,10 @@ def _fake_cupy(log, fail=None):
         def get_global(self, name):
             return _Pointer(log, id(self), name)
 
-    cuda = types.SimpleNamespace(Device=Device,
+    runtime = types.SimpleNamespace(deviceSynchronize=lambda: log.append(("sync",)))
+    cuda = types.SimpleNamespace(Device=Device, runtime=runtime,
                                  compiler=types.SimpleNamespace(CompileException=CompileException))
-    return types.SimpleNamespace(RawModule=RawModule, cuda=cuda)
+    return types.SimpleNamespace(RawModule=RawModule, cuda=cuda, __version__="14.2.0")
 
 
 def test_load_module_compiles_each_group_on_threads_and_writes_constants_to_all(monkeypatch):
@@ -123,6 +131,8 @@ def test_load_module_in_turn_where_one_core_and_a_compile_error_is_one_line(monk
     with pytest.raises(KernelError, match=r"^kernel compilation failed: error: b does not "
                                           r"compile$"):
         C.load_module(("march.cu",), ["a", "b", "c"])
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy(log))
+    assert C.load_module(("march.cu",), ["a", "b", "c"]).copies == [0, 0, 0]   # freed
 
 
 def test_a_module_a_live_stepper_holds_is_compiled_again_for_the_next(monkeypatch):
@@ -144,9 +154,11 @@ def test_a_module_a_live_stepper_holds_is_compiled_again_for_the_next(monkeypatc
     assert all(m.code.endswith("// copy 1 (another live stepper's)\n") for m in b.modules)
     c = C.load_module(files, ["cx", "cz"])   # "cx" is held twice, "cz" by none
     assert c.copies == [2, 0]
+    assert ("sync",) not in log                      # no copy handed out twice yet
     del a
     d = C.load_module(files, ["cx", "cy"])
     assert d.copies == [0, 0]
+    assert log[-1] == ("sync",)   # a's kernels may still be queued: the device finishes first
     gc.disable()
     try:
         class Holder:
@@ -157,3 +169,55 @@ def test_a_module_a_live_stepper_holds_is_compiled_again_for_the_next(monkeypatc
         assert C.load_module(files, ["cw"]).copies == [0]
     finally:
         gc.enable()
+
+
+def test_copies_are_per_device_and_compiler_options(monkeypatch):
+    """A module on another device, or compiled with other options, is another CuPy module:
+    the plain source serves it."""
+    from yeefdtd import host
+
+    log = []
+    fake = _fake_cupy(log)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(host, "cores", lambda: 1)
+    files = ("tiled2d.cu",)
+    held = C.load_module(files, ["k1"])
+    assert C.load_module(files, ["k1"]).copies == [1]
+    real = fake.cuda.Device
+    monkeypatch.setattr(fake.cuda, "Device", lambda i=5: real(i))
+    assert C.load_module(files, ["k1"]).copies == [0]
+    monkeypatch.setattr(fake.cuda, "Device", real)
+    monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "-DMARCH_TRIM=0")
+    assert C.load_module(files, ["k1"]).copies == [0]
+    assert held.copies == [0]
+
+
+@pytest.mark.parametrize("version, cached", [("13.6.0", False), ("14.0.1", False),
+                                             ("14.1.1", False), ("14.2.0", True),
+                                             ("14.2.0rc1", True), ("15.0.0", True)])
+def test_the_disk_cache_of_modules_needs_cupy_14_2(monkeypatch, version, cached):
+    fake = _fake_cupy([])
+    fake.__version__ = version
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.delenv("CUPY_CACHE_IN_MEMORY", raising=False)
+    assert C.cupy_caches_modules() is cached
+    monkeypatch.setenv("CUPY_CACHE_IN_MEMORY", "1")
+    assert C.cupy_caches_modules() is False
+
+
+def test_available_memory_is_meminfo_within_a_cgroup_limit(tmp_path, monkeypatch):
+    from yeefdtd import host
+
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       131072000 kB\nMemFree:          1024000 kB\n"
+                       "MemAvailable:    65536000 kB\n")
+    monkeypatch.setattr(host, "MEMINFO", str(meminfo))
+    monkeypatch.setattr(host, "CGROUP_MAX", str(tmp_path / "none"))
+    assert host.free_bytes() == 65536000 * 1024                 # not MemFree
+    (tmp_path / "max").write_text("8589934592\n")
+    (tmp_path / "current").write_text("2147483648\n")
+    monkeypatch.setattr(host, "CGROUP_MAX", str(tmp_path / "max"))
+    monkeypatch.setattr(host, "CGROUP_CURRENT", str(tmp_path / "current"))
+    assert host.free_bytes() == 6 << 30                          # the container's room
+    (tmp_path / "max").write_text("max\n")
+    assert host.free_bytes() == 65536000 * 1024

@@ -120,23 +120,29 @@ class _Constant:
 
 
 #: the CuPy version from which a module compiled with name expressions is found in the disk
-#: cache by a later process (before 14.0 it never was; 14.1 missed templates of several
+#: cache by a later process (before 14.1 it never was; 14.1 missed templates of several
 #: arguments: CuPy issues 9667 and 10173)
 CACHED_CUPY = (14, 2)
 
 
 def cupy_caches_modules() -> bool:
-    """Whether this CuPy finds the modules of an earlier process in its disk cache."""
+    """Whether this CuPy finds the modules of an earlier process in its disk cache (not where
+    $CUPY_CACHE_IN_MEMORY keeps its cache in memory)."""
+    import os
     import re
 
     import cupy
 
+    if os.environ.get("CUPY_CACHE_IN_MEMORY", "0") not in ("", "0"):
+        return False
     got = tuple(int(x) for x in re.findall(r"\d+", cupy.__version__)[:2])
     return got >= CACHED_CUPY
 
 
 #: module key (device, files, options, instances) -> the copies live steppers hold
 _HELD: dict[tuple, set[int]] = {}
+#: (module key, copy) pairs handed out before in this process: their kernels may still run
+_USED: set[tuple] = set()
 _HELD_LOCK = threading.RLock()
 
 
@@ -154,10 +160,26 @@ def _claim(keys: list[tuple]) -> list[int]:
         return out
 
 
+def _handed_out(keys: list[tuple], copies: list[int]) -> bool:
+    """Whether any of these copies was handed out before (its last holder's kernels may
+    still be queued); from now on, each has been."""
+    with _HELD_LOCK:
+        pairs = set(zip(keys, copies, strict=True))
+        before = bool(pairs & _USED)
+        _USED.update(pairs)
+        return before
+
+
 def _release(keys: list[tuple], copies: list[int]) -> None:
+    if not copies:   # none held (between a release and the claim after it)
+        return
     with _HELD_LOCK:
         for key, k in zip(keys, copies, strict=True):
-            _HELD.get(key, set()).discard(k)
+            held = _HELD.get(key)
+            if held is not None:
+                held.discard(k)
+                if not held:
+                    del _HELD[key]
 
 
 def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
@@ -167,9 +189,11 @@ def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
     CuPy gives every RawModule of the same source, options and instances the same module
     (per device, for the process), and with it the same constants. A module a live stepper
     holds is therefore compiled again, for the next, from the source with a comment naming
-    the copy; copy 0 is the plain source, whose binary the disk cache keeps. A stepper's
-    copies are freed with its modules (after a garbage collection where it is in a reference
-    cycle: one runs before a second copy is made)."""
+    the copy (each copy is kept in CuPy's disk cache like the plain source, copy 0). A
+    stepper's copies are freed with its modules (after a garbage collection where it is in
+    a reference cycle: one runs before a second copy is made). A copy handed out before is
+    handed out again only after the device has finished its work: its last holder's kernels
+    may still be queued, reading the constants the new holder is about to write."""
     import gc
     import weakref
 
@@ -178,24 +202,26 @@ def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
     code = kernel_source(files)
     parts = groups(names)
     opts = options()
+    threads = compile_threads(len(parts))
     device = cupy.cuda.Device().id   # a thread's current device is its own
     keys = [(device, files, opts, tuple(g)) for g in parts]
     copies = _claim(keys)
-    if any(copies):   # held: a stepper no longer reachable may still hold them
-        _release(keys, copies)
-        gc.collect()
-        copies = _claim(keys)
-
-    def one(part: tuple[list[str], int]):
-        group, k = part
-        source = code if k == 0 else f"{code}\n// copy {k} (another live stepper's)\n"
-        with cupy.cuda.Device(device):
-            module = cupy.RawModule(code=source, options=opts, name_expressions=group)
-            module.compile()
-        return module
-
-    threads = compile_threads(len(parts))
     try:
+        if any(copies):   # held: a stepper no longer reachable may still hold them
+            _release(keys, copies)
+            copies = []
+            gc.collect()
+            copies = _claim(keys)
+        reused = _handed_out(keys, copies)
+
+        def one(part: tuple[list[str], int]):
+            group, k = part
+            source = code if k == 0 else f"{code}\n// copy {k} (another live stepper's)\n"
+            with cupy.cuda.Device(device):
+                module = cupy.RawModule(code=source, options=opts, name_expressions=group)
+                module.compile()
+            return module
+
         if threads == 1:
             modules = [one(p) for p in zip(parts, copies, strict=True)]
         else:
@@ -203,6 +229,12 @@ def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
 
             with ThreadPoolExecutor(threads) as pool:
                 modules = list(pool.map(one, zip(parts, copies, strict=True)))
+        if reused:
+            with cupy.cuda.Device(device):
+                cupy.cuda.runtime.deviceSynchronize()
+        out = Modules(modules, parts)
+        out.copies = copies
+        weakref.finalize(out, _release, keys, copies)
     except cupy.cuda.compiler.CompileException as exc:
         _release(keys, copies)
         first = str(exc).strip().splitlines()
@@ -210,7 +242,4 @@ def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
     except BaseException:
         _release(keys, copies)
         raise
-    out = Modules(modules, parts)
-    out.copies = copies
-    weakref.finalize(out, _release, keys, copies)
     return out

@@ -95,10 +95,10 @@ class Modules:
     of the constants (the coefficient table and the rest), so a constant is written to every
     one; a kernel is fetched from the module that compiled it."""
 
-    def __init__(self, modules: list, groups: list[list[str]]):
+    def __init__(self, modules: list, groups: list[list[str]], copies: list[int]):
         self.modules = modules
         #: each module's copy (see load_module): 0 unless another live stepper held it
-        self.copies = [0] * len(modules)
+        self.copies = copies
         self._owner = {name: m for m, group in zip(modules, groups, strict=True) for name in group}
 
     def get_function(self, name: str):
@@ -232,8 +232,7 @@ def load_module(files: tuple[str, ...], names: list[str]) -> Modules:
         if reused:
             with cupy.cuda.Device(device):
                 cupy.cuda.runtime.deviceSynchronize()
-        out = Modules(modules, parts)
-        out.copies = copies
+        out = Modules(modules, parts, copies)
         weakref.finalize(out, _release, keys, copies)
     except cupy.cuda.compiler.CompileException as exc:
         _release(keys, copies)

@@ -518,7 +518,6 @@ class MarchStepper(CudaStepper):
         self._sector_shapes = {c[:3] for c in configs if self._sectors_fit(c)}
         names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
                   for c in sorted(self._sector_shapes) for f in (False, True)]
-        self._max_abs_name = f"max_abs<{T}, {S}>"
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 

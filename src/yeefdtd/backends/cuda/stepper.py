@@ -103,6 +103,8 @@ class CudaStepper(Stepper):
                               "float32, or the 'indexed' variant") from None
         self._graph = None
         self._n = 0
+        #: max_abs's arguments (the fields' pointers, the results) by field set
+        self._max_abs_args: dict = {}
 
     # ---- allocation -----------------------------------------------------------------
     def _dev(self, host: np.ndarray, order: str = "C"):
@@ -243,9 +245,14 @@ class CudaStepper(Stepper):
                 names.append(name)
         self._inject_names = {h: f"inject<{T}, {S}, {str(h).lower()}>" for h in (False, True)}
         self._record_name = f"record<{T}, {S}>"
-        self._max_abs_name = f"max_abs<{T}, {S}>"
         return [*dict.fromkeys(names), *self._inject_names.values(), self._record_name, "tick",
                 self._max_abs_name]
+
+    @property
+    def _max_abs_name(self) -> str:
+        """The max_abs instance (support.cu) for this stepper's arithmetic and storage."""
+        T = type_name(self.dtype)
+        return f"max_abs<{T}, {'half_t' if self.storage.is16 else T}>"
 
     def _fn(self, name: str):
         """The compiled kernel ``name``; KernelError where the module does not hold it."""
@@ -559,11 +566,10 @@ class CudaStepper(Stepper):
         comps = list(self._f)
         key = tuple(self._f[c].data.ptr for c in comps)   # the marching steppers swap sets
         with self._stream:
-            cache = self.__dict__.setdefault("_max_abs_args", {})
-            if key not in cache:
-                cache[key] = (cp.array(key, dtype=np.uint64),
-                              cp.zeros(len(comps), dtype=np.uint64))
-            ptrs, out = cache[key]
+            if key not in self._max_abs_args:
+                self._max_abs_args[key] = (cp.array(key, dtype=np.uint64),
+                                           cp.zeros(len(comps), dtype=np.uint64))
+            ptrs, out = self._max_abs_args[key]
             out.data.memset_async(0, out.nbytes)
             n = self._f[comps[0]].size
             blocks = int(min(1024, -(-n // 256)))

@@ -212,7 +212,12 @@ def _cmd_info(args) -> int:
     if ok:
         import cupy
 
+        from .backends.cuda.compile import cupy_caches_modules
+
         print(f"          cuda  (usable: {what}; CuPy {cupy.__version__})")
+        if not cupy_caches_modules():
+            print("          kernels are compiled again in every process: CuPy 14.2 or later, "
+                  "with its disk cache (CUPY_CACHE_IN_MEMORY unset), keeps them")
     else:
         print(f"          cuda  (not usable: {what})")
     return 0

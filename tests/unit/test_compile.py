@@ -221,3 +221,19 @@ def test_available_memory_is_meminfo_within_a_cgroup_limit(tmp_path, monkeypatch
     assert host.free_bytes() == 6 << 30                          # the container's room
     (tmp_path / "max").write_text("max\n")
     assert host.free_bytes() == 65536000 * 1024
+
+
+@pytest.mark.parametrize("version, warned", [("13.6.0", True), ("14.2.0", False)])
+def test_info_says_where_kernels_compile_in_every_process(monkeypatch, capsys, version,
+                                                         warned):
+    from yeefdtd import backends, cli
+
+    fake = _fake_cupy([])
+    fake.__version__ = version
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.delenv("CUPY_CACHE_IN_MEMORY", raising=False)
+    monkeypatch.setattr(backends, "cuda_status", lambda: (True, "a test GPU"))
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert f"CuPy {version}" in out
+    assert ("compiled again in every process" in out) is warned

@@ -205,3 +205,32 @@ def test_a_sweep_times_a_slow_candidate_twice():
     out = dict(tuning.sweep(cp, plan, list(steady), repeats=5, finalists=3, final_repeats=7,
                             give_up=None))
     assert out == steady and runs == {(32,): 6, (64,): 14, (128,): 14, (256,): 6, (512,): 14}
+
+
+def test_long_runs_are_timed_fewer_times():
+    """Runs of 40 ms: the first round stops after 3 (120 ms >= ROUND_MS), the finalists
+    after 5 (200 ms >= FINAL_MS); runs of 1 ms are timed ``repeats`` and ``final_repeats``
+    times; with budget=False every candidate is timed in full."""
+    cp = FakeCupy()
+    cost = {(32,): 40.0, (64,): 41.0, (128,): 42.0, (256,): 1.0}
+    runs: dict = {}
+
+    def plan(c):
+        def fn(grid, block, args, shared_mem=0):
+            runs[c] = runs.get(c, 0) + 1
+            cp.cost = cost[c]
+        return [(fn, (1,), c, (), 0)]
+
+    cp.cuda.get_elapsed_time = lambda a, b: cp.cost
+    assert tuning.ROUND_MS == 60.0 and tuning.FINAL_MS == 150.0
+    shapes = [(32,), (64,), (128,)]
+    out = dict(tuning.sweep(cp, plan, shapes, repeats=5, finalists=2, final_repeats=25))
+    assert out == {c: cost[c] for c in shapes}
+    # warm-up and 3 timed; the two finalists a warm-up and 5 more
+    assert runs == {(32,): 4 + 6, (64,): 4 + 6, (128,): 4}
+    runs.clear()
+    tuning.sweep(cp, plan, [(256,)], repeats=5, finalists=1, final_repeats=25)
+    assert runs == {(256,): 6 + 26}
+    runs.clear()
+    tuning.sweep(cp, plan, shapes, repeats=5, finalists=2, final_repeats=25, budget=False)
+    assert runs == {(32,): 6 + 26, (64,): 6 + 26, (128,): 6}

@@ -86,10 +86,13 @@ def _runner(cp, launches, graph: bool):
     return lambda: captured.launch(stream)
 
 
-def _median_ms(cp, run, repeats: int, give_up: float | None = None) -> float:
+def _median_ms(cp, run, repeats: int, give_up: float | None = None,
+               budget_ms: float | None = None, least: int = 3) -> float:
     """Median milliseconds of ``repeats`` calls of ``run`` on the current stream, after one
     untimed call (module load, caches); the faster of the first two timed calls where both
-    took longer than ``give_up`` milliseconds (one slow call may be a hiccup of the host)."""
+    took longer than ``give_up`` milliseconds (one slow call may be a hiccup of the host);
+    with ``budget_ms``, the median of the calls so far once there are ``least`` or more and
+    they took ``budget_ms`` together (see ROUND_MS)."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     stream = cp.cuda.get_current_stream()
     run()
@@ -102,6 +105,8 @@ def _median_ms(cp, run, repeats: int, give_up: float | None = None) -> float:
         times.append(cp.cuda.get_elapsed_time(start, stop))
         if give_up is not None and len(times) == 2 and min(times) > give_up:
             return min(times)
+        if budget_ms is not None and len(times) >= least and sum(times) >= budget_ms:
+            break
     times.sort()
     return times[len(times) // 2]
 
@@ -122,11 +127,11 @@ def time_if_launchable(cp, launches, repeats: int = 5, graph: bool = False) -> f
 
 
 def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
-                         give_up: float | None = None):
+                         give_up: float | None = None, budget_ms: float | None = None):
     """(milliseconds, the runner timed) as time_launches, or None (see time_if_launchable)."""
     try:
         run = _runner(cp, launches, graph)
-        return _median_ms(cp, run, repeats, give_up), run
+        return _median_ms(cp, run, repeats, give_up, budget_ms), run
     except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
         if getattr(exc, "status", None) not in UNLAUNCHABLE:
             raise   # a fault, not a shape the kernel cannot take
@@ -140,25 +145,40 @@ def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
 #: microseconds (a GPU test's) were seen 25% apart.
 GIVE_UP = 1.5
 
+#: a sweep's first round stops timing a candidate after 3 runs that took this many
+#: milliseconds together, its finalists after 5 runs of FINAL_MS (short runs are still timed
+#: ``repeats`` and ``final_repeats`` times). On a 512^3 grid a candidate's run (12 steps) takes
+#: 19-115 ms, and a candidate's runs lay within 1% of each other in 100 of 106 (at most
+#: 6.3%; H200, every run of the sweeps of dipole-cpml 512 `temporal` float32 and float16
+#: and `fused`, and pec-box 512 `temporal`, from an empty cache). Timed so, those sweeps
+#: and tmz-2d 8192's choose what they chose with every run, with half the runs at 512^3:
+#: the sweeps took 3.4-4.7 s instead of 5.3-7.6 (docs/perf/tuner-budget-h200-2026-11-26.txt).
+ROUND_MS = 60.0
+FINAL_MS = 150.0
+
 
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           final_repeats: int = 25, graph: bool = False,
-          give_up: float | None = GIVE_UP) -> list[tuple[tuple, float]]:
+          give_up: float | None = GIVE_UP,
+          budget: bool = True) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
     timed as a CUDA graph when ``graph`` (see time_launches). A candidate whose first two
     timed runs are past ``give_up`` times the fastest so far keeps the faster (None: every
     candidate is timed ``repeats`` times).
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
-    apart. They are timed again as first run (the same graph, when ``graph``)."""
+    apart. They are timed again as first run (the same graph, when ``graph``).
+    ``budget``: long runs are timed fewer times (ROUND_MS, FINAL_MS)."""
     out, runs = [], []
     for cfg in candidates:
         limit = give_up * min(ms for _, ms in out) if out and give_up else None
-        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, limit)
+        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, limit,
+                                     ROUND_MS if budget else None)
         if timed is not None:
             out.append((cfg, timed[0]))
             runs.append(timed[1])
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
-        out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats))
+        out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats,
+                                        budget_ms=FINAL_MS if budget else None, least=5))
     return out

@@ -632,6 +632,25 @@ def test_auto_with_16_bit_storage_in_3d_runs_indexed_where_memory_feeds_the_sms_
     assert default_variant(mode, dtype, cells, True, 10**9, 10**12, feed) == (expect, None)
 
 
+@pytest.mark.parametrize("mode, dtype, cells, cpml, expect", [
+    ("3d", "float32", 112**3, False, "indexed"), ("3d", "float32", 128**3, False, "temporal"),
+    ("3d", "float32", 224**3, True, "indexed"), ("3d", "float64", 224**3, True, "indexed"),
+    ("3d", "float32", 256**3, True, "temporal"),
+    ("tmz", "float32", 1024**2, False, "indexed"), ("tmz", "float32", 1152**2, False, "temporal"),
+    ("tmz", "float32", 1792**2, True, "indexed"), ("tez", "float32", 2048**2, True, "temporal"),
+    ("tmz", "float16", 1536**2, False, "indexed"), ("tmz", "float16", 1792**2, False, "temporal"),
+    ("tmz", "float16", 2560**2, True, "indexed"), ("tez", "bfloat16", 3072**2, True, "temporal")])
+def test_auto_on_cards_whose_memory_feeds_the_sms_more_follows_their_crossovers(
+        mode, dtype, cells, cpml, expect):
+    """The sizes either side of each crossover measured on an H200 (feed 18.4): 'indexed'
+    holds out to larger 3D grids and 2D grids with layers than on an H100 (12.8), where the
+    same sizes of 112^3, 224^3, 1792^2 and 2560^2 run 'temporal'."""
+    assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, 18.4) == (expect, None)
+    if expect == "indexed" and (cells, cpml) in ((112**3, False), (224**3, True),
+                                                 (1792**2, True), (2560**2, True)):
+        assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, 12.8)[0] == "temporal"
+
+
 def test_device_feed_is_none_without_a_device(monkeypatch):
     """Without CuPy (or a device to ask) there is no feed, and 'auto' decides without it."""
     import sys

@@ -717,8 +717,9 @@ AUTO_MIN_CELLS = {("3d", False): 1_200_000, ("3d", True): 7_500_000,
 AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20,
                      ("2d", False): 3_000_000, ("2d", True): 6_000_000}
 #: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
-#: cycle or more (peak, from the memory clock and bus width; see device_feed): 'indexed',
-#: bound by memory, outruns 'temporal', bound by instruction issue, at every size measured.
+#: cycle or more (peak, from the memory clock and bus width; see device_feed; the other
+#: thresholds of such cards: AUTO_MIN_CELLS_FED): 'indexed', bound by memory, outruns
+#: 'temporal', bound by instruction issue, at every size measured.
 #: An H100 SXM feeds 12.8 (read from one: memory clock 2619 MHz, 5120 bits, 132 SMs at
 #: 1980 MHz; docs/perf/cpml-face-sets-h100-2026-11-26.txt): dipole-cpml 512 float16
 #: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds about 18.4
@@ -726,7 +727,20 @@ AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20,
 #: 60 729 (c6732eb) and 60 908 (b3e0dda); the threshold lies between them. Not float32
 #: ('temporal' 59 765 against 'indexed' 43 226 there), nor 2D (tmz-2d float16: 'temporal'
 #: 394 554 against 200 792).
-AUTO_FEED_16 = 15.5
+AUTO_FEED = 15.5
+#: the thresholds of AUTO_MIN_CELLS and AUTO_MIN_CELLS_16 (2D) on cards whose memory feeds
+#: each SM AUTO_FEED bytes per SM clock cycle or more, where 'indexed' holds out to larger
+#: grids. Crossovers measured on an H200 (feed 18.4) with the kernels of f0f7245 (1000
+#: steps, tuned from 4M cells; Mcells/s 'indexed' / 'temporal';
+#: docs/perf/auto-crossovers-h200-2026-11-26.txt): pec-box float32 112^3 43 104 / 36 975,
+#: 128^3 36 792 / 40 765; dipole-cpml float32 224^3 34 247 / 32 038, 256^3 36 185 / 41 433
+#: (float64 224^3 19 388 / 19 555, level); tmz-2d float32 1024^2 89 364 / 81 778, 1152^2
+#: 96 149 / 103 641 (as on the H100); tmz-2d-cpml float32 1792^2 49 126 / 45 030, 2048^2
+#: 52 638 / 59 862; tmz-2d float16 1792^2 201 599 / 211 012 (as on the H100);
+#: tmz-2d-cpml float16 2560^2 92 253 / 91 228, 3072^2 105 790 / 115 827.
+AUTO_MIN_CELLS_FED = {("3d", False): 1_750_000, ("3d", True): 14_000_000,
+                      ("2d", False): 1_200_000, ("2d", True): 3_700_000}
+AUTO_MIN_CELLS_16_FED = {("2d", False): 3_000_000, ("2d", True): 8_000_000}
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
@@ -734,9 +748,10 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     free_bytes: int | None = None,
                     feed: float | None = None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
-    AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16, and in 3D never where the
-    card's ``feed``, its memory's peak bytes per SM clock cycle, is AUTO_FEED_16 or more),
-    'indexed' otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79,
+    AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16; where the card's ``feed``, its
+    memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED and
+    AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D never), 'indexed' otherwise. In 3D
+    'temporal' was measured faster than 'fused' (H100, at a4a4c79,
     300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
     dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1
     against 20.9; since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit
@@ -746,11 +761,14 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
     ``free_bytes``, 'indexed' runs instead."""
     grid = "3d" if mode == "3d" else "2d"
-    table = AUTO_MIN_CELLS_16 if dtype in STORAGE16 else AUTO_MIN_CELLS
+    fed = feed is not None and feed >= AUTO_FEED
+    if dtype in STORAGE16:
+        if fed and grid == "3d":
+            return "indexed", None
+        table = AUTO_MIN_CELLS_16_FED if fed else AUTO_MIN_CELLS_16
+    else:
+        table = AUTO_MIN_CELLS_FED if fed else AUTO_MIN_CELLS
     if cells < table[grid, bool(cpml)]:
-        return "indexed", None
-    if grid == "3d" and table is AUTO_MIN_CELLS_16 and feed is not None and \
-            feed >= AUTO_FEED_16:
         return "indexed", None
     best = "temporal"
     if free_bytes is not None and 2 * field_bytes > AUTO_MEMORY_SHARE * free_bytes:

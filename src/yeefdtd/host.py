@@ -59,3 +59,10 @@ def free_bytes() -> int:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):
         return 2 << 30
+
+
+def workers(count: int, bytes_each: int) -> int:
+    """Threads for ``count`` pieces of work that each hold ``bytes_each`` bytes while they
+    run: no more than the cores this process may use, nor than a quarter of the available
+    memory holds; at least one."""
+    return max(1, min(count, cores(), free_bytes() // 4 // max(1, bytes_each)))

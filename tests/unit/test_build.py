@@ -146,7 +146,7 @@ def test_tables_built_side_by_side_equal_those_built_one_after_another(monkeypat
     memory, and come out the same as one after another."""
     from concurrent import futures
 
-    from yeefdtd.build import model as M
+    from yeefdtd import host
 
     s = scene(grid=yf.Grid(cells=(24, 20, 16), spacing=1e-3), boundaries="pmc",
               materials={"glass": yf.Material(eps_r=4, sigma_e=0.1)},
@@ -155,11 +155,11 @@ def test_tables_built_side_by_side_equal_those_built_one_after_another(monkeypat
     real = futures.ThreadPoolExecutor
     monkeypatch.setattr(futures, "ThreadPoolExecutor",
                         lambda n: pools.append(n) or real(n))
-    monkeypatch.setattr(M, "_host_cores", lambda: 4)
-    monkeypatch.setattr(M, "_host_free_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(host, "cores", lambda: 4)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 30)
     threaded = yf.build_model(s).tables
     assert pools == [4]
-    monkeypatch.setattr(M, "_host_free_bytes", lambda: 0)   # no memory to spare: in turn
+    monkeypatch.setattr(host, "free_bytes", lambda: 0)   # no memory to spare: in turn
     serial = yf.build_model(s).tables
     assert pools == [4]
     assert list(threaded) == list(serial)

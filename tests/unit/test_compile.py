@@ -237,3 +237,17 @@ def test_info_says_where_kernels_compile_in_every_process(monkeypatch, capsys, v
     out = capsys.readouterr().out
     assert f"CuPy {version}" in out
     assert ("compiled again in every process" in out) is warned
+
+
+def test_host_workers_follow_cores_and_memory(monkeypatch):
+    """host.workers: as many as the work, the cores and a quarter of the available memory
+    allow, and never fewer than one."""
+    from yeefdtd import host
+
+    monkeypatch.setattr(host, "cores", lambda: 6)
+    monkeypatch.setattr(host, "free_bytes", lambda: 40 * 100)
+    assert host.workers(8, 100) == 6           # the cores
+    assert host.workers(3, 100) == 3           # the work
+    assert host.workers(8, 200) == 5           # a quarter of 4000 bytes at 200 each
+    assert host.workers(8, 10**6) == 1
+    assert host.workers(8, 0) == 6

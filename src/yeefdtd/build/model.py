@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import host
 from ..constants import MAX_STEPS
 from ..description.scene import Scene
-from ..host import cores as _host_cores
-from ..host import free_bytes as _host_free_bytes
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, make_slabs
 from .grid import YeeGrid, time_step
@@ -118,8 +117,7 @@ def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, Comp
         return component_table(scene, grid, c, voxelize(scene, grid, c), kinds)
 
     comps = grid.components
-    workers = min(len(comps), _host_cores(),
-                  _host_free_bytes() // 4 // (TABLE_BYTES_PER_CELL * grid.num_cells))
+    workers = host.workers(len(comps), TABLE_BYTES_PER_CELL * grid.num_cells)
     if workers <= 1:
         return {c: one(c) for c in comps}
     with ThreadPoolExecutor(workers) as pool:

@@ -85,9 +85,9 @@ def groups(names: list[str], count: int = MODULE_GROUPS) -> list[list[str]]:
 def compile_threads(count: int) -> int:
     """Threads for ``count`` modules: no more than the cores this process may use, nor than
     a quarter of the free memory holds at NVRTC_BYTES each."""
-    from ...host import cores, free_bytes
+    from ... import host
 
-    return max(1, min(count, cores(), free_bytes() // 4 // NVRTC_BYTES))
+    return host.workers(count, NVRTC_BYTES)
 
 
 class Modules:

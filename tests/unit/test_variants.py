@@ -176,6 +176,36 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
     assert len(np.unique(combos, axis=0)) == len(combos)
 
 
+@pytest.mark.parametrize("order, shape", [("F", (30, 20, 11)), ("C", (17, 9, 5)),
+                                          ("F", (40, 30, 1)), ("F", (8, 3, 3))])
+def test_cell_ids_on_threads_are_those_in_one_slab(monkeypatch, order, shape):
+    """The 16-bit path cuts the grid into slabs along its last axis, one a thread: the same
+    cells, combinations and layout as one slab on one thread."""
+    import numpy as np
+
+    from yeefdtd import host
+    from yeefdtd.backends.cuda.march import _combinations
+
+    rng = np.random.default_rng(len(shape) + shape[2])
+    ids = [np.asarray(rng.integers(0, 4, shape), dtype=np.uint8, order=order)
+           for _ in range(6)]
+    monkeypatch.setattr(host, "cores", lambda: 1)
+    cell1, combos1 = _combinations(ids, 4)
+    monkeypatch.setattr(host, "cores", lambda: 5)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 40)
+    import concurrent.futures as cf
+
+    pools = []
+    real_pool = cf.ThreadPoolExecutor
+    monkeypatch.setattr(cf, "ThreadPoolExecutor", lambda n: pools.append(n) or real_pool(n))
+    cell, combos = _combinations(ids, 4)
+    assert pools == [min(5, shape[2])]
+    assert np.array_equal(cell, cell1) and np.array_equal(combos, combos1)
+    assert cell.flags.f_contiguous == cell1.flags.f_contiguous
+    assert cell.flags.c_contiguous == cell1.flags.c_contiguous
+    assert cell.dtype == cell1.dtype
+
+
 def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypatch):
     """3D 'fused' is march3f with dynamic shared memory: STAGES planes of six fields of the
     padded tile (values under 4 bytes in 4-byte words) plus ids and a flags word, rounded to

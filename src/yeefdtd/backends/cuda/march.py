@@ -1027,22 +1027,47 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
     entries rather than sorted, and the arrays keep the ids' layout (x fastest), which the
     64-bit path does not. The same cells and combinations as that path, which took 7.0 s
     on dipole-cpml's scene at 512^3 (H100 host), then 0.7 s to lay the result out again;
-    this one, 1.35 s in all (docs/perf/setup-time-h100-2026-11-26.txt)."""
-    key = np.zeros_like(ids[0], dtype=np.uint16)
-    for a in ids:
-        key <<= np.uint16(bits)
-        np.bitwise_or(key, a, out=key, casting="unsafe")
-    from ...build.coefficients import values_present
+    this one, 1.35 s in all (docs/perf/setup-time-h100-2026-11-26.txt). The keys are packed,
+    marked and looked up in slabs along the last axis on threads (host.workers; NumPy works
+    without the interpreter lock), each slab's marks in a table of its own."""
+    from concurrent.futures import ThreadPoolExecutor
 
-    keys = values_present(key, 1 << 16)
-    lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
-    lut[keys] = np.arange(len(keys))
-    cell = lut[key]
+    from ... import host
+
+    n = ids[0].shape[-1]
+    slabs = host.workers(min(n, CELL_ID_SLABS), 4 * ids[0].size // CELL_ID_SLABS)
+    edges = [n * k // slabs for k in range(slabs + 1)]
+    parts = [(..., slice(edges[k], edges[k + 1])) for k in range(slabs)]
+    key = np.zeros_like(ids[0], dtype=np.uint16)
+
+    def mark(part):
+        k = key[part]
+        for a in ids:
+            k <<= np.uint16(bits)
+            np.bitwise_or(k, a[part], out=k, casting="unsafe")
+        seen = np.zeros(1 << 16, dtype=bool)
+        seen[k.ravel(order="K")] = True
+        return seen
+
+    def look_up(part):
+        cell[part] = lut[key[part]]   # in the keys' layout (np.take's out walks C order)
+
+    with ThreadPoolExecutor(slabs) as pool:
+        seen = np.logical_or.reduce(list(pool.map(mark, parts)))
+        keys = np.flatnonzero(seen)
+        lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
+        lut[keys] = np.arange(len(keys))
+        cell = np.empty_like(key, dtype=lut.dtype)
+        list(pool.map(look_up, parts))
     out = np.zeros((len(keys), len(ids)), dtype=np.int64)
     for j in reversed(range(len(ids))):   # the last id in the lowest bits
         out[:, j] = keys & ((1 << bits) - 1)
         keys = keys >> bits
     return cell, out
+
+
+#: the most slabs _combinations16 cuts a grid into, one a thread
+CELL_ID_SLABS = 8
 
 
 def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndarray]:

@@ -223,15 +223,18 @@ def test_available_memory_is_meminfo_within_a_cgroup_limit(tmp_path, monkeypatch
     assert host.free_bytes() == 65536000 * 1024
 
 
-@pytest.mark.parametrize("version, warned", [("13.6.0", True), ("14.2.0", False)])
+@pytest.mark.parametrize("version, in_memory, warned", [
+    ("13.6.0", None, True), ("14.2.0", None, False), ("14.2.0", "1", True)])
 def test_info_says_where_kernels_compile_in_every_process(monkeypatch, capsys, version,
-                                                         warned):
+                                                         in_memory, warned):
     from yeefdtd import backends, cli
 
     fake = _fake_cupy([])
     fake.__version__ = version
     monkeypatch.setitem(sys.modules, "cupy", fake)
     monkeypatch.delenv("CUPY_CACHE_IN_MEMORY", raising=False)
+    if in_memory:
+        monkeypatch.setenv("CUPY_CACHE_IN_MEMORY", in_memory)
     monkeypatch.setattr(backends, "cuda_status", lambda: (True, "a test GPU"))
     assert cli.main(["info"]) == 0
     out = capsys.readouterr().out

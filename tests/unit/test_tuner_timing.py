@@ -234,3 +234,10 @@ def test_long_runs_are_timed_fewer_times():
     runs.clear()
     tuning.sweep(cp, plan, shapes, repeats=5, finalists=2, final_repeats=25, budget=False)
     assert runs == {(32,): 6 + 26, (64,): 6 + 26, (128,): 6}
+    runs.clear()   # fewer repeats than the budget's least: the repeats
+    tuning.sweep(cp, plan, shapes, repeats=2, finalists=1, final_repeats=3)
+    assert runs == {(32,): 3 + 4, (64,): 3, (128,): 3}
+    runs.clear()   # past GIVE_UP times the fastest: cut after 2 runs, before the budget's 3
+    cost[(128,)] = 70.0
+    out = dict(tuning.sweep(cp, plan, shapes, repeats=5, finalists=1, final_repeats=25))
+    assert runs == {(32,): 4 + 6, (64,): 4, (128,): 3} and out[(128,)] == 70.0

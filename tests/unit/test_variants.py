@@ -176,34 +176,43 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
     assert len(np.unique(combos, axis=0)) == len(combos)
 
 
-@pytest.mark.parametrize("order, shape", [("F", (30, 20, 11)), ("C", (17, 9, 5)),
-                                          ("F", (40, 30, 1)), ("F", (8, 3, 3))])
-def test_cell_ids_on_threads_are_those_in_one_slab(monkeypatch, order, shape):
-    """The 16-bit path cuts the grid into slabs along its last axis, one a thread: the same
-    cells, combinations and layout as one slab on one thread."""
+@pytest.mark.parametrize("order, shape, bits", [
+    ("F", (30, 20, 11), 2), ("C", (17, 9, 5), 2), ("F", (40, 30, 1), 2), ("F", (8, 3, 3), 2),
+    ("F", (9, 1, 1), 2), ("F", (6, 5, 0), 2), ("F", (12, 10, 7), 1)])
+def test_cell_ids_on_threads(monkeypatch, order, shape, bits):
+    """The 16-bit path cuts the grid into slabs along its last axis longer than one cell
+    (z, or y in 2D), one a thread: each cell's combination is its ids (against np.unique's
+    rows), the combinations are distinct and sorted by key, and the cells keep the ids'
+    layout and the one-thread result."""
+    import concurrent.futures as cf
+
     import numpy as np
 
     from yeefdtd import host
     from yeefdtd.backends.cuda.march import _combinations
 
-    rng = np.random.default_rng(len(shape) + shape[2])
-    ids = [np.asarray(rng.integers(0, 4, shape), dtype=np.uint8, order=order)
-           for _ in range(6)]
+    rows = 1 << bits
+    rng = np.random.default_rng(sum(shape) + bits)
+    ids = [np.asarray(rng.integers(0, rows, shape), dtype=np.uint8, order=order)
+           for _ in range(6 if bits == 2 else 5)]
     monkeypatch.setattr(host, "cores", lambda: 1)
-    cell1, combos1 = _combinations(ids, 4)
+    cell1, _ = _combinations(ids, rows)
     monkeypatch.setattr(host, "cores", lambda: 5)
     monkeypatch.setattr(host, "free_bytes", lambda: 1 << 40)
-    import concurrent.futures as cf
-
     pools = []
     real_pool = cf.ThreadPoolExecutor
     monkeypatch.setattr(cf, "ThreadPoolExecutor", lambda n: pools.append(n) or real_pool(n))
-    cell, combos = _combinations(ids, 4)
-    assert pools == [min(5, shape[2])]
-    assert np.array_equal(cell, cell1) and np.array_equal(combos, combos1)
-    assert cell.flags.f_contiguous == cell1.flags.f_contiguous
-    assert cell.flags.c_contiguous == cell1.flags.c_contiguous
-    assert cell.dtype == cell1.dtype
+    cell, combos = _combinations(ids, rows)
+    longest = [m for m in shape if m > 1]
+    assert pools == [max(1, min(5, longest[-1] if longest else shape[-1]))]
+    stacked = np.stack([a.ravel(order="K") for a in ids], axis=1)
+    distinct = np.unique(stacked, axis=0)   # rows sorted as the packed keys are
+    assert np.array_equal(combos, distinct)
+    assert np.array_equal(combos[cell.ravel(order="K")], stacked)
+    assert np.array_equal(cell, cell1)
+    assert cell.shape == shape and cell.dtype == cell1.dtype
+    assert cell.flags.f_contiguous == ids[0].flags.f_contiguous
+    assert cell.flags.c_contiguous == ids[0].flags.c_contiguous
 
 
 def test_fused_3d_runs_the_staged_kernel_and_asks_for_its_shared_memory(monkeypatch):
@@ -664,8 +673,8 @@ def test_auto_with_16_bit_storage_in_3d_runs_indexed_where_memory_feeds_the_sms_
 
 @pytest.mark.parametrize("mode, dtype, cells, cpml, expect", [
     ("3d", "float32", 112**3, False, "indexed"), ("3d", "float32", 128**3, False, "temporal"),
-    ("3d", "float32", 224**3, True, "indexed"), ("3d", "float64", 224**3, True, "indexed"),
-    ("3d", "float32", 256**3, True, "temporal"),
+    ("3d", "float32", 224**3, True, "indexed"), ("3d", "float32", 256**3, True, "temporal"),
+    ("3d", "float64", 224**3, True, "temporal"), ("3d", "float64", 112**3, False, "temporal"),
     ("tmz", "float32", 1024**2, False, "indexed"), ("tmz", "float32", 1152**2, False, "temporal"),
     ("tmz", "float32", 1792**2, True, "indexed"), ("tez", "float32", 2048**2, True, "temporal"),
     ("tmz", "float16", 1536**2, False, "indexed"), ("tmz", "float16", 1792**2, False, "temporal"),
@@ -674,11 +683,18 @@ def test_auto_on_cards_whose_memory_feeds_the_sms_more_follows_their_crossovers(
         mode, dtype, cells, cpml, expect):
     """The sizes either side of each crossover measured on an H200 (feed 18.4): 'indexed'
     holds out to larger 3D grids and 2D grids with layers than on an H100 (12.8), where the
-    same sizes of 112^3, 224^3, 1792^2 and 2560^2 run 'temporal'."""
-    assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, 18.4) == (expect, None)
+    same sizes of 112^3, 224^3, 1792^2 and 2560^2 run 'temporal'. float64 keeps the
+    H100's thresholds (it favoured 'temporal' more where measured). The feed's threshold
+    is AUTO_FEED itself."""
+    from yeefdtd.backends.cuda.variants import AUTO_FEED
+
+    for feed in (18.4, AUTO_FEED):
+        assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, feed) == (expect, None)
     if expect == "indexed" and (cells, cpml) in ((112**3, False), (224**3, True),
                                                  (1792**2, True), (2560**2, True)):
-        assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, 12.8)[0] == "temporal"
+        for feed in (12.8, AUTO_FEED - 0.01, None):
+            assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, feed)[0] == \
+                "temporal"
 
 
 def test_device_feed_is_none_without_a_device(monkeypatch):

@@ -1028,16 +1028,20 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
     64-bit path does not. The same cells and combinations as that path, which took 7.0 s
     on dipole-cpml's scene at 512^3 (H100 host), then 0.7 s to lay the result out again;
     this one, 1.35 s in all (docs/perf/setup-time-h100-2026-11-26.txt). The keys are packed,
-    marked and looked up in slabs along the last axis on threads (host.workers; NumPy works
-    without the interpreter lock), each slab's marks in a table of its own."""
+    marked and looked up in slabs along the last axis longer than one cell (z in 3D, y in
+    2D) on threads (host.workers; NumPy works without the interpreter lock), each slab's
+    marks in a table of its own: 0.30 s with 8 threads on a 16-core host
+    (docs/perf/cell-ids-threads-h200-2026-11-26.txt)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ... import host
 
-    n = ids[0].shape[-1]
-    slabs = host.workers(min(n, CELL_ID_SLABS), 4 * ids[0].size // CELL_ID_SLABS)
+    shape = ids[0].shape
+    ax = max((a for a, m in enumerate(shape) if m > 1), default=len(shape) - 1)
+    n = shape[ax]
+    slabs = host.workers(max(1, min(n, CELL_ID_SLABS)), 4 * ids[0].size // CELL_ID_SLABS)
     edges = [n * k // slabs for k in range(slabs + 1)]
-    parts = [(..., slice(edges[k], edges[k + 1])) for k in range(slabs)]
+    parts = [(slice(None),) * ax + (slice(edges[k], edges[k + 1]),) for k in range(slabs)]
     key = np.zeros_like(ids[0], dtype=np.uint16)
 
     def mark(part):
@@ -1050,7 +1054,10 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
         return seen
 
     def look_up(part):
-        cell[part] = lut[key[part]]   # in the keys' layout (np.take's out walks C order)
+        # in the keys' layout, through a temporary of the slab's cells (the slabs together:
+        # the cell array once more); np.take with out walks C order (7.6 s at 512^3 over
+        # Fortran-ordered keys), and over flat views took 1.07 s against 0.33 (2-core host)
+        cell[part] = lut[key[part]]
 
     with ThreadPoolExecutor(slabs) as pool:
         seen = np.logical_or.reduce(list(pool.map(mark, parts)))

@@ -738,6 +738,9 @@ AUTO_FEED = 15.5
 #: 96 149 / 103 641 (as on the H100); tmz-2d-cpml float32 1792^2 49 126 / 45 030, 2048^2
 #: 52 638 / 59 862; tmz-2d float16 1792^2 201 599 / 211 012 (as on the H100);
 #: tmz-2d-cpml float16 2560^2 92 253 / 91 228, 3072^2 105 790 / 115 827.
+#: float64 keeps AUTO_MIN_CELLS there: it favours 'temporal' more than float32 does where
+#: measured (H100, pec-box 112^3 float64 14 623 / 25 832 against float32 33 791 / 36 830;
+#: H200, dipole-cpml 224^3 float64 19 388 / 19 555, where float32 ran 'indexed' faster).
 AUTO_MIN_CELLS_FED = {("3d", False): 1_750_000, ("3d", True): 14_000_000,
                       ("2d", False): 1_200_000, ("2d", True): 3_700_000}
 AUTO_MIN_CELLS_16_FED = {("2d", False): 3_000_000, ("2d", True): 8_000_000}
@@ -749,9 +752,9 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     feed: float | None = None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
     AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16; where the card's ``feed``, its
-    memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED and
-    AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D never), 'indexed' otherwise. In 3D
-    'temporal' was measured faster than 'fused' (H100, at a4a4c79,
+    memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED in
+    float32 and AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D never), 'indexed'
+    otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79,
     300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
     dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1
     against 20.9; since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit
@@ -766,8 +769,8 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
         if fed and grid == "3d":
             return "indexed", None
         table = AUTO_MIN_CELLS_16_FED if fed else AUTO_MIN_CELLS_16
-    else:
-        table = AUTO_MIN_CELLS_FED if fed else AUTO_MIN_CELLS
+    else:   # float64 keeps AUTO_MIN_CELLS: see AUTO_MIN_CELLS_FED
+        table = AUTO_MIN_CELLS_FED if fed and dtype == "float32" else AUTO_MIN_CELLS
     if cells < table[grid, bool(cpml)]:
         return "indexed", None
     best = "temporal"

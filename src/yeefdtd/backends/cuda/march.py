@@ -1030,16 +1030,17 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
     this one, 1.35 s in all (docs/perf/setup-time-h100-2026-11-26.txt). The keys are packed,
     marked and looked up in slabs along the last axis longer than one cell (z in 3D, y in
     2D) on threads (host.workers; NumPy works without the interpreter lock), each slab's
-    marks in a table of its own: 0.30 s with 8 threads on a 16-core host
+    keys found by values_present: 0.30 s with 8 threads on a 16-core host
     (docs/perf/cell-ids-threads-h200-2026-11-26.txt)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ... import host
+    from ...build.coefficients import values_present
 
     shape = ids[0].shape
     ax = max((a for a, m in enumerate(shape) if m > 1), default=len(shape) - 1)
     n = shape[ax]
-    slabs = host.workers(max(1, min(n, CELL_ID_SLABS)), 4 * ids[0].size // CELL_ID_SLABS)
+    slabs = host.workers(min(n, CELL_ID_SLABS), 4 * ids[0].size // CELL_ID_SLABS)
     edges = [n * k // slabs for k in range(slabs + 1)]
     parts = [(slice(None),) * ax + (slice(edges[k], edges[k + 1]),) for k in range(slabs)]
     key = np.zeros_like(ids[0], dtype=np.uint16)
@@ -1049,9 +1050,7 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
         for a in ids:
             k <<= np.uint16(bits)
             np.bitwise_or(k, a[part], out=k, casting="unsafe")
-        seen = np.zeros(1 << 16, dtype=bool)
-        seen[k.ravel(order="K")] = True
-        return seen
+        return values_present(k, 1 << 16)
 
     def look_up(part):
         # in the keys' layout, through a temporary of the slab's cells (the slabs together:
@@ -1060,8 +1059,7 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
         cell[part] = lut[key[part]]
 
     with ThreadPoolExecutor(slabs) as pool:
-        seen = np.logical_or.reduce(list(pool.map(mark, parts)))
-        keys = np.flatnonzero(seen)
+        keys = np.unique(np.concatenate(list(pool.map(mark, parts))))
         lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
         lut[keys] = np.arange(len(keys))
         cell = np.empty_like(key, dtype=lut.dtype)

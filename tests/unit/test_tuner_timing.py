@@ -147,11 +147,13 @@ def _choosing(monkeypatch, first, second, refined):
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
     sweeps, saved = [first, second], {}
-    monkeypatch.setattr(tuning, "sweep", lambda cp, plan, cands, graph=False: sweeps.pop(0))
+    monkeypatch.setattr(tuning, "sweep",
+                        lambda cp, plan, cands, graph=False, scale=None: sweeps.pop(0))
     monkeypatch.setattr(tuning, "save_entry", lambda key, entry: saved.update({key: entry}))
     st = types.SimpleNamespace(
         _cp=None, _sweeps={"pass": ("k", [c for c, _ in first])}, _randomise=lambda: None,
         _update_plan=lambda role, c: [], _refinements=lambda role, best: refined,
+        _tune_scale=lambda role, c: 1.0,
         configs={}, tuning={}, rest=lambda: None, roles=("pass",), _plans={},
         variant=types.SimpleNamespace(name="temporal"), tune_as_graph=False)
     CudaStepper._choose_configs(st)
@@ -241,3 +243,26 @@ def test_long_runs_are_timed_fewer_times():
     cost[(128,)] = 70.0
     out = dict(tuning.sweep(cp, plan, shapes, repeats=5, finalists=1, final_repeats=25))
     assert runs == {(32,): 4 + 6, (64,): 4, (128,): 3} and out[(128,)] == 70.0
+
+
+def test_scaled_runs_compare_and_count_as_the_work_they_stand_for():
+    """A candidate whose runs do a third of the others' work (scale 3) is compared, given up
+    on and counted against the budget at three times its runs' times: runs of 14 ms scaled
+    to 42 take 3 before ROUND_MS, as unscaled runs of 42 would; one of 30 ms scaled to 90
+    is past GIVE_UP times the fastest (40) and cut after 2."""
+    cp = FakeCupy()
+    cost = {(32,): 40.0, (64,): 14.0, (128,): 30.0}
+    scale = {(32,): 1.0, (64,): 3.0, (128,): 3.0}
+    runs: dict = {}
+
+    def plan(c):
+        def fn(grid, block, args, shared_mem=0):
+            runs[c] = runs.get(c, 0) + 1
+            cp.cost = cost[c]
+        return [(fn, (1,), c, (), 0)]
+
+    cp.cuda.get_elapsed_time = lambda a, b: cp.cost
+    out = dict(tuning.sweep(cp, plan, list(cost), repeats=5, finalists=2, final_repeats=25,
+                            scale=scale.get))
+    assert out == {(32,): 40.0, (64,): 42.0, (128,): 90.0}
+    assert runs == {(32,): 4 + 6, (64,): 4 + 6, (128,): 3}

@@ -28,6 +28,15 @@ class MarchStepper(CudaStepper):
     psi_sets = ("psi", "psi_b")
     #: steps a tuning candidate is timed over: a multiple of every steps-per-pass choice
     TUNE_STEPS = 12
+    #: on grids so large that TUNE_STEPS steps update more cells than this (3D, 2D), a
+    #: candidate is timed over the fewest whole passes that update at least this many
+    #: (tune_steps), its times scaled to TUNE_STEPS steps: runs of 8-9 ms or more for the
+    #: fastest shapes on an H200. At 512^3, 4 steps (6 at 3 a pass) instead of 12: the
+    #: sweeps of dipole-cpml 512 `temporal` took 1.7 s instead of 4.5 and chose as before.
+    #: 2D runs of 4 steps at 16384^2 (2.4 ms) chose a shape 1.8% slower in one of two
+    #: sweeps: 2D keeps 12 steps up to about 19000^2 cells
+    #: (docs/perf/tuner-short-runs-h200-2026-11-27.txt)
+    TUNE_CELL_STEPS = (1 << 29, 1 << 32)
 
     # ---- allocation -----------------------------------------------------------------
     def _allocate(self, model) -> None:
@@ -743,11 +752,22 @@ class MarchStepper(CudaStepper):
             self._pass_start = cp.cuda.Event(block=False, disable_timing=True)
         return self._side[:want]
 
+    def tune_steps(self, nt: int) -> int:
+        """Steps a candidate of ``nt`` steps a pass is timed over, in whole passes: as many as
+        fit in TUNE_STEPS (one pass at least), or on large grids the fewest that update
+        TUNE_CELL_STEPS cells (see there)."""
+        cells = max(1, int(np.prod(self.shape, dtype=np.int64)))
+        want = _ceil(self.TUNE_CELL_STEPS[self.model.grid.mode != "3d"], cells)
+        return nt * max(1, min(self.TUNE_STEPS // nt, _ceil(want, nt)))
+
+    def _tune_scale(self, role: str, cfg: tuple) -> float:
+        return self.TUNE_STEPS / self.tune_steps(cfg[0])
+
     def _update_plan(self, role: str, cfg: tuple) -> list:
-        """TUNE_STEPS steps in passes of the candidate's length (for timing a candidate)."""
+        """tune_steps steps in passes of the candidate's length (for timing a candidate)."""
         nt = cfg[0]
         out, f, g, src = [], self._f, self._g, self._src
-        for _ in range(self.TUNE_STEPS // nt):
+        for _ in range(self.tune_steps(nt) // nt):
             out += self._main_launch(cfg, nt, 0, src, f, g)
             out += self._box_launches(cfg, nt, 0, src, f, g)
             out += self._slab_launches(0, src, f, g)

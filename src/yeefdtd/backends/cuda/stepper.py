@@ -411,7 +411,8 @@ class CudaStepper(Stepper):
             self._randomise()
         for role, (key, candidates) in self._sweeps.items():
             results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
-                                   graph=self.tune_as_graph)
+                                   graph=self.tune_as_graph,
+                                   scale=lambda c, r=role: self._tune_scale(r, c))
             if not results:
                 raise KernelError(f"variant {self.variant.name!r}: none of its {len(candidates)} "
                                   f"launch shapes for {role!r} runs on this GPU; use another "
@@ -421,7 +422,8 @@ class CudaStepper(Stepper):
             more = [c for c in self._refinements(role, tuple(best)) if c not in timed]
             if more:   # timed beside the best, in one sweep, so that their times compare
                 again = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c),
-                                     [tuple(best), *more], graph=self.tune_as_graph)
+                                     [tuple(best), *more], graph=self.tune_as_graph,
+                                     scale=lambda c, r=role: self._tune_scale(r, c))
                 if any(tuple(c) == tuple(best) for c, _ in again):   # else: the first sweep's
                     results = [r for r in results if tuple(r[0]) != tuple(best)] + again
                     best = min(again, key=lambda x: x[1])[0]
@@ -432,6 +434,11 @@ class CudaStepper(Stepper):
             self.rest()
         for role in self.roles:
             self._plans[role] = self._update_plan(role, self.configs[role])
+
+    def _tune_scale(self, role: str, cfg: tuple) -> float:
+        """What the time of ``_update_plan(role, cfg)``'s launches is multiplied by to compare
+        with the other candidates' (1 here: each runs one step; see MarchStepper's)."""
+        return 1.0
 
     @property
     def tune_as_graph(self) -> bool:

@@ -87,12 +87,14 @@ def _runner(cp, launches, graph: bool):
 
 
 def _median_ms(cp, run, repeats: int, give_up: float | None = None,
-               budget_ms: float | None = None, least: int = 3) -> float:
+               budget_ms: float | None = None, least: int = 3, scale: float = 1.0) -> float:
     """Median milliseconds of ``repeats`` calls of ``run`` on the current stream, after one
     untimed call (module load, caches); the faster of the first two timed calls where both
     took longer than ``give_up`` milliseconds (one slow call may be a hiccup of the host);
     with ``budget_ms``, the median of the calls so far once there are ``least`` or more and
-    they took ``budget_ms`` together (see ROUND_MS)."""
+    they took ``budget_ms`` together (see ROUND_MS). ``scale``: every call's time is taken
+    times this (a call that runs part of what the others' run; see sweep), before all the
+    above."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     stream = cp.cuda.get_current_stream()
     run()
@@ -102,7 +104,7 @@ def _median_ms(cp, run, repeats: int, give_up: float | None = None,
         run()
         stop.record(stream)
         stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
+        times.append(cp.cuda.get_elapsed_time(start, stop) * scale)
         if give_up is not None and len(times) == 2 and min(times) > give_up:
             return min(times)
         if budget_ms is not None and len(times) >= least and sum(times) >= budget_ms:
@@ -127,11 +129,12 @@ def time_if_launchable(cp, launches, repeats: int = 5, graph: bool = False) -> f
 
 
 def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
-                         give_up: float | None = None, budget_ms: float | None = None):
+                         give_up: float | None = None, budget_ms: float | None = None,
+                         scale: float = 1.0):
     """(milliseconds, the runner timed) as time_launches, or None (see time_if_launchable)."""
     try:
         run = _runner(cp, launches, graph)
-        return _median_ms(cp, run, repeats, give_up, budget_ms), run
+        return _median_ms(cp, run, repeats, give_up, budget_ms, scale=scale), run
     except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
         if getattr(exc, "status", None) not in UNLAUNCHABLE:
             raise   # a fault, not a shape the kernel cannot take
@@ -160,7 +163,7 @@ FINAL_MS = 150.0
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           final_repeats: int = 25, graph: bool = False,
           give_up: float | None = GIVE_UP,
-          budget: bool = True) -> list[tuple[tuple, float]]:
+          budget: bool = True, scale=None) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
     timed as a CUDA graph when ``graph`` (see time_launches). A candidate whose first two
     timed runs are past ``give_up`` times the fastest so far keeps the faster (None: every
@@ -168,17 +171,23 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
     time: candidates often lie within a few percent, which a short first round cannot tell
     apart. They are timed again as first run (the same graph, when ``graph``).
-    ``budget``: long runs are timed fewer times (ROUND_MS, FINAL_MS)."""
-    out, runs = [], []
+    ``budget``: long runs are timed fewer times (ROUND_MS, FINAL_MS).
+    ``scale(cfg)``: what a candidate's run times are multiplied by, before they are compared
+    or counted against the budget (None: 1), where candidates' runs do not all do the same
+    work (MarchStepper.tune_steps: fewer steps on large grids)."""
+    out, runs, factor = [], [], []
     for cfg in candidates:
         limit = give_up * min(ms for _, ms in out) if out and give_up else None
+        times = 1.0 if scale is None else scale(cfg)
         timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, limit,
-                                     ROUND_MS if budget else None)
+                                     ROUND_MS if budget else None, times)
         if timed is not None:
             out.append((cfg, timed[0]))
             runs.append(timed[1])
+            factor.append(times)
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
         out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats,
-                                        budget_ms=FINAL_MS if budget else None, least=5))
+                                        budget_ms=FINAL_MS if budget else None, least=5,
+                                        scale=factor[q]))
     return out

@@ -100,7 +100,7 @@ def march_mismatch(scene, steps: int, dtype: str, variant: str, ref=None):
         return yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True, progress=False,
                       steps=steps, stepper_options={"variant": v})
 
-    ref = ref or run("indexed")
+    ref = run("indexed") if ref is None else ref
     got = run(variant)
     probes = 0.0
     for name, p in ref.probes.items():

@@ -224,7 +224,7 @@ def test_long_runs_are_timed_fewer_times():
         return [(fn, (1,), c, (), 0)]
 
     cp.cuda.get_elapsed_time = lambda a, b: cp.cost
-    assert tuning.ROUND_MS == 60.0 and tuning.FINAL_MS == 150.0
+    assert (tuning.ROUND_MS, tuning.FINAL_MS, tuning.FINAL_LEAST) == (60.0, 150.0, 5)
     shapes = [(32,), (64,), (128,)]
     out = dict(tuning.sweep(cp, plan, shapes, repeats=5, finalists=2, final_repeats=25))
     assert out == {c: cost[c] for c in shapes}

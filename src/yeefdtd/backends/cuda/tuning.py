@@ -149,15 +149,18 @@ def _timed_if_launchable(cp, launches, repeats: int, graph: bool,
 GIVE_UP = 1.5
 
 #: a sweep's first round stops timing a candidate after 3 runs that took this many
-#: milliseconds together, its finalists after 5 runs of FINAL_MS (short runs are still timed
-#: ``repeats`` and ``final_repeats`` times). On a 512^3 grid a candidate's run (12 steps) takes
-#: 19-115 ms, and a candidate's runs lay within 1% of each other in 100 of 106 (at most
-#: 6.3%; H200, every run of the sweeps of dipole-cpml 512 `temporal` float32 and float16
-#: and `fused`, and pec-box 512 `temporal`, from an empty cache). Timed so, those sweeps
-#: and tmz-2d 8192's choose what they chose with every run, with half the runs at 512^3:
-#: the sweeps took 3.4-4.7 s instead of 5.3-7.6 (docs/perf/tuner-budget-h200-2026-11-26.txt).
+#: milliseconds together, its finalists after FINAL_LEAST runs of FINAL_MS (short runs are
+#: still timed ``repeats`` and ``final_repeats`` times; the times as sweep's ``scale`` gives
+#: them). On a 512^3 grid a candidate's run of 12 steps took 19-115 ms (it now runs 4 steps,
+#: scaled: see MarchStepper.TUNE_CELL_STEPS), and a candidate's runs lay within 1% of each
+#: other in 100 of 106 (at most 6.3%; H200, every run of the sweeps of dipole-cpml 512
+#: `temporal` float32 and float16 and `fused`, and pec-box 512 `temporal`, from an empty
+#: cache). Timed so, those sweeps and tmz-2d 8192's choose what they chose with every run,
+#: with half the runs at 512^3: the sweeps took 3.4-4.7 s instead of 5.3-7.6
+#: (docs/perf/tuner-budget-h200-2026-11-26.txt).
 ROUND_MS = 60.0
 FINAL_MS = 150.0
+FINAL_LEAST = 5
 
 
 def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
@@ -188,6 +191,7 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
     for q in best:
         out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats,
-                                        budget_ms=FINAL_MS if budget else None, least=5,
+                                        budget_ms=FINAL_MS if budget else None,
+                                        least=FINAL_LEAST,
                                         scale=factor[q]))
     return out

@@ -28,15 +28,6 @@ class MarchStepper(CudaStepper):
     psi_sets = ("psi", "psi_b")
     #: steps a tuning candidate is timed over: a multiple of every steps-per-pass choice
     TUNE_STEPS = 12
-    #: on grids so large that TUNE_STEPS steps update more cells than this (3D, 2D), a
-    #: candidate is timed over the fewest whole passes that update at least this many
-    #: (tune_steps), its times scaled to TUNE_STEPS steps: runs of 8-9 ms or more for the
-    #: fastest shapes on an H200. At 512^3, 4 steps (6 at 3 a pass) instead of 12: the
-    #: sweeps of dipole-cpml 512 `temporal` took 1.7 s instead of 4.5 and chose as before.
-    #: 2D runs of 4 steps at 16384^2 (2.4 ms) chose a shape 1.8% slower in one of two
-    #: sweeps: 2D keeps 12 steps up to about 19000^2 cells
-    #: (docs/perf/tuner-short-runs-h200-2026-11-27.txt)
-    TUNE_CELL_STEPS = (1 << 29, 1 << 32)
 
     # ---- allocation -----------------------------------------------------------------
     def _allocate(self, model) -> None:
@@ -753,12 +744,14 @@ class MarchStepper(CudaStepper):
         return self._side[:want]
 
     def tune_steps(self, nt: int) -> int:
-        """Steps a candidate of ``nt`` steps a pass is timed over, in whole passes: as many as
-        fit in TUNE_STEPS (one pass at least), or on large grids the fewest that update
-        TUNE_CELL_STEPS cells (see there)."""
-        cells = max(1, int(np.prod(self.shape, dtype=np.int64)))
-        want = _ceil(self.TUNE_CELL_STEPS[self.model.grid.mode != "3d"], cells)
-        return nt * max(1, min(self.TUNE_STEPS // nt, _ceil(want, nt)))
+        """Steps a candidate of ``nt`` steps a pass is timed over: the whole passes that fit
+        in TUNE_STEPS (one at least). Its times are scaled to TUNE_STEPS steps, since not
+        every steps-per-pass choice divides it (2D: 5 a pass runs 10).
+        Runs of fewer steps on large grids (4 at 512^3, 2.6 s less tuning from an empty
+        cache) chose `fused` shapes 2% slower on an H200 in 3 of 7 sweeps against none of 6
+        with 12 (docs/perf/tuner-short-runs-h200-2026-11-27.txt): a shape tuned once runs in
+        every later run, so the runs stay long."""
+        return nt * max(1, self.TUNE_STEPS // nt)
 
     def _tune_scale(self, role: str, cfg: tuple) -> float:
         return self.TUNE_STEPS / self.tune_steps(cfg[0])

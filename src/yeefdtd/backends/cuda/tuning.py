@@ -151,13 +151,12 @@ GIVE_UP = 1.5
 #: a sweep's first round stops timing a candidate after 3 runs that took this many
 #: milliseconds together, its finalists after FINAL_LEAST runs of FINAL_MS (short runs are
 #: still timed ``repeats`` and ``final_repeats`` times; the times as sweep's ``scale`` gives
-#: them). On a 512^3 grid a candidate's run of 12 steps took 19-115 ms (it now runs 4 steps,
-#: scaled: see MarchStepper.TUNE_CELL_STEPS), and a candidate's runs lay within 1% of each
-#: other in 100 of 106 (at most 6.3%; H200, every run of the sweeps of dipole-cpml 512
-#: `temporal` float32 and float16 and `fused`, and pec-box 512 `temporal`, from an empty
-#: cache). Timed so, those sweeps and tmz-2d 8192's choose what they chose with every run,
-#: with half the runs at 512^3: the sweeps took 3.4-4.7 s instead of 5.3-7.6
-#: (docs/perf/tuner-budget-h200-2026-11-26.txt).
+#: them). On a 512^3 grid a candidate's run (12 steps) takes 19-115 ms, and a candidate's
+#: runs lay within 1% of each other in 100 of 106 (at most 6.3%; H200, every run of the
+#: sweeps of dipole-cpml 512 `temporal` float32 and float16 and `fused`, and pec-box 512
+#: `temporal`, from an empty cache). Timed so, those sweeps and tmz-2d 8192's choose what
+#: they chose with every run, with half the runs at 512^3: the sweeps took 3.4-4.7 s
+#: instead of 5.3-7.6 (docs/perf/tuner-budget-h200-2026-11-26.txt).
 ROUND_MS = 60.0
 FINAL_MS = 150.0
 FINAL_LEAST = 5
@@ -177,7 +176,7 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
     ``budget``: long runs are timed fewer times (ROUND_MS, FINAL_MS).
     ``scale(cfg)``: what a candidate's run times are multiplied by, before they are compared
     or counted against the budget (None: 1), where candidates' runs do not all do the same
-    work (MarchStepper.tune_steps: fewer steps on large grids)."""
+    work (MarchStepper.tune_steps: whole passes, 10 steps at 5 a pass against 12)."""
     out, runs, factor = [], [], []
     for cfg in candidates:
         limit = give_up * min(ms for _, ms in out) if out and give_up else None

@@ -207,6 +207,33 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
     return row
 
 
+def source_revision(where: Path | None = None) -> str:
+    """The git commit of the package's source that this process runs, with "+changes" where
+    its files differ from that commit; "unknown" where the package is not a file of a git
+    checkout (an installed wheel, even inside some other project's repository) or git is
+    missing. $YEEFDTD_GIT_REV, where set, is taken as it is (a copy of the tree whose
+    history is missing or stale). ``where``: the package's directory (tests)."""
+    rev = os.environ.get("YEEFDTD_GIT_REV", "")
+    if rev:
+        return rev
+    here = Path(where) if where is not None else Path(__file__).resolve().parent
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(here), *args], capture_output=True,
+                              text=True, check=False, timeout=30)
+
+    try:
+        if git("ls-files", "--error-unmatch", "--", "bench.py").returncode != 0:
+            return "unknown"   # not a checkout of this package's source
+        sha = git("rev-parse", "--short", "HEAD").stdout.strip()
+        if not sha:
+            return "unknown"
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".").stdout
+        return sha + ("+changes" if changed.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def environment() -> dict:
     import cupy as cp
     import numpy as np
@@ -216,13 +243,7 @@ def environment() -> dict:
 
     props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
     name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
-    sha = os.environ.get("YEEFDTD_GIT_REV", "")   # set by callers whose copy has no history
-    try:
-        sha = sha or subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                                    capture_output=True, text=True,
-                                    check=False).stdout.strip() or "unknown"
-    except OSError:
-        sha = "unknown"
+    sha = source_revision()
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": name, "memory_gib": props["totalGlobalMem"] / 2**30,
             "sms": props["multiProcessorCount"], "memory_feed": device_feed(),

@@ -1,8 +1,11 @@
 """The benchmark table's rows as text: every column in its place under the header, and the
 launch column naming each role's shape and, for the marching variants, the pass's steps,
-block, occupancy and registers (no GPU needed: the rows are made here)."""
+block, occupancy and registers (no GPU needed: the rows are made here); the header's
+source revision."""
 
 from __future__ import annotations
+
+import pytest
 
 from yeefdtd.bench import HEADER, Row, format_row, launch_text, pass_occupancy
 
@@ -46,3 +49,42 @@ def test_pass_occupancy_comes_from_the_description():
     assert pass_occupancy(desc) == (0.25, 128)
     assert pass_occupancy({"variant": "indexed"}) == (None, None)
     assert pass_occupancy({"occupancy": {"registers": 64}}) == (None, None)
+
+
+def test_the_source_revision_is_the_packages_own(tmp_path, monkeypatch):
+    """The benchmark header names the commit of the package's own source, marked where its
+    files changed; a directory that is not a checkout of it (an installed wheel, or a wheel
+    inside another project's repository) gives "unknown"; $YEEFDTD_GIT_REV overrides."""
+    import shutil
+    import subprocess
+
+    from yeefdtd.bench import source_revision
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    monkeypatch.delenv("YEEFDTD_GIT_REV", raising=False)
+    pkg = tmp_path / "src" / "yeefdtd"
+    pkg.mkdir(parents=True)
+    assert source_revision(pkg) == "unknown"   # no repository at all
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",
+                        *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "other.txt").write_text("a project of the user's\n")
+    git("add", "other.txt")
+    git("commit", "-q", "-m", "first")
+    (pkg / "bench.py").write_text("x = 1\n")   # untracked: a wheel inside that repository
+    assert source_revision(pkg) == "unknown"
+    git("add", "src/yeefdtd/bench.py")
+    git("commit", "-q", "-m", "second")
+    sha = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert source_revision(pkg) == sha
+    (tmp_path / "other.txt").write_text("changed outside the package\n")
+    assert source_revision(pkg) == sha
+    (pkg / "bench.py").write_text("x = 2\n")
+    assert source_revision(pkg) == sha + "+changes"
+    monkeypatch.setenv("YEEFDTD_GIT_REV", "abc1234")
+    assert source_revision(pkg) == "abc1234"

@@ -213,3 +213,53 @@ def test_probe_snaps_each_component_to_its_nearest_point():
     assert ch["ex"].position == pytest.approx((0.0105, 0.005, 0.010))
     assert ch["ez"].position == pytest.approx((0.010, 0.005, 0.0105))
     assert ch["hz"].position == pytest.approx((0.0105, 0.0045, 0.010))
+
+
+def _region_cases():
+    glass = {"glass": yf.Material(eps_r=4, sigma_e=0.1), "ferr": yf.Material(mu_r=3)}
+    g3 = yf.Grid(cells=(24, 20, 16), spacing=1e-3)
+    yield scene(grid=g3, boundaries="pmc", materials=glass,   # touching the PMC walls
+                objects=[yf.Box(center=(0.004, 0.01, 0.008), size=(0.01, 0.03, 0.004),
+                                material="glass"),
+                         yf.Sphere(center=(0.02, 0.01, 0.008), radius=0.003, material="ferr")])
+    yield scene(grid=g3, materials=glass,   # covers the grid: no background left
+                objects=[yf.Box(center=(0.01, 0.01, 0.01), size=(0.1, 0.1, 0.1),
+                                material="glass"),
+                         yf.Box(center=(0.01, 0.01, 0.01), size=(0.004, 0.004, 0.004),
+                                material="pec")])
+    yield scene(grid=g3, materials=glass,   # between sample points: nothing painted
+                objects=[yf.Box(center=(0.0155, 0.0105, 0.0055), size=(1e-4, 1e-4, 1e-4),
+                                material="glass")])
+    # a background of its own; the first object wholly overwritten by the second
+    yield scene(grid=g3, materials=glass, background="ferr",
+                objects=[yf.Box(center=(0.01, 0.01, 0.008), size=(0.002, 0.002, 0.002),
+                                material="pec"),
+                         yf.Box(center=(0.01, 0.01, 0.008), size=(0.006, 0.006, 0.006),
+                                material="glass")])
+    yield scene(grid=yf.Grid(mode="tmz", cells=(40, 30), spacing=1e-3), boundaries="pmc",
+                materials=glass,
+                objects=[yf.Sphere(center=(0.0, 0.015), radius=0.006, material="glass"),
+                         yf.Box(center=(0.03, 0.015), size=(0.004, 0.1), material="ferr")])
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_tables_from_the_objects_region_equal_those_from_the_whole_grid(case):
+    """Each component's ids and table come out the same whether only the box the objects
+    reach is searched and looked up (voxelize_region) or the whole grid: objects on PMC
+    walls, over the whole grid, between sample points, one hiding another in a background
+    of its own, and a 2D grid."""
+    from yeefdtd.build.coefficients import component_table
+    from yeefdtd.build.model import face_kinds, make_grid
+    from yeefdtd.build.voxelize import voxelize_region
+
+    s = list(_region_cases())[case]
+    grid, kinds = make_grid(s), face_kinds(s)
+    for c in grid.components:
+        materials, region = voxelize_region(s, grid, c)
+        if case == 2:
+            assert region is None
+        fast = component_table(s, grid, c, materials, kinds, region)
+        whole = component_table(s, grid, c, materials, kinds, "all")
+        assert fast.ids.dtype == whole.ids.dtype and fast.ids.flags["F_CONTIGUOUS"], c
+        assert np.array_equal(fast.ids, whole.ids), c
+        assert np.array_equal(fast.table, whole.table), c

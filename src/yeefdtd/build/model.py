@@ -26,7 +26,7 @@ from .plans import (
     source_groups,
     source_notes,
 )
-from .voxelize import voxelize
+from .voxelize import voxelize_region
 
 
 @dataclass
@@ -114,7 +114,8 @@ def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, Comp
     from concurrent.futures import ThreadPoolExecutor
 
     def one(c):
-        return component_table(scene, grid, c, voxelize(scene, grid, c), kinds)
+        materials, region = voxelize_region(scene, grid, c)
+        return component_table(scene, grid, c, materials, kinds, region)
 
     comps = grid.components
     workers = host.workers(len(comps), TABLE_BYTES_PER_CELL * grid.num_cells)

@@ -42,10 +42,18 @@ def voxelize(scene, grid: YeeGrid, component: str) -> np.ndarray:
     Only the bounding box of each object is evaluated, so the cost follows the objects'
     size rather than the grid's.
     """
+    return voxelize_region(scene, grid, component)[0]
+
+
+def voxelize_region(scene, grid: YeeGrid, component: str):
+    """voxelize's materials, and the box (a tuple of three slices) outside which every
+    cell holds the background: the bounding box of the objects' cells evaluated (None
+    where no object reaches a cell)."""
     numbers = material_numbers(scene)
     out = np.full(grid.shape, numbers[scene.background], dtype=MATERIAL_DTYPE, order="F")
     coords = [grid.coords(component, a) for a in range(3)]
     ndim = 2 if grid.mode != "3d" else 3
+    lo_all, hi_all = [None] * 3, [None] * 3
     for obj in scene.objects:
         lo, hi = obj.bounds()
         box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim else slice(None)
@@ -57,4 +65,10 @@ def voxelize(scene, grid: YeeGrid, component: str) -> np.ndarray:
         Z = coords[2][box[2]][None, None, :]
         inside = np.broadcast_to(obj.contains(X, Y, Z), out[box].shape)
         out[box][inside] = numbers[obj.material]
-    return out
+        for a in range(3):
+            start, stop, _ = box[a].indices(grid.shape[a])
+            lo_all[a] = start if lo_all[a] is None else min(lo_all[a], start)
+            hi_all[a] = stop if hi_all[a] is None else max(hi_all[a], stop)
+    if lo_all[0] is None:
+        return out, None
+    return out, tuple(slice(lo, hi) for lo, hi in zip(lo_all, hi_all, strict=True))

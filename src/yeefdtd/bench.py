@@ -209,7 +209,8 @@ def measure(model, variant: str, dtype: str, steps: int, copy_bw: float,
 
 def source_revision(where: Path | None = None) -> str:
     """The git commit of the package's source that this process runs, with "+changes" where
-    its files differ from that commit; "unknown" where the package is not a file of a git
+    its files differ from that commit (a tracked file changed, or a file git does not
+    ignore added); "unknown" where the package is not a file of a git
     checkout (an installed wheel, even inside some other project's repository) or git is
     missing. $YEEFDTD_GIT_REV, where set, is taken as it is (a copy of the tree whose
     history is missing or stale). ``where``: the package's directory (tests)."""
@@ -228,7 +229,7 @@ def source_revision(where: Path | None = None) -> str:
         sha = git("rev-parse", "--short", "HEAD").stdout.strip()
         if not sha:
             return "unknown"
-        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".").stdout
+        changed = git("status", "--porcelain", "--", ".").stdout
         return sha + ("+changes" if changed.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"

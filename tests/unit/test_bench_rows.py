@@ -69,7 +69,7 @@ def test_the_source_revision_is_the_packages_own(tmp_path, monkeypatch):
 
     def git(*args):
         subprocess.run(["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t",
-                        *args], check=True, capture_output=True)
+                        "-c", "commit.gpgsign=false", *args], check=True, capture_output=True)
 
     git("init", "-q")
     (tmp_path / "other.txt").write_text("a project of the user's\n")
@@ -84,6 +84,9 @@ def test_the_source_revision_is_the_packages_own(tmp_path, monkeypatch):
     assert source_revision(pkg) == sha
     (tmp_path / "other.txt").write_text("changed outside the package\n")
     assert source_revision(pkg) == sha
+    (pkg / "new.py").write_text("y = 1\n")   # a new module, not yet added
+    assert source_revision(pkg) == sha + "+changes"
+    (pkg / "new.py").unlink()
     (pkg / "bench.py").write_text("x = 2\n")
     assert source_revision(pkg) == sha + "+changes"
     monkeypatch.setenv("YEEFDTD_GIT_REV", "abc1234")

@@ -263,3 +263,5 @@ def test_tables_from_the_objects_region_equal_those_from_the_whole_grid(case):
         assert fast.ids.dtype == whole.ids.dtype and fast.ids.flags["F_CONTIGUOUS"], c
         assert np.array_equal(fast.ids, whole.ids), c
         assert np.array_equal(fast.table, whole.table), c
+    with pytest.raises(ValueError, match="region"):
+        component_table(s, grid, c, materials, kinds, "whole")

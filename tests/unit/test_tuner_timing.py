@@ -146,17 +146,22 @@ def _choosing(monkeypatch, first, second, refined):
     ``second`` ((shape, ms) pairs), with ``refined`` offered after the first."""
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
-    sweeps, saved = [first, second], {}
-    monkeypatch.setattr(tuning, "sweep",
-                        lambda cp, plan, cands, graph=False, scale=None: sweeps.pop(0))
+    sweeps, saved, scales = [first, second], {}, []
+
+    def sweep(cp, plan, cands, graph=False, scale=None):
+        scales.append({tuple(c): scale(c) for c in cands})
+        return sweeps.pop(0)
+
+    monkeypatch.setattr(tuning, "sweep", sweep)
     monkeypatch.setattr(tuning, "save_entry", lambda key, entry: saved.update({key: entry}))
     st = types.SimpleNamespace(
         _cp=None, _sweeps={"pass": ("k", [c for c, _ in first])}, _randomise=lambda: None,
         _update_plan=lambda role, c: [], _refinements=lambda role, best: refined,
-        _tune_scale=lambda role, c: 1.0,
+        _tune_scale=lambda role, c: 12 / c[-1],
         configs={}, tuning={}, rest=lambda: None, roles=("pass",), _plans={},
         variant=types.SimpleNamespace(name="temporal"), tune_as_graph=False)
     CudaStepper._choose_configs(st)
+    st.scales = scales   # what each sweep's scale gave its candidates
     return st, saved
 
 
@@ -167,6 +172,9 @@ def test_a_refinement_sweep_is_timed_beside_the_best(monkeypatch):
     second = [((4, 2, 4, 128), 2.02), ((4, 2, 4, 144), 1.95)]
     st, saved = _choosing(monkeypatch, first, second, [(4, 2, 4, 144), (4, 2, 4, 64)])
     assert st.configs["pass"] == (4, 2, 4, 144) and saved["k"]["best"] == [4, 2, 4, 144]
+    # both sweeps scale their candidates' times by the stepper's _tune_scale
+    assert st.scales == [{(4, 2, 4, 128): 12 / 128, (4, 2, 4, 64): 12 / 64},
+                         {(4, 2, 4, 128): 12 / 128, (4, 2, 4, 144): 12 / 144}]
     shapes = [tuple(c) for c, _ in st.tuning["pass"]]
     assert sorted(shapes) == sorted({(4, 2, 4, 128), (4, 2, 4, 64), (4, 2, 4, 144)})
 

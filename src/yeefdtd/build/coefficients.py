@@ -129,6 +129,8 @@ def component_table(scene, grid: YeeGrid, component: str, materials: np.ndarray,
                       order="F")
     else:
         whole = tuple(slice(0, n) for n in materials.shape)
+        if isinstance(region, str) and region != "all":
+            raise ValueError(f"region: a tuple of three slices, None or 'all', not {region!r}")
         box = whole if isinstance(region, str) else region
         inner = materials[box]
         present = values_present(inner, len(base))

@@ -93,7 +93,7 @@ def _median_ms(cp, run, repeats: int, give_up: float | None = None,
     took longer than ``give_up`` milliseconds (one slow call may be a hiccup of the host);
     with ``budget_ms``, the median of the calls so far once there are ``least`` or more and
     they took ``budget_ms`` together (see ROUND_MS). ``scale``: every call's time is taken
-    times this (a call that runs part of what the others' run; see sweep), before all the
+    times this (where calls do not all run the same work; see sweep), before all the
     above."""
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     stream = cp.cuda.get_current_stream()

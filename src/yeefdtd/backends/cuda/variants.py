@@ -468,11 +468,14 @@ class March(Variant):
     def tuning_tag(self) -> str:
         """The 3D kernel the passes run ('fused': march3f, its tiles and stages;
         'temporal': march3v's rows and whole-sector tiles; the environment variables above
-        pick others, for comparison) and where the CPML is."""
+        pick others, for comparison) and where the CPML is. 2D: "scaled", since a
+        candidate's time is scaled to 12 steps from the whole passes it runs (entries from
+        before, where 5 steps a pass ran 10 steps against the others' 12 and were compared
+        unscaled, are tuned again)."""
         from .experiments import cpml_place, lane_sectors
 
         if self.mode != "3d":
-            return ""
+            return "scaled"
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
         lanes = f" rows={self.lane_pitch} sectors={lane_sectors() or ''}" \
             if self.name == "temporal" and self.single else ""

@@ -245,23 +245,30 @@ def _region_cases():
 @pytest.mark.parametrize("case", range(5))
 def test_tables_from_the_objects_region_equal_those_from_the_whole_grid(case):
     """Each component's ids and table come out the same whether only the box the objects
-    reach is searched and looked up (voxelize_region) or the whole grid: objects on PMC
-    walls, over the whole grid, between sample points, one hiding another in a background
-    of its own, and a 2D grid."""
+    reach is stored, searched and looked up (voxelize_region's Voxels) or every cell's
+    materials: objects on PMC walls, over the whole grid, between sample points, one hiding
+    another in a background of its own, and a 2D grid. The Voxels hold what every point's
+    material is (material_map, evaluated at each), and give its planes."""
     from yeefdtd.build.coefficients import component_table
     from yeefdtd.build.model import face_kinds, make_grid
-    from yeefdtd.build.voxelize import voxelize_region
+    from yeefdtd.build.voxelize import material_map, voxelize_region
 
     s = list(_region_cases())[case]
     grid, kinds = make_grid(s), face_kinds(s)
     for c in grid.components:
-        materials, region = voxelize_region(s, grid, c)
-        if case == 2:
-            assert region is None
-        fast = component_table(s, grid, c, materials, kinds, region)
-        whole = component_table(s, grid, c, materials, kinds, "all")
+        vox = voxelize_region(s, grid, c)
+        assert (vox.box is None) == (case == 2), c
+        coords = [grid.coords(c, a) for a in range(3)]
+        every = material_map(s, coords[0][:, None, None], coords[1][None, :, None],
+                             coords[2][None, None, :])
+        full = vox.full()
+        assert full.dtype == every.dtype and np.array_equal(full, every), c
+        for axis in range(3):
+            for k in {0, grid.shape[axis] // 2, grid.shape[axis] - 1}:
+                index = tuple(k if a == axis else slice(None) for a in range(3))
+                assert np.array_equal(vox.take(index), every[index]), (c, axis, k)
+        fast = component_table(s, grid, c, vox, kinds)
+        whole = component_table(s, grid, c, full, kinds)
         assert fast.ids.dtype == whole.ids.dtype and fast.ids.flags["F_CONTIGUOUS"], c
         assert np.array_equal(fast.ids, whole.ids), c
         assert np.array_equal(fast.table, whole.table), c
-    with pytest.raises(ValueError, match="region"):
-        component_table(s, grid, c, materials, kinds, "whole")

@@ -114,8 +114,7 @@ def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, Comp
     from concurrent.futures import ThreadPoolExecutor
 
     def one(c):
-        materials, region = voxelize_region(scene, grid, c)
-        return component_table(scene, grid, c, materials, kinds, region)
+        return component_table(scene, grid, c, voxelize_region(scene, grid, c), kinds)
 
     comps = grid.components
     workers = host.workers(len(comps), TABLE_BYTES_PER_CELL * grid.num_cells)

@@ -8,6 +8,8 @@ point inside no object keeps the background. Material numbers follow
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .grid import YeeGrid
@@ -36,39 +38,78 @@ def _index_range(coords: np.ndarray, lo: float, hi: float) -> slice:
     return slice(i0, max(i0, i1))
 
 
+@dataclass
+class Voxels:
+    """A component's material numbers on a grid of ``shape``: ``background`` outside
+    ``box`` (three slices; None where no object reaches a cell), ``inner`` inside it
+    (uint16, x fastest). The grid's other cells are not stored: at 512^3 with the objects
+    of examples/dipole_cpml.toml, a box of a tenth of the grid."""
+
+    shape: tuple[int, int, int]
+    background: int
+    box: tuple[slice, slice, slice] | None
+    inner: np.ndarray | None
+
+    def take(self, index: tuple) -> np.ndarray:
+        """The materials at ``index``: a tuple of three, each an int or slice(None)."""
+        shape = tuple(n for i, n in zip(index, self.shape, strict=True)
+                      if not isinstance(i, (int, np.integer)))
+        out = np.full(shape, self.background, dtype=MATERIAL_DTYPE, order="F")
+        if self.box is None:
+            return out
+        src, dst = [], []
+        for i, b in zip(index, self.box, strict=True):
+            if isinstance(i, (int, np.integer)):
+                if not b.start <= i < b.stop:
+                    return out   # the plane misses the box
+                src.append(i - b.start)
+            else:
+                src.append(slice(None))
+                dst.append(b)
+        out[tuple(dst)] = self.inner[tuple(src)]
+        return out
+
+    def full(self) -> np.ndarray:
+        """The materials of every cell."""
+        return self.take((slice(None),) * 3)
+
+
 def voxelize(scene, grid: YeeGrid, component: str) -> np.ndarray:
     """Material numbers of ``component`` on the whole grid (uint16, x fastest).
 
     Only the bounding box of each object is evaluated, so the cost follows the objects'
     size rather than the grid's.
     """
-    return voxelize_region(scene, grid, component)[0]
+    return voxelize_region(scene, grid, component).full()
 
 
-def voxelize_region(scene, grid: YeeGrid, component: str):
-    """voxelize's materials, and the box (a tuple of three slices) outside which every
-    cell holds the background: the bounding box of the objects' cells evaluated (None
-    where no object reaches a cell)."""
+def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
+    """voxelize's materials, stored only in the bounding box of the cells that the
+    objects' bounding boxes hold (see Voxels)."""
     numbers = material_numbers(scene)
-    out = np.full(grid.shape, numbers[scene.background], dtype=MATERIAL_DTYPE, order="F")
+    background = numbers[scene.background]
     coords = [grid.coords(component, a) for a in range(3)]
     ndim = 2 if grid.mode != "3d" else 3
-    lo_all, hi_all = [None] * 3, [None] * 3
+    boxes = []
     for obj in scene.objects:
         lo, hi = obj.bounds()
-        box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim else slice(None)
-                    for a in range(3))
-        if any(s.start >= s.stop for s in box if s != slice(None)):
+        box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim
+                    else slice(0, grid.shape[a]) for a in range(3))
+        boxes.append(None if any(s.start >= s.stop for s in box) else box)
+    if all(b is None for b in boxes):
+        return Voxels(grid.shape, background, None, None)
+    region = tuple(slice(min(b[a].start for b in boxes if b is not None),
+                         max(b[a].stop for b in boxes if b is not None)) for a in range(3))
+    inner = np.full(tuple(s.stop - s.start for s in region), background,
+                    dtype=MATERIAL_DTYPE, order="F")
+    for obj, box in zip(scene.objects, boxes, strict=True):
+        if box is None:
             continue
         X = coords[0][box[0]][:, None, None]
         Y = coords[1][box[1]][None, :, None]
         Z = coords[2][box[2]][None, None, :]
-        inside = np.broadcast_to(obj.contains(X, Y, Z), out[box].shape)
-        out[box][inside] = numbers[obj.material]
-        for a in range(3):
-            start, stop, _ = box[a].indices(grid.shape[a])
-            lo_all[a] = start if lo_all[a] is None else min(lo_all[a], start)
-            hi_all[a] = stop if hi_all[a] is None else max(hi_all[a], stop)
-    if lo_all[0] is None:
-        return out, None
-    return out, tuple(slice(lo, hi) for lo, hi in zip(lo_all, hi_all, strict=True))
+        part = inner[tuple(slice(b.start - r.start, b.stop - r.start)
+                           for b, r in zip(box, region, strict=True))]
+        inside = np.broadcast_to(obj.contains(X, Y, Z), part.shape)
+        part[inside] = numbers[obj.material]
+    return Voxels(grid.shape, background, region, inner)

@@ -100,7 +100,8 @@ def check_run_arguments(scene, steps) -> None:
 
 
 #: host bytes a component's table may take in flight per cell while it is built: its
-#: materials and ids (3), and while an object is voxelized, its bounding box's coordinate
+#: materials (where the objects' box is the whole grid; see Voxels) and ids (3), and while
+#: an object is voxelized, its bounding box's coordinate
 #: arrays (tracemalloc: 11.2 for a sphere filling a 160^3 grid)
 TABLE_BYTES_PER_CELL = 12
 

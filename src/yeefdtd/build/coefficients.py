@@ -117,7 +117,7 @@ def component_table(scene, grid: YeeGrid, component: str, materials,
     """Ids and table of ``component`` from its voxelized ``materials`` (Voxels, whose cells
     outside its box hold the background and are neither searched nor looked up, or an
     array of every cell's) and the face kinds. With Voxels, the scene of
-    examples/dipole_cpml.toml at 512^3 takes a component's ids from its box, a tenth of the
+    examples/dipole_cpml.toml at 512^3 takes a component's ids from its box, 7.6% of the
     grid (the whole grid: 0.68 s a component, 2-core host).
 
     ``faces`` maps 'x_min' ... 'z_max' to 'pec', 'pmc', 'periodic' or 'cpml'.

@@ -43,7 +43,7 @@ class Voxels:
     """A component's material numbers on a grid of ``shape``: ``background`` outside
     ``box`` (three slices; None where no object reaches a cell), ``inner`` inside it
     (uint16, x fastest). The grid's other cells are not stored: at 512^3 with the objects
-    of examples/dipole_cpml.toml, a box of a tenth of the grid."""
+    of examples/dipole_cpml.toml, a box of 7.6% of the grid."""
 
     shape: tuple[int, int, int]
     background: int

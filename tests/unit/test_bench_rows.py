@@ -91,3 +91,20 @@ def test_the_source_revision_is_the_packages_own(tmp_path, monkeypatch):
     assert source_revision(pkg) == sha + "+changes"
     monkeypatch.setenv("YEEFDTD_GIT_REV", "abc1234")
     assert source_revision(pkg) == "abc1234"
+
+
+@pytest.mark.parametrize("error", ["missing", "timeout"])
+def test_the_source_revision_is_unknown_without_a_working_git(tmp_path, monkeypatch, error):
+    """No git on the path, or one that hangs past its timeout: "unknown", not an error."""
+    import subprocess
+
+    from yeefdtd import bench
+
+    def run(*args, **kw):
+        if error == "missing":
+            raise FileNotFoundError("git")
+        raise subprocess.TimeoutExpired("git", kw.get("timeout", 0))
+
+    monkeypatch.delenv("YEEFDTD_GIT_REV", raising=False)
+    monkeypatch.setattr(bench.subprocess, "run", run)
+    assert bench.source_revision(tmp_path) == "unknown"

@@ -217,13 +217,10 @@ def test_a_sweep_times_a_slow_candidate_twice():
     assert out == steady and runs == {(32,): 6, (64,): 14, (128,): 14, (256,): 6, (512,): 14}
 
 
-def test_long_runs_are_timed_fewer_times():
-    """Runs of 40 ms: the first round stops after 3 (120 ms >= ROUND_MS), the finalists
-    after 5 (200 ms >= FINAL_MS); runs of 1 ms are timed ``repeats`` and ``final_repeats``
-    times; with budget=False every candidate is timed in full."""
-    cp = FakeCupy()
-    cost = {(32,): 40.0, (64,): 41.0, (128,): 42.0, (256,): 1.0}
-    runs: dict = {}
+def _costed(cost: dict):
+    """A stand-in CuPy whose runs of candidate c take cost[c] ms (read at each run), the
+    runs counted per candidate, and a plan_for that gives each its one launch."""
+    cp, runs = FakeCupy(), {}
 
     def plan(c):
         def fn(grid, block, args, shared_mem=0):
@@ -232,6 +229,15 @@ def test_long_runs_are_timed_fewer_times():
         return [(fn, (1,), c, (), 0)]
 
     cp.cuda.get_elapsed_time = lambda a, b: cp.cost
+    return cp, runs, plan
+
+
+def test_long_runs_are_timed_fewer_times():
+    """Runs of 40 ms: the first round stops after 3 (120 ms >= ROUND_MS), the finalists
+    after 5 (200 ms >= FINAL_MS); runs of 1 ms are timed ``repeats`` and ``final_repeats``
+    times; with budget=False every candidate is timed in full."""
+    cost = {(32,): 40.0, (64,): 41.0, (128,): 42.0, (256,): 1.0}
+    cp, runs, plan = _costed(cost)
     assert (tuning.ROUND_MS, tuning.FINAL_MS, tuning.FINAL_LEAST) == (60.0, 150.0, 5)
     shapes = [(32,), (64,), (128,)]
     out = dict(tuning.sweep(cp, plan, shapes, repeats=5, finalists=2, final_repeats=25))
@@ -258,18 +264,9 @@ def test_scaled_runs_compare_and_count_as_the_work_they_stand_for():
     on and counted against the budget at three times its runs' times: runs of 14 ms scaled
     to 42 take 3 before ROUND_MS, as unscaled runs of 42 would; one of 30 ms scaled to 90
     is past GIVE_UP times the fastest (40) and cut after 2."""
-    cp = FakeCupy()
     cost = {(32,): 40.0, (64,): 14.0, (128,): 30.0}
     scale = {(32,): 1.0, (64,): 3.0, (128,): 3.0}
-    runs: dict = {}
-
-    def plan(c):
-        def fn(grid, block, args, shared_mem=0):
-            runs[c] = runs.get(c, 0) + 1
-            cp.cost = cost[c]
-        return [(fn, (1,), c, (), 0)]
-
-    cp.cuda.get_elapsed_time = lambda a, b: cp.cost
+    cp, runs, plan = _costed(cost)
     out = dict(tuning.sweep(cp, plan, list(cost), repeats=5, finalists=2, final_repeats=25,
                             scale=scale.get))
     assert out == {(32,): 40.0, (64,): 42.0, (128,): 90.0}

@@ -155,7 +155,7 @@ def test_a_2d_sweep_refines_the_pass_its_full_passes_run(variant, tmp_path, monk
     shape = next(c for c in st.variant.configs("pass", st.shape) if c[3])   # with segments
     assert st.full_pass(shape)
     assert st.occupancy(shape)["blocks_per_sm"] > 0
-    refined = st._refinements("pass", shape, [(shape, 1.0)])
+    refined = st._refinements("pass", shape)
     assert refined
     for cfg in refined:
         assert cfg[:3] == shape[:3] and cfg[3] > 0

@@ -141,34 +141,27 @@ def test_a_sweep_times_its_finalists_again_on_the_graphs_it_captured():
     assert cp.log.count(("replay", "caller", 1)) == 3 * len(shapes) + 5 * 3
 
 
-def _choosing(monkeypatch, first, second, refined, staged=None):
+def _choosing(monkeypatch, first, second, refined):
     """A stand-in stepper whose first sweep gives ``first`` and whose refinement sweep gives
-    ``second`` ((shape, ms) pairs), with ``refined`` offered after the first; ``staged``:
-    the candidates its _first_sweep gives (None: all of them)."""
+    ``second`` ((shape, ms) pairs), with ``refined`` offered after the first."""
     from yeefdtd.backends.cuda.stepper import CudaStepper
 
-    sweeps, saved, scales, asked = [first, second], {}, [], []
+    sweeps, saved, scales = [first, second], {}, []
 
     def sweep(cp, plan, cands, graph=False, scale=None):
         scales.append({tuple(c): scale(c) for c in cands})
         return sweeps.pop(0)
 
-    def refinements(role, best, results):
-        asked.append((best, list(results)))
-        return refined
-
     monkeypatch.setattr(tuning, "sweep", sweep)
     monkeypatch.setattr(tuning, "save_entry", lambda key, entry: saved.update({key: entry}))
     st = types.SimpleNamespace(
         _cp=None, _sweeps={"pass": ("k", [c for c, _ in first])}, _randomise=lambda: None,
-        _update_plan=lambda role, c: [], _refinements=refinements,
-        _first_sweep=lambda role, c: c if staged is None else staged,
+        _update_plan=lambda role, c: [], _refinements=lambda role, best: refined,
         _tune_scale=lambda role, c: 12 / c[-1],
         configs={}, tuning={}, rest=lambda: None, roles=("pass",), _plans={},
         variant=types.SimpleNamespace(name="temporal"), tune_as_graph=False)
     CudaStepper._choose_configs(st)
     st.scales = scales   # what each sweep's scale gave its candidates
-    st.asked = asked   # what _refinements was given
     return st, saved
 
 
@@ -184,21 +177,6 @@ def test_a_refinement_sweep_is_timed_beside_the_best(monkeypatch):
                          {(4, 2, 4, 128): 12 / 128, (4, 2, 4, 144): 12 / 144}]
     shapes = [tuple(c) for c, _ in st.tuning["pass"]]
     assert sorted(shapes) == sorted({(4, 2, 4, 128), (4, 2, 4, 64), (4, 2, 4, 144)})
-
-
-def test_the_first_sweep_times_what_first_sweep_gives_and_refinements_see_its_results(
-        monkeypatch):
-    """Where _first_sweep leaves candidates out, the first sweep times only the rest, and
-    _refinements is given that sweep's best and results to name what follows."""
-    first = [((2, 64, 16, 64), 27.3), ((2, 32, 12, 64), 29.8)]
-    second = [((2, 64, 16, 64), 27.4), ((2, 64, 16, 128), 27.8)]
-    st, saved = _choosing(monkeypatch, first, second, [(2, 64, 16, 128)],
-                          staged=[(2, 64, 16, 64), (2, 32, 12, 64)])
-    assert list(st.scales[0]) == [(2, 64, 16, 64), (2, 32, 12, 64)]
-    assert st.asked == [((2, 64, 16, 64), first)]
-    assert st.configs["pass"] == (2, 64, 16, 64)
-    assert sorted(tuple(c) for c, _ in saved["k"]["results"]) == [
-        (2, 32, 12, 64), (2, 64, 16, 64), (2, 64, 16, 128)]
 
 
 def test_a_refinement_sweep_that_loses_the_best_keeps_the_first(monkeypatch):

@@ -845,74 +845,22 @@ def test_2d_segments_are_refined_to_whole_waves():
     assert waves(best, 4 * 132) == pytest.approx(4.485, abs=1e-3)
     swept = sorted({c[3] for c in v.configs("pass", box) if c[:3] == best[:3] and c[3]})
     assert swept == [64, 128]   # the sweep's segments for this tile
-    refined = MarchStepper._refinements(stepper("tmz", 4), "pass", best, [])
+    refined = MarchStepper._refinements(stepper("tmz", 4), "pass", best)
     assert (4, 2, 4, 144) in refined
     for cfg in refined:
         assert cfg[:3] == best[:3] and 0.6 * 64 <= cfg[3] <= 1.6 * 128
         w = waves(cfg, 4 * 132)
         assert w / math.ceil(w) >= 0.9
     assert any(cfg[3] < 0.6 * 128 for cfg in refined)   # near 64 too
-    assert MarchStepper._refinements(stepper("tmz", 4), "pass", (4, 2, 4, 0), []) == []
-    assert MarchStepper._refinements(stepper("tmz", 0), "pass", best, []) == []
+    assert MarchStepper._refinements(stepper("3d", 4), "pass", best) == []
+    assert MarchStepper._refinements(stepper("tmz", 4), "pass", (4, 2, 4, 0)) == []
+    assert MarchStepper._refinements(stepper("tmz", 0), "pass", best) == []
     # one block an SM: many lengths fit; the nearest few to each swept segment are offered,
     # those near the best first
-    many = MarchStepper._refinements(stepper("tmz", 1), "pass", best, [])
+    many = MarchStepper._refinements(stepper("tmz", 1), "pass", best)
     assert len(many) == 2 * MarchStepper.WAVE_CANDIDATES and many[0] == (4, 2, 4, 128)
     assert all(abs(math.log(c[3] / 128)) < abs(math.log(c[3] / 64))
                for c in many[:MarchStepper.WAVE_CANDIDATES])
-
-
-def _staging_stub(name, shape, mode="3d"):
-    """A stand-in for MarchStepper's _first_sweep and _refinements over ``shape``."""
-    from types import SimpleNamespace
-
-    from yeefdtd.backends.cuda.march import MarchStepper
-
-    v = make_variant(name)
-    v.mode = mode
-    st = SimpleNamespace(model=SimpleNamespace(grid=SimpleNamespace(mode=mode)), variant=v,
-                         shape=shape, FIRST_SEGMENT=MarchStepper.FIRST_SEGMENT,
-                         SEGMENT_TILES=MarchStepper.SEGMENT_TILES)
-    st._first_sweep = lambda role, c: MarchStepper._first_sweep(st, role, c)
-    st.refine = lambda best, results: MarchStepper._refinements(st, "pass", best, results)
-    return st
-
-
-@pytest.mark.parametrize("name, first, tiles", [("temporal", 12, 6), ("fused", 6, 6)])
-def test_3d_segments_are_swept_first_at_one_length_then_for_the_best_tiles(name, first, tiles):
-    """At 513^3 the first sweep times the first steps-per-pass's tiles at segments of 64
-    planes only, with every shape of other steps per pass; the refinement adds the other
-    segments (whole columns, 128 planes, the first candidate's filled one) of the two tiles
-    that ran fastest, the best's first, and never a shape of a tile without such."""
-    st = _staging_stub(name, (513, 513, 513))
-    cands = st.variant.configs("pass", st.shape)
-    swept = st._first_sweep("pass", cands)
-    nt = st.variant.steps[0]
-    assert len(swept) == first and len(cands) > first
-    assert [c for c in swept if c[0] == nt] == [c for c in cands if c[0] == nt and c[3] == 64]
-    assert len({c[:3] for c in swept if c[0] == nt}) == tiles
-    assert [c for c in cands if c[0] != nt] == [c for c in swept if c[0] != nt]
-    ranked = sorted((c for c in swept if c[0] == nt), key=lambda c: (c[2], c[1]))
-    best, second = ranked[-1], ranked[-2]
-    results = [(c, 1.0 + q) for q, c in enumerate([best, *[c for c in swept
-                                                             if c[0] != nt], second])]
-    more = st.refine(best, results)
-    assert more == [c for t in (best[:3], second[:3]) for c in cands
-                    if c[:3] == t and c not in swept]
-    assert {c[3] for c in more if c[:3] == best[:3]} >= {0, 128}
-    assert not set(more) & set(swept)
-
-
-def test_3d_grids_without_segment_candidates_sweep_everything_at_once():
-    """A grid too short along z for segments (its candidates have none of 64 planes), and
-    2D, time every candidate in the first sweep; the 3D refinement then has nothing."""
-    st = _staging_stub("temporal", (96, 96, 96))
-    cands = st.variant.configs("pass", st.shape)
-    assert st._first_sweep("pass", cands) == cands
-    assert st.refine(cands[0], [(cands[0], 1.0)]) == []
-    st2 = _staging_stub("temporal", (8192, 8192, 1), mode="tmz")
-    cands = st2.variant.configs("pass", st2.shape)
-    assert st2._first_sweep("pass", cands) == cands
 
 
 def test_candidates_are_timed_over_whole_passes_scaled_to_twelve_steps():

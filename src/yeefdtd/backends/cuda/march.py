@@ -893,33 +893,8 @@ class MarchStepper(CudaStepper):
             return super()._shape_key()
         return "x".join(map(str, self.shape))
 
-    #: 3D: the first sweep times the first steps-per-pass's tiles at z segments of this many
-    #: planes only; their other segments (whole columns, 128 planes) are timed after it for
-    #: the SEGMENT_TILES best tiles (_refinements). Every candidate's time from 14 sweeps of
-    #: every candidate (H200, 512^3 and 256^3, dipole-cpml and pec-box, 'temporal' float32
-    #: and float16 and 'fused'; docs/perf/tuner-segments-h200-2026-11-27.txt): so staged,
-    #: each would have chosen what it chose, from 16 candidates of 25 ('temporal') or 10 of
-    #: 19 ('fused'), with one tile or two. Whole columns rank the tiles worse: swept first
-    #: there, pec-box 512 'fused' would have chosen shapes 2-3% slower in both rounds (with
-    #: the best two tiles; with the best one, 5 of the 14 sweeps 3%).
-    FIRST_SEGMENT = 64
-    SEGMENT_TILES = 2
-
-    def _first_sweep(self, role: str, candidates: list) -> list:
-        """3D passes whose candidates include segments of FIRST_SEGMENT planes: the first
-        steps-per-pass's shapes at that segment only, and every other steps-per-pass's (see
-        FIRST_SEGMENT); all candidates elsewhere."""
-        if role != "pass" or self.model.grid.mode != "3d":
-            return candidates
-        nt = self.variant.steps[0]
-        if not any(c[0] == nt and c[3] == self.FIRST_SEGMENT for c in candidates):
-            return candidates
-        return [c for c in candidates if c[0] != nt or c[3] == self.FIRST_SEGMENT]
-
-    def _refinements(self, role: str, best: tuple, results: list) -> list[tuple]:
-        """3D passes: the candidates _first_sweep left out, of the SEGMENT_TILES tiles whose
-        shapes ran fastest in the first sweep, the best's first.
-        2D passes: the tile of the sweep's best shape with y segments that make the pass
+    def _refinements(self, role: str, best: tuple) -> list[tuple]:
+        """2D passes: the tile of the sweep's best shape with y segments that make the pass
         a whole number of waves of blocks (those resident at once on every SM), nearly:
         see WAVE_SEGMENTS. The sweep's segments (128, 64 rows) are fixed before compiling,
         when the blocks an SM holds are not known, and a last wave that fills part of the
@@ -929,19 +904,8 @@ class MarchStepper(CudaStepper):
         Mcells/s, and 144 rows 2109 blocks, 3.99 waves, 292 800; 4 cells a lane (3 blocks
         per SM), 128 rows 322 000 and 125 rows 329 000. 3D passes run many waves
         (dipole-cpml 512: about 22), whose last one matters less, beside CPML boxes that take
-        the idle SMs, so they take no segments but the variant's list."""
-        if role == "pass" and self.model.grid.mode == "3d":
-            candidates = self.variant.configs(role, self.shape)
-            first = {tuple(c) for c in self._first_sweep(role, candidates)}
-            left = [tuple(c) for c in candidates if tuple(c) not in first]
-            tiles = []
-            for cfg, _ in sorted(results, key=lambda r: r[1]):
-                tile = tuple(cfg[:3])
-                if tile not in tiles and any(c[:3] == tile for c in left):
-                    tiles.append(tile)
-            tiles = tiles[:self.SEGMENT_TILES]
-            return [c for t in tiles for c in left if c[:3] == t]
-        if role != "pass" or not best[3]:
+        the idle SMs, so they keep the sweep's segments."""
+        if role != "pass" or self.model.grid.mode == "3d" or not best[3]:
             return []
         try:
             occ = self.occupancy(best)

@@ -410,17 +410,16 @@ class CudaStepper(Stepper):
         if self._sweeps:
             self._randomise()
         for role, (key, candidates) in self._sweeps.items():
-            first = self._first_sweep(role, candidates)
-            results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), first,
+            results = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c), candidates,
                                    graph=self.tune_as_graph,
                                    scale=lambda c, r=role: self._tune_scale(r, c))
             if not results:
-                raise KernelError(f"variant {self.variant.name!r}: none of its {len(first)} "
+                raise KernelError(f"variant {self.variant.name!r}: none of its {len(candidates)} "
                                   f"launch shapes for {role!r} runs on this GPU; use another "
                                   "variant (e.g. 'indexed')")
             best = min(results, key=lambda x: x[1])[0]
             timed = {tuple(c) for c, _ in results}
-            more = [c for c in self._refinements(role, tuple(best), results) if c not in timed]
+            more = [c for c in self._refinements(role, tuple(best)) if c not in timed]
             if more:   # timed beside the best, in one sweep, so that their times compare
                 again = tuning.sweep(cp, lambda c, r=role: self._update_plan(r, c),
                                      [tuple(best), *more], graph=self.tune_as_graph,
@@ -452,15 +451,9 @@ class CudaStepper(Stepper):
         tuning.shape_class)."""
         return tuning.shape_class(self.shape)
 
-    def _first_sweep(self, role: str, candidates: list) -> list:
-        """The candidates the first sweep for ``role`` times (here all of them; see
-        MarchStepper's, which leaves some to _refinements)."""
-        return candidates
-
-    def _refinements(self, role: str, best: tuple, results: list) -> list[tuple]:
-        """Launch shapes near the first sweep's ``best`` for ``role`` (its ``results``:
-        (shape, ms) pairs) to time in a second sweep beside it: those the variant's list
-        could not name before compiling, or left out of the first sweep (none here; see
+    def _refinements(self, role: str, best: tuple) -> list[tuple]:
+        """Launch shapes near the sweep's ``best`` for ``role`` that the variant's list could
+        not name before compiling, timed in a second sweep beside it (none here; see
         MarchStepper's)."""
         return []
 

@@ -167,89 +167,30 @@ def sweep(cp, plan_for, candidates, repeats: int = 5, finalists: int = 3,
           give_up: float | None = GIVE_UP,
           budget: bool = True, scale=None) -> list[tuple[tuple, float]]:
     """(config, ms) for every candidate that launches; ``plan_for(cfg)`` gives its launches,
-    timed as a CUDA graph when ``graph`` (see time_launches).
-    Every candidate runs once untimed (module load, caches; the shapes a kernel cannot
-    take are left out here, see UNLAUNCHABLE), then the candidates are timed in rounds, one
-    run of each a round, ``repeats`` rounds, and each keeps the median of its runs. In
-    rounds rather than one after another, because a GPU at its power cap swings its clock
-    by a quarter within a second, so that runs in a row read the clock of their moment as
-    much as the shape (docs/perf/tuner-clock-h200-2026-11-27.txt); in rounds each
-    candidate's runs fall at moments spread over the sweep. After two rounds, a candidate
-    whose faster run is past ``give_up`` times the fastest run of any keeps that and is not
-    timed again (None: none is cut).
-    The ``finalists`` fastest are then timed again in rounds of their own, ``final_repeats``
-    runs each, and keep the median of those: candidates often lie within a few percent,
-    which a short first round cannot tell apart. They are timed on the runners of the
-    first rounds (the same graph, when ``graph``).
+    timed as a CUDA graph when ``graph`` (see time_launches). A candidate whose first two
+    timed runs are past ``give_up`` times the fastest so far keeps the faster (None: every
+    candidate is timed ``repeats`` times).
+    The ``finalists`` fastest are timed again with ``final_repeats`` runs each and keep that
+    time: candidates often lie within a few percent, which a short first round cannot tell
+    apart. They are timed again as first run (the same graph, when ``graph``).
     ``budget``: long runs are timed fewer times (ROUND_MS, FINAL_MS).
     ``scale(cfg)``: what a candidate's run times are multiplied by, before they are compared
     or counted against the budget (None: 1), where candidates' runs do not all do the same
     work (MarchStepper.tune_steps: whole passes, 10 steps at 5 a pass against 12)."""
-    entries = []   # [config, runner, scale, timed runs]
+    out, runs, factor = [], [], []
     for cfg in candidates:
-        try:
-            run = _runner(cp, plan_for(cfg), graph)
-            run()
-        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as exc:
-            if getattr(exc, "status", None) not in UNLAUNCHABLE:
-                raise   # a fault, not a shape the kernel cannot take
-            continue
-        entries.append((cfg, run, 1.0 if scale is None else scale(cfg), []))
-    cut = set()   # entries given up on
-    _rounds(cp, entries, repeats, ROUND_MS if budget else None, 3,
-            lambda: _give_up(entries, cut, give_up))
-    out = [(cfg, min(times) if q in cut else _median(times))
-           for q, (cfg, _, _, times) in enumerate(entries)]
+        limit = give_up * min(ms for _, ms in out) if out and give_up else None
+        times = 1.0 if scale is None else scale(cfg)
+        timed = _timed_if_launchable(cp, plan_for(cfg), repeats, graph, limit,
+                                     ROUND_MS if budget else None, times)
+        if timed is not None:
+            out.append((cfg, timed[0]))
+            runs.append(timed[1])
+            factor.append(times)
     best = sorted(range(len(out)), key=lambda q: out[q][1])[:finalists]
-    again = [(entries[q][0], entries[q][1], entries[q][2], []) for q in best]
-    _rounds(cp, again, final_repeats, FINAL_MS if budget else None, FINAL_LEAST)
-    for q, (cfg, _, _, times) in zip(best, again, strict=True):
-        out[q] = (cfg, _median(times))
+    for q in best:
+        out[q] = (out[q][0], _median_ms(cp, runs[q], final_repeats,
+                                        budget_ms=FINAL_MS if budget else None,
+                                        least=FINAL_LEAST,
+                                        scale=factor[q]))
     return out
-
-
-def _median(times: list) -> float:
-    ordered = sorted(times)
-    return ordered[len(ordered) // 2]
-
-
-def _rounds(cp, entries, repeats: int, budget_ms: float | None, least: int,
-            after=None) -> None:
-    """Rounds of one timed run of each entry (config, runner, scale, times: the run times,
-    times the scale, are appended), until each has ``repeats`` runs, or ``least`` or more
-    that took ``budget_ms`` together; ``after()`` after each round gives the entries to
-    time no more."""
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    stream = cp.cuda.get_current_stream()
-    done: set = set()
-    while True:
-        active = [q for q, (_, _, _, times) in enumerate(entries) if q not in done
-                  and len(times) < repeats
-                  and not (budget_ms is not None and len(times) >= least
-                           and sum(times) >= budget_ms)]
-        if not active:
-            return
-        for q in active:
-            _, run, factor, times = entries[q]
-            start.record(stream)
-            run()
-            stop.record(stream)
-            stop.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, stop) * factor)
-        if after is not None:
-            done |= after()
-
-
-def _give_up(entries, cut: set, give_up: float | None) -> set:
-    """The entries to time no more: those with two runs whose faster is past ``give_up``
-    times the fastest run of any (added to ``cut``)."""
-    if give_up is None:
-        return cut
-    runs = [times for _, _, _, times in entries if times]
-    if not runs:
-        return cut
-    fastest = min(min(times) for times in runs)
-    for q, (_, _, _, times) in enumerate(entries):
-        if len(times) == 2 and min(times) > give_up * fastest:
-            cut.add(q)
-    return cut

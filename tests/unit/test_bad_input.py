@@ -340,3 +340,25 @@ def test_sources_that_drive_nothing_get_no_note_about_their_strength(capsys, mon
 def test_unusual_but_usable_values_are_taken(path, value):
     """Tens-of-km cells (Earth-ionosphere models) and small Courant numbers run."""
     yf.Scene.parse(_set(path, value)())
+
+
+@pytest.mark.parametrize("path, value, field", [
+    ("grid.spacing", "0.001", "grid.spacing"), ("grid.cells", ["30", 30, 30], "grid.cells[0]"),
+    ("run.steps", "40", "run.steps"), ("sources.0.amplitude", "1e3", "sources[0].amplitude"),
+    ("materials.glass.eps_r", ["1", "2", "3"], "materials.glass.eps_r[0]"),
+    ("sources.0.waveform.tau", "1e-11", "sources[0].waveform.tau")])
+def test_a_quoted_number_is_an_error_naming_the_field(path, value, field):
+    """pydantic would read "0.001" as 0.001; a scene says numbers without quotes, as the
+    README asks, and a quoted one is a slip to point at."""
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Scene.parse(_set(path, value)())
+    text = str(info.value)
+    assert text.startswith(f"{field}: must be a number, not a string") and "\n" not in text
+
+
+def test_strings_still_go_where_a_string_goes():
+    """Names, components and the string forms of fields that also take numbers."""
+    d = base3d()
+    d["boundaries"] = "cpml"
+    d["run"]["variant"] = "auto"
+    assert yf.Scene.parse(d).objects[0].material == "glass"

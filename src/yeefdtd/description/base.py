@@ -55,13 +55,20 @@ class StrictModel(BaseModel):
     @classmethod
     def _no_booleans_for_numbers(cls, data: Any) -> Any:
         """true or false where a number goes (which pydantic would read as 1 or 0: a grid
-        spacing of true is 1 m) is an error naming the field."""
+        spacing of true is 1 m), or a quoted number ("0.001"), is an error naming the
+        field."""
         if isinstance(data, dict):
             for name, field in cls.model_fields.items():
-                at = _bool_at(data.get(name))
-                if at is None or not _takes_number(field.annotation):
+                if not _takes_number(field.annotation):
                     continue
-                raise FieldError(name + at, "must be a number, not true or false")
+                at = _bool_at(data.get(name))
+                if at is not None:
+                    raise FieldError(name + at, "must be a number, not true or false")
+                at = _str_at(data.get(name))
+                if at is not None and not _takes_str(field.annotation):
+                    # pydantic would read "0.001" as 0.001: a quoted number is a slip
+                    raise FieldError(name + at, "must be a number, not a string; remove the "
+                                                "quotes")
         return data
 
     @classmethod
@@ -86,6 +93,25 @@ def _takes_number(tp: Any) -> bool:
         return False
     args = typing.get_args(tp)
     return bool(args) and bool not in args and any(_takes_number(a) for a in args)
+
+
+def _takes_str(tp: Any) -> bool:
+    """Whether the annotation ``tp`` takes a string (str, a Literal of one, or a union or
+    tuple holding either)."""
+    if tp is str:
+        return True
+    if typing.get_origin(tp) is Literal:
+        return any(isinstance(a, str) for a in typing.get_args(tp))
+    return any(_takes_str(a) for a in typing.get_args(tp))
+
+
+def _str_at(value: Any) -> str | None:
+    """Where ``value`` holds a string: '' for the value itself, '[q]' for its first item that
+    is one (a list or tuple), None where it holds none."""
+    if isinstance(value, str):
+        return ""
+    items = value if isinstance(value, (list, tuple)) else ()
+    return next((f"[{q}]" for q, v in enumerate(items) if isinstance(v, str)), None)
 
 
 def _is_bool(value: Any) -> bool:

@@ -2,7 +2,7 @@
 
 Bad input (a malformed scene, a missing file, a wrong argument) prints one line on stderr
 and exits with status 2; a run that diverges or is interrupted saves what it recorded,
-prints one line and exits with 1 (or 130 for Ctrl-C).
+prints one line and exits with 1 (or 130 for Ctrl-C or SIGTERM).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from . import __version__
 from .constants import MAX_STEPS
 from .exceptions import DivergenceError, RunInterrupted, YeeError
-from .io import check_writable, write_atomic
+from .io import check_writable, one_line, write_atomic
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,8 +101,6 @@ def parser() -> argparse.ArgumentParser:
 
 def _cmd_run(args) -> int:
     from .description.scene import Scene
-    from .plot import plot_result
-    from .run import run
 
     scene = Scene.load(args.scene)
     if args.output == "":
@@ -112,6 +110,14 @@ def _cmd_run(args) -> int:
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
                        "in .h5 (results are HDF5 files)")
     check_writable(out, "--output")
+    with _Signals() as signals:
+        return _run_and_save(scene, args, out, signals)
+
+
+def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
+    from .plot import plot_result
+    from .run import run
+
     try:
         options = {"variant": args.variant} if args.variant is not None else None
         if args.variant is not None:
@@ -124,7 +130,8 @@ def _cmd_run(args) -> int:
     except (DivergenceError, RunInterrupted) as exc:
         code = 130 if isinstance(exc, RunInterrupted) else 1
         if exc.partial is not None:
-            saved = _save_result(exc.partial, out)
+            with signals.shield():
+                saved = _save_result(exc.partial, out)
             if saved is None:   # said why; now what stopped the run
                 print(f"yeefdtd: {exc}", file=sys.stderr)
                 return code
@@ -133,7 +140,12 @@ def _cmd_run(args) -> int:
         else:
             print(f"yeefdtd: {exc}", file=sys.stderr)
         return code
-    saved = _save_result(result, out)
+    with signals.shield():
+        saved = _save_result(result, out)
+    if signals.caught:   # Ctrl-C or SIGTERM while the result was written
+        print(f"yeefdtd: interrupted; the result is in {saved}" if saved is not None else
+              "yeefdtd: interrupted", file=sys.stderr)
+        return 130
     if saved is None:
         return 1
     st = result.stats
@@ -147,6 +159,63 @@ def _cmd_run(args) -> int:
     return 0 if saved == out else 1
 
 
+class _Signals:
+    """While it holds: SIGTERM (a scheduler's or timeout's stop) is taken as Ctrl-C, so that
+    what a run recorded is saved as for Ctrl-C. While ``shield()`` holds, both are deferred
+    until the save inside it is done (``caught`` says whether one came), so that a result
+    being written is not lost to them. Outside the main thread, where Python cannot set
+    handlers, it changes nothing."""
+
+    def __init__(self):
+        import signal
+
+        self.caught = False
+        self._signals = (signal.SIGINT, signal.SIGTERM)
+        self._before: dict = {}
+
+    @staticmethod
+    def _interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    def _note(self, signum, frame):
+        self.caught = True
+
+    def _set(self, handlers: dict) -> None:
+        import signal
+
+        for sig, handler in handlers.items():
+            if handler is None:   # a handler not set from Python: leave it
+                continue
+            try:
+                signal.signal(sig, handler)
+            except (ValueError, OSError):   # not the main thread
+                pass
+
+    def __enter__(self):
+        import signal
+
+        self._before = {sig: signal.getsignal(sig) for sig in self._signals}
+        self._during = {signal.SIGINT: self._before[signal.SIGINT],
+                        signal.SIGTERM: self._interrupt}
+        self._set(self._during)
+        return self
+
+    def __exit__(self, *exc):
+        self._set(self._before)
+
+    def shield(self):
+        import contextlib
+
+        @contextlib.contextmanager
+        def held():
+            self._set({sig: self._note for sig in self._signals})
+            try:
+                yield
+            finally:
+                self._set(self._during)
+        return held()
+
+
 def _save_result(result, out: Path) -> Path | None:
     """Save ``result`` to ``out``; where that fails (the disk filled up, the directory went
     away during the run), to a file of the same name in the temporary directory instead,
@@ -156,7 +225,7 @@ def _save_result(result, out: Path) -> Path | None:
     try:
         return result.save(out)
     except OSError as exc:
-        why = exc.strerror or str(exc)
+        why = one_line(exc)
     fd, spare = tempfile.mkstemp(prefix=f"{out.stem}-", suffix=out.suffix)
     os.close(fd)
     try:
@@ -164,7 +233,7 @@ def _save_result(result, out: Path) -> Path | None:
     except OSError as exc:
         Path(spare).unlink(missing_ok=True)
         print(f"yeefdtd: error: could not write {out} ({why}) nor {spare} "
-              f"({exc.strerror or exc}); the result is lost", file=sys.stderr)
+              f"({one_line(exc)}); the result is lost", file=sys.stderr)
         return None
     print(f"yeefdtd: error: could not write {out} ({why}); the result is in {spare}",
           file=sys.stderr)
@@ -173,11 +242,14 @@ def _save_result(result, out: Path) -> Path | None:
 
 def _cmd_validate(args) -> int:
     from .build.model import make_grid, step_count
+    from .build.plans import waveform_notes
     from .description.scene import Scene
 
     scene = Scene.load(args.scene)
     grid = make_grid(scene)
     steps = step_count(scene, grid.dt)
+    for text in waveform_notes(scene, grid, steps):   # raises where a source is not finite
+        print(f"note: {text}", file=sys.stderr)
     cells = "x".join(str(n) for n in scene.grid.cells)
     print(f"{args.scene}: valid. {scene.grid.mode} grid of {cells} cells "
           f"({scene.grid.num_cells / 1e6:.3g} M), dt = {grid.dt:.4g} s, {steps} steps "
@@ -276,6 +348,19 @@ def _check_variants(variants, mode: str, dtypes, where: str = "--variant",
 
 
 def _cmd_bench(args) -> int:
+    from .exceptions import ValidationError
+
+    if not args.scene:
+        given = [o for o, v in (("-n/--size", args.size), ("--variant", args.variant),
+                                ("--dtype", args.dtype)) if v]
+        if given:
+            raise ValidationError(f"{given[0]}: applies only with --scene (a suite runs its "
+                                  "own cases); add --scene, or leave it out")
+    else:
+        given = [o for o, v in (("--suite", args.suite), ("--quick", args.quick)) if v]
+        if given:
+            raise ValidationError(f"{given[0]}: not with --scene, which runs that scene "
+                                  "alone; leave one of them out")
     if args.json is not None:
         check_writable(args.json, "--json")
     if args.plots is not None:
@@ -387,6 +472,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"yeefdtd: error: not enough memory ({exc}); use fewer or larger cells, or "
               "fewer steps", file=sys.stderr)
         return 2
+    except OSError as exc:   # writing a plot or to stdout: a full disk, a closed pipe
+        # the files it writes are named in their errors; what has no name is its output
+        what = f"{exc.filename}: " if exc.filename else "cannot write its output: "
+        print(f"yeefdtd: error: {what}{one_line(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

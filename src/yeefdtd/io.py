@@ -66,6 +66,10 @@ def parse_text(text: str, fmt: str, source: str = "scene") -> dict:
                               "table; keep one") from None
     except RecursionError:
         raise ValidationError(f"{source}: nested too deeply to be a scene") from None
+    except ValueError as exc:   # e.g. an integer of more digits than Python converts
+        why = one_line(exc).split(";")[0]   # not Python's advice on raising its limit
+        raise ValidationError(f"{source}: a value cannot be read ({why}); write numbers "
+                              "of at most a few dozen digits") from None
     if not isinstance(data, dict):
         raise ValidationError(f"{source}: the top level must be a table of keys, got "
                               f"{type(data).__name__}")
@@ -83,7 +87,15 @@ def path_arg(path, what: str = "path") -> Path:
     ``what`` and the type given instead."""
     if not isinstance(path, (str, os.PathLike)):
         raise ValidationError(f"{what}: a file name, not {type(path).__name__}")
+    if "\0" in os.fspath(path):
+        raise ValidationError(f"{what}: {os.fspath(path)!r} holds a NUL character")
     return Path(path)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (h5py's and others' span several)."""
+    text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+    return " ".join(str(text).split())
 
 
 def load_scene(path: str | Path):
@@ -96,6 +108,9 @@ def load_scene(path: str | Path):
         raise ValidationError(f"{path}: no such file; check the path") from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
         raise ValidationError(f"{path}: cannot read it ({type(exc).__name__})") from None
+    except OSError as exc:   # a name too long, a file where a directory goes, a link loop
+        raise ValidationError(f"{path}: cannot read it ({one_line(exc)}); check the "
+                              "path") from None
     return scene_from_text(text, fmt, str(path))
 
 
@@ -118,8 +133,7 @@ def write_atomic(path: Path, write) -> Path:
 def output_path(path, what: str = "path") -> Path:
     """``path`` for a writer (Result.save, Scene.save): a file name that can be written
     (check_writable), or a one-line ValidationError."""
-    if "\0" in os.fspath(path_arg(path, what)):
-        raise ValidationError(f"{what}: {os.fspath(path)!r} holds a NUL character")
+    path_arg(path, what)   # a str or path without NUL characters
     return check_writable(path, what)
 
 
@@ -132,7 +146,14 @@ def check_writable(path: str | Path, what: str, directory: bool = False) -> Path
     if str(path) == "":
         raise ValidationError(f"{what}: an empty path; give a "
                               f"{'directory' if directory else 'file name'}")
-    path = Path(path)
+    try:
+        return _check_writable(Path(path), what, directory)
+    except OSError as exc:   # a name too long, a link loop: what stat or mkstemp said
+        raise ValidationError(f"{what}: {path}: {one_line(exc)}; choose another "
+                              "path") from None
+
+
+def _check_writable(path: Path, what: str, directory: bool) -> Path:
     if not directory and path.is_dir():
         raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
     if directory and path.exists() and not path.is_dir():

@@ -72,9 +72,7 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
                    for line in ax_f.lines)
         if f_hi > 0:
             ax_f.set_xlim(0, 1.2 * f_hi)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def _finite(a: np.ndarray) -> np.ndarray:
@@ -136,8 +134,23 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     ax.set_aspect("equal")
     where = "" if result.scene.grid.is_2d else f", {snap.axis} = {snap.position * 1e3:.3g} mm"
     ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    """``fig`` written to ``path`` as PNG and closed; where writing fails (a full disk), the
+    part written is removed and an OSError naming ``path`` raised."""
+    import matplotlib.pyplot as plt
+
+    from .io import one_line
+
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        Path(path).unlink(missing_ok=True)
+        raise OSError(exc.errno, one_line(exc), str(path)) from None
+    finally:
+        plt.close(fig)
     return path
 
 

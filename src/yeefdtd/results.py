@@ -6,6 +6,7 @@ seconds and metres for the coordinates.
 
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import NotFound, ValidationError
-from .io import output_path, path_arg, write_atomic
+from .io import one_line, output_path, path_arg, write_atomic
 
 FORMAT_VERSION = 1
 #: how snapshot frames and saved fields are compressed: HDF5's standard byte shuffle and
@@ -160,7 +161,52 @@ class Result:
                     for c, a in self.fields.items():
                         gf.create_dataset(c, data=a, **PACKED)
 
-        return write_atomic(Path(path), write)
+        _room_for(Path(path), self.nbytes())
+
+        def written(tmp: Path):
+            try:
+                write(tmp)
+            except RuntimeError as exc:   # h5py's failed flush or close (a full disk)
+                raise OSError(errno.EIO, one_line(exc)) from None
+
+        return write_atomic(Path(path), written)
+
+    def nbytes(self) -> int:
+        """The bytes of the arrays save() writes, uncompressed: at most what the file takes
+        beyond its small metadata."""
+        out = sum(np.asarray(v).nbytes + np.asarray(p.times[c]).nbytes for p in self.probes.values()
+                  for c, v in p.data.items())
+        out += sum(s.frames.nbytes + s.times.nbytes + sum(c.nbytes for c in s.coords)
+                   for s in self.snapshots.values())
+        if self.fields is not None:
+            out += sum(a.nbytes for a in self.fields.values())
+        return int(out)
+
+
+#: what a result file takes beyond its arrays (attributes, the scene, HDF5's structures),
+#: at most, for the free-space check before writing
+SAVE_OVERHEAD = 1 << 20
+
+
+def _room_for(path: Path, nbytes: int) -> None:
+    """An OSError (ENOSPC) where the file system that will hold ``path`` has less free space
+    than ``nbytes`` and SAVE_OVERHEAD: a disk that fills up while h5py writes can leave it
+    unable to close the file, or end the process (a fault in its cleanup), where this
+    leaves the result for the caller to save elsewhere."""
+    import shutil
+
+    where = path.parent
+    for up in (where, *where.parents):   # the nearest directory that exists
+        if up.is_dir():
+            break
+    try:
+        free = shutil.disk_usage(up).free
+    except OSError:
+        return   # not known: write and see
+    need = nbytes + SAVE_OVERHEAD
+    if free < need:
+        raise OSError(errno.ENOSPC, f"No space left on device: the result needs up to "
+                                    f"{need / 1e6:.3g} MB, {free / 1e6:.3g} MB are free")
 
 
 def _read(f) -> Result:
@@ -218,8 +264,16 @@ def load(path: str | Path) -> Result:
     import h5py
 
     path = path_arg(path)
-    if path.is_dir():
-        raise ValidationError(f"{path}: a directory; give a result file (.h5)")
+    try:
+        with open(path, "rb"):   # what keeps it from being read, before what h5py says
+            pass
+    except FileNotFoundError:
+        raise ValidationError(f"{path}: no such file; check the path") from None
+    except IsADirectoryError:
+        raise ValidationError(f"{path}: a directory; give a result file (.h5)") from None
+    except OSError as exc:   # permission, a file where a directory goes, a name too long
+        raise ValidationError(f"{path}: cannot read it ({one_line(exc)}); check the "
+                              "path") from None
     try:
         f = h5py.File(path, "r")
     except FileNotFoundError:

@@ -235,6 +235,220 @@ def test_a_result_that_cannot_be_saved_goes_to_the_temporary_directory(scene_fil
     assert str(spare) in err and yf.load(spare).stats["steps"] == 60
 
 
+def test_a_disk_without_room_for_the_result_is_found_before_writing(scene_file, tmp_path,
+                                                                    capsys, monkeypatch):
+    """Where the file system has less free space than the result's arrays, save() says so
+    before h5py starts (a disk that fills up under h5py can leave it unable to close the
+    file, or end the process), and the run's result goes to the temporary directory."""
+    import shutil
+    import tempfile
+
+    from yeefdtd.results import Result
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    out = tmp_path / "full" / "r.h5"
+    real = shutil.disk_usage
+
+    def usage(path):
+        u = real(path)
+        return u._replace(free=1000) if Path(path) == tmp_path else u
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err and "MB are free" in err
+    assert not out.parent.exists() or not list(out.parent.iterdir())   # no part left
+    res = yf.load(next((tmp_path / "tmp").glob("r-*.h5")))
+    assert res.stats["steps"] == 60
+    arrays = [*res.probes["p"].data.values(), *res.probes["p"].times.values(),
+              res.snapshots["s"].frames, res.snapshots["s"].times, *res.snapshots["s"].coords]
+    assert Result.nbytes(res) == sum(a.nbytes for a in arrays)
+
+
+def test_h5py_failing_to_close_a_file_is_an_os_error_in_one_line(scene_file, tmp_path,
+                                                                 capsys, monkeypatch):
+    """h5py reports a failed flush or close (a full disk) as a RuntimeError whose text spans
+    lines; it reaches the user as one line, and the result goes to the temporary
+    directory."""
+    import tempfile
+
+    import h5py
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    out = tmp_path / "r.h5"
+    real = h5py.File
+
+    def failing(name, mode="r", *a, **k):
+        if mode == "w" and Path(name).parent == tmp_path:
+            raise RuntimeError("Can't close dataset (file write failed: time = x\n, "
+                               "errno = 28, No space left on device)")
+        return real(name, mode, *a, **k)
+
+    monkeypatch.setattr(h5py, "File", failing)
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "errno = 28" in err
+    assert [p.name for p in tmp_path.iterdir() if p.suffix in (".part", ".h5")] == []
+    assert next((tmp_path / "tmp").glob("r-*.h5")).exists()
+
+
+def test_ctrl_c_while_the_result_is_written_waits_for_it(scene_file, tmp_path, capsys,
+                                                        monkeypatch):
+    """A Ctrl-C (or SIGTERM) that comes while the finished result is saved is held until the
+    file is written, then ends the command with status 130, the result kept."""
+    import os
+    import signal
+
+    from yeefdtd.results import Result
+
+    real = Result.save
+
+    def save(self, path):
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(self, path)
+
+    monkeypatch.setattr(Result, "save", save)
+    out = tmp_path / "r.h5"
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "interrupted" in err and str(out) in err
+    assert yf.load(out).stats["steps"] == 60
+    assert signal.getsignal(signal.SIGTERM) is before   # handlers back as they were
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_sigterm_during_a_run_keeps_what_it_recorded(scene_file, tmp_path, capsys,
+                                                     monkeypatch):
+    """SIGTERM (a scheduler's or timeout's stop) is taken as Ctrl-C: the partial result is
+    saved and the status is 130."""
+    import importlib
+    import os
+    import signal
+
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real = stepper_mod.NumpyStepper.advance
+    calls = []
+
+    def advance(self, *a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    out = tmp_path / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(out) in err and err.count("\n") == 1
+    assert 0 < yf.load(out).stats["steps"] < 60
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["bench", "-n", "64"], "-n/--size: applies only with --scene"),
+    (["bench", "--dtype", "float16"], "--dtype: applies only with --scene"),
+    (["bench", "--scene", "pec-box", "--quick"], "--quick: not with --scene"),
+    (["bench", "--scene", "pec-box", "--suite", "seeds"], "--suite: not with --scene"),
+])
+def test_bench_options_that_would_be_ignored_are_refused(argv, needle, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
+def test_paths_the_system_refuses_are_one_line(tmp_path, capsys, monkeypatch):
+    """A name too long, a file where a directory goes, a loop of links, a NUL: one line
+    naming the path or the option, for reading and for writing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "l1.toml").symlink_to(tmp_path / "l2.toml")
+    (tmp_path / "l2.toml").symlink_to(tmp_path / "l1.toml")
+    long = "x" * 300
+    for argv, needle in [(["validate", f"{long}.toml"], "File name too long"),
+                         (["validate", "afile/x.toml"], "Not a directory"),
+                         (["validate", "l1.toml"], "symbolic links"),
+                         (["plot", f"{long}.h5"], "File name too long"),
+                         (["plot", "afile/x.h5"], "cannot read it"),
+                         (["schema", "-o", f"{long}.json"], "--output"),
+                         (["run", str(EXAMPLES / "cavity_pec.toml"), "-o", f"{long}.h5"],
+                          "--output")]:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and needle in err, (argv, err)
+    with pytest.raises(yf.ValidationError, match="NUL"):
+        yf.Scene.load("a\0b.toml")
+
+
+def test_output_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):
+    """Standard output on a full disk, and a plot that does not fit: one line, status 1,
+    no part of a PNG left."""
+    import matplotlib.figure
+
+    assert main(["run", str(EXAMPLES / "tmz_line_source.toml"), "-o",
+                 str(tmp_path / "r.h5"), "-q", "--steps", "20"]) == 0
+    capsys.readouterr()
+
+    def full(self, path, *a, **k):
+        Path(path).write_bytes(b"part")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    assert main(["plot", str(tmp_path / "r.h5"), "-o", str(tmp_path / "png")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "png" in err and "No space left on device" in err
+    assert list((tmp_path / "png").glob("*.png")) == []
+    if Path("/dev/full").exists():   # Linux: every write there fails with ENOSPC
+        with open("/dev/full", "w") as sink:
+            done = subprocess.run([sys.executable, "-m", "yeefdtd", "validate",
+                                   str(EXAMPLES / "cavity_pec.toml")], stdout=sink,
+                                  stderr=subprocess.PIPE, text=True)
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1 and "cannot write its output" in done.stderr
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"waveform": {"type": "modulated_gaussian", "frequency": 1e13, "tau": 1e-10}},
+     "sources[0].waveform.frequency: 1e+13 Hz gives 0.03 cells a wavelength"),
+    ({"waveform": {"type": "gaussian", "tau": 1e-11, "t0": 1.0}},
+     "stays below 1e-06 of its peak"),
+])
+def test_validate_and_run_note_sources_that_cannot_drive_the_grid(change, needle, tmp_path,
+                                                                   capsys):
+    """A frequency the grid cannot carry, and a pulse the run never reaches: a note from
+    `validate` and from `run` (the run goes ahead)."""
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(10, 10), **{
+            "waveform": {"type": "ricker", "frequency": 10e9}} | change)],
+        monitors=[yf.Probe(name="p", cell=(12, 10))],
+        run=yf.RunSettings(steps=30, backend="numpy"))
+    path = scene.save(tmp_path / "s.json")
+    assert main(["validate", str(path)]) == 0
+    assert needle in capsys.readouterr().err
+    assert main(["run", str(path), "-o", str(tmp_path / "r.h5"), "-q"]) == 0
+    assert needle in " ".join(yf.load(tmp_path / "r.h5").stats["notes"])
+
+
+def test_validate_refuses_a_waveform_that_is_not_finite_as_run_does(tmp_path, capsys):
+    scene = {"grid": {"mode": "tmz", "cells": [20, 20], "spacing": 1e-3},
+             "boundaries": "pec",
+             "sources": [{"component": "ez", "cell": [10, 10],
+                          "waveform": {"type": "modulated_gaussian", "frequency": 1e308,
+                                       "tau": 1e-10}}],
+             "run": {"steps": 30, "backend": "numpy"}}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scene))
+    for argv in (["validate", str(path)], ["run", str(path), "-q"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "sources[0].waveform" in err
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["schema", "-o", "file/s.json"], "--output"), (["schema", "-o", ""], "--output"),
     (["plot", "r.h5", "-o", "file"], "--output-dir")])

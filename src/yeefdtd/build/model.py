@@ -140,6 +140,6 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
         sources=source_groups(scene, grid, nsteps, tables),
         probes=probe_groups(scene, grid),
         snapshots=snapshot_plans(scene, grid),
-        notes=source_notes(scene, grid, tables),
+        notes=source_notes(scene, grid, tables, nsteps),
     )
 

@@ -106,10 +106,49 @@ def _node(grid: YeeGrid, component: str, item) -> tuple[int, int, int]:
     return cell
 
 
-def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable]) -> tuple[str, ...]:
-    """What a user should hear of the sources before a run: a soft source where its
-    component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing."""
+#: the fraction of its peak below which an analytic waveform is said to drive nothing
+WEAKEST = 1e-6
+#: cells per wavelength below which a note says a source's frequency is more than the
+#: grid carries (2: the grid's own Nyquist limit; accuracy needs 10 or more)
+LEAST_CELLS_PER_WAVELENGTH = 2
+
+
+def waveform_notes(scene, grid: YeeGrid, steps: int) -> tuple[str, ...]:
+    """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
+    too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
+    the run samples it (its pulse lies past the run's end, or is too narrow for the time
+    step), and a frequency of fewer than
+    LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the grid's coarsest spacing, which the
+    grid cannot carry (the run gives aliased noise there)."""
+    from ..constants import C0
+
     out = []
+    coarsest = max(d for d in grid.steps if np.isfinite(d))
+    for i, (src, (_, vals)) in enumerate(zip(scene.sources,
+                                             source_samples(scene, grid, steps), strict=True)):
+        # analytic waveforms peak at 1; sampled ones at whatever the user's units give
+        floor = 0.0 if src.waveform.type == "samples" else WEAKEST * abs(src.amplitude)
+        if src.amplitude != 0 and not np.any(np.abs(vals) > floor):   # 0: switched off
+            out.append(f"sources[{i}]: its {src.waveform.type} waveform "
+                       f"{'is zero' if floor == 0 else f'stays below {WEAKEST:g} of its peak'}"
+                       f" through the {steps} steps (the run ends at t = "
+                       f"{steps * grid.dt:.4g} s), so it drives nothing; move its pulse into "
+                       "the run (its delay, t0 or tau) or run longer")
+        f = getattr(src.waveform, "frequency", None)
+        if f is not None and C0 / f < LEAST_CELLS_PER_WAVELENGTH * coarsest:
+            out.append(f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
+                       f"{C0 / f / coarsest:.2g} cells a wavelength, fewer than the "
+                       f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for "
+                       f"accuracy); use smaller cells or a lower frequency")
+    return tuple(out)
+
+
+def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable],
+                 steps: int | None = None) -> tuple[str, ...]:
+    """What a user should hear of the sources before a run: a soft source where its
+    component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing; with
+    ``steps``, waveform_notes' too."""
+    out = list(waveform_notes(scene, grid, steps)) if steps is not None else []
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
@@ -120,24 +159,42 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable]) -> tup
     return tuple(out)
 
 
+def _finite(i: int, src, t: np.ndarray, vals: np.ndarray) -> None:
+    bad = np.flatnonzero(~np.isfinite(vals))
+    if bad.size:
+        raise SetupError(f"sources[{i}]: its {src.waveform.type} waveform times its "
+                         f"amplitude is not finite at t = {t[bad[0]]:.4g} s; bring the "
+                         f"waveform's parameters (sources[{i}].waveform) and the amplitude "
+                         "into range")
+
+
+def source_samples(scene, grid: YeeGrid, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(times, amplitude x waveform) of each source at the instants a run of ``steps``
+    samples it; a one-line SetupError where a value is not finite (checked by
+    ``yeefdtd validate`` too)."""
+    out = []
+    for i, src in enumerate(scene.sources):
+        t = sample_times(src.component, src.kind, steps, grid.dt)
+        with np.errstate(all="ignore"):   # overflow is found below, in one line
+            vals = src.amplitude * src.waveform(t)
+        _finite(i, src, t, vals)
+        out.append((t, vals))
+    return out
+
+
 def source_groups(scene, grid: YeeGrid, steps: int,
                   tables: dict[str, ComponentTable]) -> list[SourceGroup]:
     merged: dict[tuple[str, str], dict[int, np.ndarray]] = {}
     points: dict[tuple[str, str], dict[int, tuple]] = {}
-    for i, src in enumerate(scene.sources):
+    for i, (src, (t, vals)) in enumerate(zip(scene.sources, source_samples(scene, grid, steps),
+                                             strict=True)):
         c = src.component
         idx = _node(grid, c, src)
         flat = grid.flat(idx)
-        t = sample_times(c, src.kind, steps, grid.dt)
-        with np.errstate(all="ignore"):   # overflow is found below, in one line
-            vals = src.amplitude * src.waveform(t)
-            if src.kind == "soft":
+        if src.kind == "soft":
+            with np.errstate(all="ignore"):
                 vals = vals * tables[c].table[tables[c].ids[idx], SRC]
-        bad = np.flatnonzero(~np.isfinite(vals))
-        if bad.size:
-            raise SetupError(f"sources[{i}]: its {src.waveform.type} waveform times its "
-                             f"amplitude is not finite at t = {t[bad[0]]:.4g} s; bring the "
-                             "waveform's parameters and the amplitude into range")
+            _finite(i, src, t, vals)
         bucket = merged.setdefault((c, src.kind), {})
         if src.kind == "soft" and flat in bucket:
             bucket[flat] = bucket[flat] + vals     # two soft sources at one point add up

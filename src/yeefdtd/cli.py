@@ -132,6 +132,8 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
         if exc.partial is not None:
             with signals.shield():
                 saved = _save_result(exc.partial, out)
+            if signals.caught:
+                code = 130
             if saved is None:   # said why; now what stopped the run
                 print(f"yeefdtd: {exc}", file=sys.stderr)
                 return code
@@ -184,8 +186,6 @@ class _Signals:
         import signal
 
         for sig, handler in handlers.items():
-            if handler is None:   # a handler not set from Python: leave it
-                continue
             try:
                 signal.signal(sig, handler)
             except (ValueError, OSError):   # not the main thread
@@ -195,20 +195,24 @@ class _Signals:
         import signal
 
         self._before = {sig: signal.getsignal(sig) for sig in self._signals}
-        self._during = {signal.SIGINT: self._before[signal.SIGINT],
-                        signal.SIGTERM: self._interrupt}
+        # signals ignored (a background job's SIGINT, a SIGTERM its parent set aside) or
+        # handled outside Python (None) are left as they are
+        self._ours = [sig for sig, h in self._before.items()
+                      if h is not None and h is not signal.SIG_IGN]
+        self._during = {sig: self._interrupt if sig == signal.SIGTERM else self._before[sig]
+                        for sig in self._ours}
         self._set(self._during)
         return self
 
     def __exit__(self, *exc):
-        self._set(self._before)
+        self._set({sig: self._before[sig] for sig in self._ours})
 
     def shield(self):
         import contextlib
 
         @contextlib.contextmanager
         def held():
-            self._set({sig: self._note for sig in self._signals})
+            self._set({sig: self._note for sig in self._ours})
             try:
                 yield
             finally:
@@ -357,7 +361,8 @@ def _cmd_bench(args) -> int:
             raise ValidationError(f"{given[0]}: applies only with --scene (a suite runs its "
                                   "own cases); add --scene, or leave it out")
     else:
-        given = [o for o, v in (("--suite", args.suite), ("--quick", args.quick)) if v]
+        given = [o for o, v in (("--suite", args.suite), ("--quick", args.quick),
+                                ("--plots", args.plots)) if v]
         if given:
             raise ValidationError(f"{given[0]}: not with --scene, which runs that scene "
                                   "alone; leave one of them out")
@@ -473,8 +478,14 @@ def main(argv: list[str] | None = None) -> int:
               "fewer steps", file=sys.stderr)
         return 2
     except OSError as exc:   # writing a plot or to stdout: a full disk, a closed pipe
-        # the files it writes are named in their errors; what has no name is its output
-        what = f"{exc.filename}: " if exc.filename else "cannot write its output: "
+        # the files it writes are named in their errors; a write without a name is to its
+        # standard output
+        import errno
+
+        writing = exc.errno in (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT,
+                                errno.EFBIG)
+        what = f"{exc.filename}: " if exc.filename else \
+            "cannot write its output: " if writing else ""
         print(f"yeefdtd: error: {what}{one_line(exc)}", file=sys.stderr)
         return 1
 

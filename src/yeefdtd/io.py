@@ -147,21 +147,34 @@ def check_writable(path: str | Path, what: str, directory: bool = False) -> Path
         raise ValidationError(f"{what}: an empty path; give a "
                               f"{'directory' if directory else 'file name'}")
     try:
-        return _check_writable(Path(path), what, directory)
+        return _check_writable(path_arg(path, what), what, directory)
     except OSError as exc:   # a name too long, a link loop: what stat or mkstemp said
         raise ValidationError(f"{what}: {path}: {one_line(exc)}; choose another "
                               "path") from None
 
 
+def _stat(path: Path):
+    """``os.stat(path)``, or None where nothing is there; any other OSError (a link loop, a
+    name too long) is raised, where Path.exists() would say False."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
 def _check_writable(path: Path, what: str, directory: bool) -> Path:
-    if not directory and path.is_dir():
+    import stat
+
+    st = _stat(path)
+    if not directory and st is not None and stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
-    if directory and path.exists() and not path.is_dir():
+    if directory and st is not None and not stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a file; give a directory")
     where = path if directory else path.parent
     for up in (where, *where.parents):   # the nearest that exists must be a directory
-        if up.exists():
-            if not up.is_dir():
+        st = _stat(up)
+        if st is not None:
+            if not stat.S_ISDIR(st.st_mode):
                 raise ValidationError(f"{what}: {up} is a file, not a directory; choose "
                                       "another path")
             break

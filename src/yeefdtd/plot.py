@@ -138,16 +138,16 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
 
 
 def _save(fig, path: Path) -> Path:
-    """``fig`` written to ``path`` as PNG and closed; where writing fails (a full disk), the
-    part written is removed and an OSError naming ``path`` raised."""
+    """``fig`` written to ``path`` as PNG (through a temporary file renamed at the end, so a
+    file already there stays whole where writing fails) and closed; an OSError names
+    ``path``."""
     import matplotlib.pyplot as plt
 
-    from .io import one_line
+    from .io import one_line, write_atomic
 
     try:
-        fig.savefig(path, dpi=110)
+        write_atomic(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
     except OSError as exc:
-        Path(path).unlink(missing_ok=True)
         raise OSError(exc.errno, one_line(exc), str(path)) from None
     finally:
         plt.close(fig)

@@ -7,6 +7,7 @@ seconds and metres for the coordinates.
 from __future__ import annotations
 
 import errno
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,57 +126,66 @@ class Result:
                          and _same(self.fields, other.fields))))
 
     def save(self, path: str | Path) -> Path:
-        """Write to HDF5 (through a temporary file renamed at the end)."""
+        """Write to HDF5 (through a temporary file renamed at the end). Results of up to
+        IMAGE_MAX bytes of arrays are built in memory and written as one block of bytes, so
+        that a full disk is a plain OSError; h5py writing to a disk that fills up can fail
+        to close the file and end the process in its cleanup. Larger ones are written by
+        h5py after a check that the free space holds their arrays (_room_for)."""
         import h5py
 
         path = output_path(path)
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")
-
-        def write(tmp: Path):
-            with h5py.File(tmp, "w") as f:
-                f.attrs["format"] = "yeefdtd-result"
-                f.attrs["format_version"] = FORMAT_VERSION
-                f.attrs["scene"] = self.scene_json
-                f.attrs["stats"] = json.dumps(self.stats, default=_plain)
-                gp = f.create_group("probes")
-                for name, p in self.probes.items():
-                    g = gp.create_group(name)
-                    for c, v in p.data.items():
-                        ds = g.create_dataset(c, data=v)
-                        ds.attrs["position"] = np.asarray(p.positions[c])
-                        g.create_dataset(f"{c}_time", data=p.times[c])
-                gs = f.create_group("snapshots")
-                for name, s in self.snapshots.items():
-                    g = gs.create_group(name)
-                    g.create_dataset("frames", data=s.frames, **PACKED)
-                    g.create_dataset("time", data=s.times)
-                    g.create_dataset("u", data=s.coords[0])
-                    g.create_dataset("v", data=s.coords[1])
-                    g.attrs["component"] = s.component
-                    g.attrs["axis"] = s.axis
-                    g.attrs["position"] = s.position
-                if self.fields is not None:
-                    gf = f.create_group("fields")
-                    for c, a in self.fields.items():
-                        gf.create_dataset(c, data=a, **PACKED)
-
+        if self.nbytes() <= IMAGE_MAX:
+            image = io.BytesIO()
+            with h5py.File(image, "w") as f:
+                self._fill(f)
+            return write_atomic(Path(path), lambda tmp: tmp.write_bytes(image.getbuffer()))
         _room_for(Path(path), self.nbytes())
 
-        def written(tmp: Path):
+        def write(tmp: Path):
             try:
-                write(tmp)
+                with h5py.File(tmp, "w") as f:
+                    self._fill(f)
             except RuntimeError as exc:   # h5py's failed flush or close (a full disk)
                 raise OSError(errno.EIO, one_line(exc)) from None
 
-        return write_atomic(Path(path), written)
+        return write_atomic(Path(path), write)
+
+    def _fill(self, f) -> None:
+        """Everything save() writes, into the open HDF5 file ``f``."""
+        f.attrs["format"] = "yeefdtd-result"
+        f.attrs["format_version"] = FORMAT_VERSION
+        f.attrs["scene"] = self.scene_json
+        f.attrs["stats"] = json.dumps(self.stats, default=_plain)
+        gp = f.create_group("probes")
+        for name, p in self.probes.items():
+            g = gp.create_group(name)
+            for c, v in p.data.items():
+                ds = g.create_dataset(c, data=v)
+                ds.attrs["position"] = np.asarray(p.positions[c])
+                g.create_dataset(f"{c}_time", data=p.times[c])
+        gs = f.create_group("snapshots")
+        for name, s in self.snapshots.items():
+            g = gs.create_group(name)
+            g.create_dataset("frames", data=s.frames, **PACKED)
+            g.create_dataset("time", data=s.times)
+            g.create_dataset("u", data=s.coords[0])
+            g.create_dataset("v", data=s.coords[1])
+            g.attrs["component"] = s.component
+            g.attrs["axis"] = s.axis
+            g.attrs["position"] = s.position
+        if self.fields is not None:
+            gf = f.create_group("fields")
+            for c, a in self.fields.items():
+                gf.create_dataset(c, data=a, **PACKED)
 
     def nbytes(self) -> int:
         """The bytes of the arrays save() writes, uncompressed: at most what the file takes
         beyond its small metadata."""
-        out = sum(np.asarray(v).nbytes + np.asarray(p.times[c]).nbytes for p in self.probes.values()
-                  for c, v in p.data.items())
+        out = sum(np.asarray(v).nbytes + np.asarray(p.times[c]).nbytes
+                  for p in self.probes.values() for c, v in p.data.items())
         out += sum(s.frames.nbytes + s.times.nbytes + sum(c.nbytes for c in s.coords)
                    for s in self.snapshots.values())
         if self.fields is not None:
@@ -183,6 +193,9 @@ class Result:
         return int(out)
 
 
+#: results with at most this many bytes of arrays are built in memory before writing (see
+#: Result.save); larger ones would need as much memory again
+IMAGE_MAX = 1 << 30
 #: what a result file takes beyond its arrays (attributes, the scene, HDF5's structures),
 #: at most, for the free-space check before writing
 SAVE_OVERHEAD = 1 << 20

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -235,15 +236,47 @@ def test_a_result_that_cannot_be_saved_goes_to_the_temporary_directory(scene_fil
     assert str(spare) in err and yf.load(spare).stats["steps"] == 60
 
 
+def test_a_result_built_in_memory_meets_a_full_disk_as_an_os_error(scene_file, tmp_path,
+                                                                    capsys, monkeypatch):
+    """A result of up to IMAGE_MAX bytes is built in memory and written as bytes: a disk
+    that fills up while they are written is one line, no part is left, and the result goes
+    to the temporary directory."""
+    import pathlib
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    out = tmp_path / "out" / "r.h5"
+    real = pathlib.Path.write_bytes
+
+    def full(self, data):
+        if self.parent == out.parent:
+            real(self, bytes(data)[:100])
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(pathlib.Path, "write_bytes", full)
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    assert list(out.parent.iterdir()) == []
+    assert yf.load(next((tmp_path / "tmp").glob("r-*.h5"))).stats["steps"] == 60
+
+
 def test_a_disk_without_room_for_the_result_is_found_before_writing(scene_file, tmp_path,
                                                                     capsys, monkeypatch):
-    """Where the file system has less free space than the result's arrays, save() says so
-    before h5py starts (a disk that fills up under h5py can leave it unable to close the
-    file, or end the process), and the run's result goes to the temporary directory."""
+    """A result larger than IMAGE_MAX (written by h5py, not built in memory): where the
+    file system has less free space than its arrays, save() says so before h5py starts (a
+    disk that fills up under h5py can leave it unable to close the file, or end the
+    process), and the run's result goes to the temporary directory."""
     import shutil
     import tempfile
 
+    from yeefdtd import results
     from yeefdtd.results import Result
+
+    monkeypatch.setattr(results, "IMAGE_MAX", 0)
 
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
@@ -270,11 +303,15 @@ def test_a_disk_without_room_for_the_result_is_found_before_writing(scene_file, 
 def test_h5py_failing_to_close_a_file_is_an_os_error_in_one_line(scene_file, tmp_path,
                                                                  capsys, monkeypatch):
     """h5py reports a failed flush or close (a full disk) as a RuntimeError whose text spans
-    lines; it reaches the user as one line, and the result goes to the temporary
-    directory."""
+    lines; where it writes the file (a result larger than IMAGE_MAX) that reaches the user
+    as one line, and the result goes to the temporary directory."""
     import tempfile
 
     import h5py
+
+    from yeefdtd import results
+
+    monkeypatch.setattr(results, "IMAGE_MAX", 0)
 
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
@@ -354,6 +391,7 @@ def test_sigterm_during_a_run_keeps_what_it_recorded(scene_file, tmp_path, capsy
     (["bench", "--dtype", "float16"], "--dtype: applies only with --scene"),
     (["bench", "--scene", "pec-box", "--quick"], "--quick: not with --scene"),
     (["bench", "--scene", "pec-box", "--suite", "seeds"], "--suite: not with --scene"),
+    (["bench", "--scene", "pec-box", "--plots", "p"], "--plots: not with --scene"),
 ])
 def test_bench_options_that_would_be_ignored_are_refused(argv, needle, capsys):
     assert main(argv) == 2
@@ -382,6 +420,73 @@ def test_paths_the_system_refuses_are_one_line(tmp_path, capsys, monkeypatch):
         assert err.count("\n") == 1 and needle in err, (argv, err)
     with pytest.raises(yf.ValidationError, match="NUL"):
         yf.Scene.load("a\0b.toml")
+
+
+def test_a_plot_that_cannot_be_written_leaves_the_one_before_whole(tmp_path, capsys,
+                                                                   monkeypatch):
+    """PNGs are written through a temporary file: where writing fails, a plot already there
+    (the user's, or an earlier run's) is kept as it was."""
+    import matplotlib.figure
+
+    assert main(["run", str(EXAMPLES / "tmz_line_source.toml"), "-o",
+                 str(tmp_path / "r.h5"), "-q", "--steps", "20"]) == 0
+    assert main(["plot", str(tmp_path / "r.h5")]) == 0
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in tmp_path.glob("*.png")}
+    assert before
+
+    def fails(self, path, *a, **k):
+        Path(path).write_bytes(b"part")
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", fails)
+    assert main(["plot", str(tmp_path / "r.h5")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Permission denied" in err and ".png" in err
+    assert {p: p.read_bytes() for p in tmp_path.glob("*.png")} == before
+    assert not list(tmp_path.glob(".*.part"))
+
+
+def test_an_output_directory_in_a_loop_of_links_is_refused_before_the_run(tmp_path, capsys,
+                                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("loopA").symlink_to("loopB")
+    Path("loopB").symlink_to("loopA")
+    ran = []
+    monkeypatch.setattr(importlib.import_module("yeefdtd.run"), "run",
+                        lambda *a, **k: ran.append(1))
+    for argv, needle in [(["run", str(EXAMPLES / "cavity_pec.toml"), "-o", "loopA/x.h5"],
+                          "--output: loopA/x.h5"),
+                         (["schema", "-o", "loopA/s.json"], "--output: loopA/s.json")]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and needle in err and "symbolic links" in err
+    assert not ran
+
+
+def test_signals_ignored_before_the_command_stay_ignored(scene_file, tmp_path, capsys,
+                                                         monkeypatch):
+    """A background job's SIGINT is ignored (SIG_IGN): one that comes while the result is
+    written changes nothing, and the handlers are as before afterwards."""
+    import os
+    import signal
+
+    from yeefdtd.results import Result
+
+    real = Result.save
+
+    def save(self, path):
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(self, path)
+
+    monkeypatch.setattr(Result, "save", save)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert main(["run", str(scene_file), "-o", str(tmp_path / "r.h5"), "-q"]) == 0
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert yf.load(tmp_path / "r.h5").stats["steps"] == 60
 
 
 def test_output_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):

@@ -7,6 +7,7 @@ import copy
 import json
 import math
 
+import numpy as np
 import pytest
 
 import yeefdtd as yf
@@ -353,7 +354,15 @@ def test_a_quoted_number_is_an_error_naming_the_field(path, value, field):
     with pytest.raises(yf.ValidationError) as info:
         yf.Scene.parse(_set(path, value)())
     text = str(info.value)
-    assert text.startswith(f"{field}: must be a number, not a string") and "\n" not in text
+    assert text.startswith(f"{field}: must be a number in SI units, not a string")
+    assert "\n" not in text
+
+
+def test_strings_in_arrays_and_bytes_are_refused_too():
+    with pytest.raises(yf.ValidationError, match=r"spacing\[0\]: must be a number"):
+        yf.Grid(cells=(10, 10, 10), spacing=np.array(["1e-3"] * 3))
+    with pytest.raises(yf.ValidationError, match="steps: must be a number"):
+        yf.RunSettings(steps=b"3")
 
 
 def test_strings_still_go_where_a_string_goes():

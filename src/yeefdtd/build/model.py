@@ -25,6 +25,7 @@ from .plans import (
     snapshot_plans,
     source_groups,
     source_notes,
+    source_samples,
 )
 from .voxelize import voxelize_region
 
@@ -131,15 +132,16 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
     grid = make_grid(scene)
     nsteps = steps if steps is not None else step_count(scene, grid.dt)
     tables = component_tables(scene, grid, face_kinds(scene))
+    samples = source_samples(scene, grid, nsteps)   # every source at every step, once
     return Model(
         scene=scene,
         grid=grid,
         steps=nsteps,
         tables=tables,
         slabs=make_slabs(scene, grid),
-        sources=source_groups(scene, grid, nsteps, tables),
+        sources=source_groups(scene, grid, nsteps, tables, samples),
         probes=probe_groups(scene, grid),
         snapshots=snapshot_plans(scene, grid),
-        notes=source_notes(scene, grid, tables, nsteps),
+        notes=source_notes(scene, grid, tables, nsteps, samples),
     )
 

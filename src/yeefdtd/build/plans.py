@@ -17,7 +17,8 @@ from .coefficients import SRC, ComponentTable
 from .grid import OFFSETS, YeeGrid
 
 
-def sample_times(component: str, kind: str, steps: int, dt: float) -> np.ndarray:
+def sample_times(component: str, kind: str, steps: int, dt: float,
+                 start: int = 0) -> np.ndarray:
     """Times at which a source on ``component`` is evaluated, one per step.
 
     Step n advances H to (n + 1/2) dt using E at n dt, then E to (n + 1) dt using H at
@@ -25,7 +26,7 @@ def sample_times(component: str, kind: str, steps: int, dt: float) -> np.ndarray
     source (current M) the H update at n dt; a hard source sets its field at the time the
     field then has: (n + 1) dt for E, (n + 1/2) dt for H.
     """
-    n = np.arange(steps, dtype=np.float64)
+    n = np.arange(start, steps, dtype=np.float64)   # steps ``start`` .. ``steps`` - 1
     electric = component[0] == "e"
     if kind == "soft":
         return (n + 0.5) * dt if electric else n * dt
@@ -113,27 +114,41 @@ WEAKEST = 1e-6
 LEAST_CELLS_PER_WAVELENGTH = 2
 
 
-def waveform_notes(scene, grid: YeeGrid, steps: int) -> tuple[str, ...]:
+#: steps of a source's waveform waveform_notes evaluates at a time, without the whole run's
+#: samples (``yeefdtd validate`` of a run of 1e9 steps)
+NOTE_CHUNK = 1 << 20
+
+
+def waveform_notes(scene, grid: YeeGrid, steps: int,
+                   samples: list | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
     too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
     the run samples it (its pulse lies past the run's end, or is too narrow for the time
     step), and a frequency of fewer than
     LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the grid's coarsest spacing, which the
-    grid cannot carry (the run gives aliased noise there)."""
+    grid cannot carry (the run gives aliased noise there). ``samples``: source_samples',
+    where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
+    (and checked to be finite, as a run checks them)."""
     from ..constants import C0
 
     out = []
     coarsest = max(d for d in grid.steps if np.isfinite(d))
-    for i, (src, (_, vals)) in enumerate(zip(scene.sources,
-                                             source_samples(scene, grid, steps), strict=True)):
+    for i, src in enumerate(scene.sources):
+        chunks = [samples[i]] if samples is not None else \
+            _source_chunks(i, src, grid, steps, NOTE_CHUNK)
         # analytic waveforms peak at 1; sampled ones at whatever the user's units give
         floor = 0.0 if src.waveform.type == "samples" else WEAKEST * abs(src.amplitude)
-        if src.amplitude != 0 and not np.any(np.abs(vals) > floor):   # 0: switched off
-            out.append(f"sources[{i}]: its {src.waveform.type} waveform "
-                       f"{'is zero' if floor == 0 else f'stays below {WEAKEST:g} of its peak'}"
-                       f" through the {steps} steps (the run ends at t = "
-                       f"{steps * grid.dt:.4g} s), so it drives nothing; move its pulse into "
-                       "the run (its delay, t0 or tau) or run longer")
+        driven = False
+        for _, vals in chunks:   # every chunk: each is checked to be finite
+            driven = driven or bool(np.any(np.abs(vals) > floor))
+        if src.amplitude != 0 and not driven:   # 0: switched off
+            how = "is zero" if floor == 0 else f"stays below {WEAKEST:g} of its peak"
+            where = "its samples into the run (start)" if src.waveform.type == "samples" \
+                else "its pulse into the run (its delay, t0 or tau)"
+            out.append(f"sources[{i}]: its {src.waveform.type} waveform {how} through the "
+                       f"run's {steps} step{'s' if steps != 1 else ''} (it ends at t = "
+                       f"{steps * grid.dt:.4g} s), so it drives nothing; move {where} or "
+                       "run longer")
         f = getattr(src.waveform, "frequency", None)
         if f is not None and C0 / f < LEAST_CELLS_PER_WAVELENGTH * coarsest:
             out.append(f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
@@ -144,11 +159,11 @@ def waveform_notes(scene, grid: YeeGrid, steps: int) -> tuple[str, ...]:
 
 
 def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable],
-                 steps: int | None = None) -> tuple[str, ...]:
+                 steps: int | None = None, samples: list | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources before a run: a soft source where its
     component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing; with
-    ``steps``, waveform_notes' too."""
-    out = list(waveform_notes(scene, grid, steps)) if steps is not None else []
+    ``steps``, waveform_notes' too (from ``samples``, where the caller has them)."""
+    out = list(waveform_notes(scene, grid, steps, samples)) if steps is not None else []
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
@@ -168,26 +183,35 @@ def _finite(i: int, src, t: np.ndarray, vals: np.ndarray) -> None:
                          "into range")
 
 
-def source_samples(scene, grid: YeeGrid, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(times, amplitude x waveform) of each source at the instants a run of ``steps``
-    samples it; a one-line SetupError where a value is not finite (checked by
-    ``yeefdtd validate`` too)."""
-    out = []
-    for i, src in enumerate(scene.sources):
-        t = sample_times(src.component, src.kind, steps, grid.dt)
+def _source_chunks(i: int, src, grid: YeeGrid, steps: int, chunk: int):
+    """(times, amplitude x waveform) of source ``i`` at the instants a run of ``steps``
+    samples it, ``chunk`` steps at a time; a one-line SetupError where a value is not
+    finite."""
+    for start in range(0, steps, chunk):
+        t = sample_times(src.component, src.kind, min(steps, start + chunk), grid.dt, start)
         with np.errstate(all="ignore"):   # overflow is found below, in one line
             vals = src.amplitude * src.waveform(t)
         _finite(i, src, t, vals)
-        out.append((t, vals))
-    return out
+        yield t, vals
 
 
-def source_groups(scene, grid: YeeGrid, steps: int,
-                  tables: dict[str, ComponentTable]) -> list[SourceGroup]:
+def source_samples(scene, grid: YeeGrid, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(times, amplitude x waveform) of each source at the instants a run of ``steps``
+    samples it, every step; a one-line SetupError where a value is not finite."""
+    return [next(_source_chunks(i, src, grid, steps, max(steps, 1)))
+            if steps else (np.zeros(0), np.zeros(0))
+            for i, src in enumerate(scene.sources)]
+
+
+def source_groups(scene, grid: YeeGrid, steps: int, tables: dict[str, ComponentTable],
+                  samples: list | None = None) -> list[SourceGroup]:
+    """The sources merged by component and kind, with their values at every step
+    (``samples``: source_samples', where the caller has them)."""
     merged: dict[tuple[str, str], dict[int, np.ndarray]] = {}
     points: dict[tuple[str, str], dict[int, tuple]] = {}
-    for i, (src, (t, vals)) in enumerate(zip(scene.sources, source_samples(scene, grid, steps),
-                                             strict=True)):
+    if samples is None:
+        samples = source_samples(scene, grid, steps)
+    for i, (src, (t, vals)) in enumerate(zip(scene.sources, samples, strict=True)):
         c = src.component
         idx = _node(grid, c, src)
         flat = grid.flat(idx)

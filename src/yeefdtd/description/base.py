@@ -67,8 +67,8 @@ class StrictModel(BaseModel):
                 at = _str_at(data.get(name))
                 if at is not None and not _takes_str(field.annotation):
                     # pydantic would read "0.001" as 0.001: a quoted number is a slip
-                    raise FieldError(name + at, "must be a number, not a string; remove the "
-                                                "quotes")
+                    raise FieldError(name + at, "must be a number in SI units, not a string;"
+                                                " write it without quotes")
         return data
 
     @classmethod
@@ -108,10 +108,15 @@ def _takes_str(tp: Any) -> bool:
 def _str_at(value: Any) -> str | None:
     """Where ``value`` holds a string: '' for the value itself, '[q]' for its first item that
     is one (a list or tuple), None where it holds none."""
-    if isinstance(value, str):
+    if isinstance(value, (str, bytes)):
         return ""
-    items = value if isinstance(value, (list, tuple)) else ()
-    return next((f"[{q}]" for q, v in enumerate(items) if isinstance(v, str)), None)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "SU":
+            return "[0]" if value.size else None
+        items = value.flat if value.dtype == object else ()
+    else:
+        items = value if isinstance(value, (list, tuple)) else ()
+    return next((f"[{q}]" for q, v in enumerate(items) if isinstance(v, (str, bytes))), None)
 
 
 def _is_bool(value: Any) -> bool:

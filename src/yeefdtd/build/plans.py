@@ -124,9 +124,9 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
     """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
     too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
     the run samples it (its pulse lies past the run's end, or is too narrow for the time
-    step), and a frequency of fewer than
-    LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the grid's coarsest spacing, which the
-    grid cannot carry (the run gives aliased noise there). ``samples``: source_samples',
+    step), and a frequency of fewer than LEAST_CELLS_PER_WAVELENGTH cells a wavelength in
+    the grid's coarsest spacing, which the grid cannot carry (the run gives aliased noise
+    there). ``samples``: source_samples',
     where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
     (and checked to be finite, as a run checks them)."""
     from ..constants import C0
@@ -198,8 +198,7 @@ def _source_chunks(i: int, src, grid: YeeGrid, steps: int, chunk: int):
 def source_samples(scene, grid: YeeGrid, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """(times, amplitude x waveform) of each source at the instants a run of ``steps``
     samples it, every step; a one-line SetupError where a value is not finite."""
-    return [next(_source_chunks(i, src, grid, steps, max(steps, 1)))
-            if steps else (np.zeros(0), np.zeros(0))
+    return [next(_source_chunks(i, src, grid, steps, steps))   # one chunk: every step
             for i, src in enumerate(scene.sources)]
 
 

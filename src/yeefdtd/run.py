@@ -45,6 +45,10 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     _check_model(model)
+    if options.get("variant") is not None:   # checked on every backend, not only CUDA's
+        from .description.scene import RunSettings
+
+        RunSettings(steps=1, variant=options["variant"])   # one line where it is unknown
     name, note = resolve(backend or model.scene.run.backend)
     for text in (note, *model.notes):
         if text:
@@ -76,6 +80,17 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     ``keep_fields`` adds the final field arrays to the result. On divergence or Ctrl-C the
     raised error carries ``partial``: the result recorded so far.
     """
+    from .exceptions import ValidationError
+
+    for what, value in (("keep_fields", keep_fields), ("progress", progress)):
+        if not (isinstance(value, (bool, np.bool_)) or (what == "progress" and value is None)):
+            raise ValidationError(f"{what}: True or False, not {value!r}")
+    if stepper_options is not None and not (isinstance(stepper_options, dict) and all(
+            isinstance(k, str) for k in stepper_options)):
+        got = type(stepper_options).__name__ if not isinstance(stepper_options, dict) else \
+            "a dict with keys that are not names"
+        raise ValidationError(f"stepper_options: a dict of options by name, such as "
+                              f"{{'variant': 'temporal'}}, not {got}")
     try:
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))

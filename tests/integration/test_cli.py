@@ -102,7 +102,7 @@ def test_a_diverged_run_that_cannot_be_saved_anywhere_still_says_why_it_stopped(
         sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
                                 waveform=yf.Gaussian(tau=2e-12, t0=4e-12))],
         monitors=[yf.Probe(name="p", cell=(12, 10)), yf.Snapshot(name="s", component="ez",
-                                                                  every=500)],
+                                                                  every=50)],
         run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
     path = scene.save(tmp_path / "bad.json")
     assert main(["run", str(path), "-o", str(tmp_path / "bad.h5"), "-q"]) == 1

@@ -3,12 +3,17 @@ what they take (a YeeError), and take NumPy's numbers where numbers go."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import yeefdtd as yf
 from yeefdtd import spectra
 from yeefdtd.plot import plot_probe, plot_result, plot_snapshot
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +169,35 @@ def test_a_material_a_scene_does_not_have_is_not_vacuum(result):
     assert scene.material("pec") == yf.Material()
     with pytest.raises(yf.NotFound, match="material 'glass': not in this scene"):
         scene.material("glass")
+
+
+@pytest.mark.parametrize("kw, says", [
+    ({"stepper_options": [1]}, "stepper_options: a dict of options by name"),
+    ({"stepper_options": {1: 2}}, "keys that are not names"),
+    ({"keep_fields": "no"}, "keep_fields: True or False, not 'no'"),
+    ({"progress": 3}, "progress: True or False, not 3"),
+    ({"stepper_options": {"variant": "nonsense"}}, "unknown kernel variant 'nonsense'"),
+])
+def test_run_arguments_of_the_wrong_kind_are_one_line_errors(kw, says):
+    """Checked before anything is built, on every backend (a CUDA variant's name too, which
+    the NumPy backend would otherwise pass over)."""
+    scene = yf.Scene.load(EXAMPLES / "cavity_pec.toml")
+    with pytest.raises(yf.ValidationError, match=re.escape(says)) as info:
+        yf.run(scene, steps=3, backend="numpy", **kw)
+    assert "\n" not in str(info.value)
+
+
+def test_a_monitor_that_records_nothing_in_the_run_is_noted():
+    """A snapshot every 10 steps in a run of 3 records nothing: a note names it; the probe
+    every step is not noted, nor the snapshot in a run of 10."""
+    from yeefdtd.io import parse_text
+
+    d = parse_text((EXAMPLES / "cavity_pec.toml").read_text(), "toml")
+    d["monitors"].append({"type": "snapshot", "name": "late", "component": "ez",
+                          "axis": "z", "every": 10})
+    scene = yf.Scene.parse(d)
+    notes = yf.run(scene, steps=3, backend="numpy", progress=False).stats["notes"]
+    said = [n for n in notes if "records nothing" in n]
+    assert len(said) == 1 and said[0].startswith("monitors[1] ('late'): records every 10")
+    res = yf.run(scene, steps=10, backend="numpy", progress=False)
+    assert not any("records nothing" in n for n in res.stats.get("notes", []))

@@ -21,6 +21,7 @@ from .plans import (
     ProbeGroup,
     SnapshotPlan,
     SourceGroup,
+    monitor_notes,
     probe_groups,
     snapshot_plans,
     source_groups,
@@ -142,6 +143,6 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
         sources=source_groups(scene, grid, nsteps, tables, samples),
         probes=probe_groups(scene, grid),
         snapshots=snapshot_plans(scene, grid),
-        notes=source_notes(scene, grid, tables, nsteps, samples),
+        notes=source_notes(scene, grid, tables, nsteps, samples) + monitor_notes(scene, nsteps),
     )
 

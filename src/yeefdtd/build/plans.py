@@ -158,6 +158,16 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
     return tuple(out)
 
 
+def monitor_notes(scene, steps: int) -> tuple[str, ...]:
+    """What a user should hear of the monitors before a run: one that records every more
+    steps than the run has records nothing."""
+    return tuple(f"monitors[{i}] ({name!r}): records every {mon.every} steps, more than the "
+                 f"run's {steps}, so it records nothing; lower its every"
+                 for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors,
+                                                     strict=True))
+                 if mon.every > steps)
+
+
 def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable],
                  steps: int | None = None, samples: list | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources before a run: a soft source where its

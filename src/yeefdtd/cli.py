@@ -120,10 +120,6 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
 
     try:
         options = {"variant": args.variant} if args.variant is not None else None
-        if args.variant is not None:
-            from .description.scene import RunSettings
-
-            RunSettings(steps=1, variant=args.variant)  # one-line error if unknown
         result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
                      progress=False if args.quiet else None, keep_fields=args.fields,
                      stepper_options=options)

@@ -7,6 +7,7 @@ arrays of tables, strings, numbers, booleans and arrays of those.
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -133,8 +134,7 @@ def write_atomic(path: Path, write) -> Path:
 def output_path(path, what: str = "path") -> Path:
     """``path`` for a writer (Result.save, Scene.save): a file name that can be written
     (check_writable), or a one-line ValidationError."""
-    path_arg(path, what)   # a str or path without NUL characters
-    return check_writable(path, what)
+    return check_writable(path, what)   # a str or path, without NUL characters
 
 
 def check_writable(path: str | Path, what: str, directory: bool = False) -> Path:
@@ -162,6 +162,17 @@ def _stat(path: Path):
         return None
 
 
+def nearest_existing(path: Path) -> tuple[Path, os.stat_result]:
+    """``path`` or the nearest directory above it that exists, with its stat (the place a
+    writer that creates the directories it lacks will write in); an OSError where one
+    cannot be looked at (a link loop, a name too long)."""
+    for up in (path, *path.parents):
+        st = _stat(up)
+        if st is not None:
+            return up, st
+    raise FileNotFoundError(errno.ENOENT, "no directory above it exists", str(path))
+
+
 def _check_writable(path: Path, what: str, directory: bool) -> Path:
     import stat
 
@@ -170,14 +181,10 @@ def _check_writable(path: Path, what: str, directory: bool) -> Path:
         raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
     if directory and st is not None and not stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a file; give a directory")
-    where = path if directory else path.parent
-    for up in (where, *where.parents):   # the nearest that exists must be a directory
-        st = _stat(up)
-        if st is not None:
-            if not stat.S_ISDIR(st.st_mode):
-                raise ValidationError(f"{what}: {up} is a file, not a directory; choose "
-                                      "another path")
-            break
+    up, st = nearest_existing(path if directory else path.parent)   # must be a directory
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValidationError(f"{what}: {up} is a file, not a directory; choose another "
+                              "path")
     try:
         fd, probe = tempfile.mkstemp(prefix=".yeefdtd-", suffix=".check", dir=up)
         os.close(fd)

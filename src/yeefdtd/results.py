@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import NotFound, ValidationError
-from .io import one_line, output_path, path_arg, write_atomic
+from .io import nearest_existing, one_line, output_path, path_arg, write_atomic
 
 FORMAT_VERSION = 1
 #: how snapshot frames and saved fields are compressed: HDF5's standard byte shuffle and
@@ -137,12 +137,13 @@ class Result:
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")
-        if self.nbytes() <= IMAGE_MAX:
+        nbytes = self.nbytes()
+        if nbytes <= IMAGE_MAX:
             image = io.BytesIO()
             with h5py.File(image, "w") as f:
                 self._fill(f)
             return write_atomic(Path(path), lambda tmp: tmp.write_bytes(image.getbuffer()))
-        _room_for(Path(path), self.nbytes())
+        _room_for(Path(path), nbytes)
 
         def write(tmp: Path):
             try:
@@ -208,12 +209,8 @@ def _room_for(path: Path, nbytes: int) -> None:
     leaves the result for the caller to save elsewhere."""
     import shutil
 
-    where = path.parent
-    for up in (where, *where.parents):   # the nearest directory that exists
-        if up.is_dir():
-            break
     try:
-        free = shutil.disk_usage(up).free
+        free = shutil.disk_usage(nearest_existing(path.parent)[0]).free
     except OSError:
         return   # not known: write and see
     need = nbytes + SAVE_OVERHEAD

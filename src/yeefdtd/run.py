@@ -19,7 +19,7 @@ from .backends import get_stepper_class, resolve
 from .build.model import Model, build_model
 from .build.plans import record_times
 from .constants import DIVERGENCE_LIMIT
-from .description.scene import Scene
+from .description.scene import RunSettings, Scene
 from .exceptions import DivergenceError, OutOfMemory, RunInterrupted
 from .results import ProbeData, Result, SnapshotData
 
@@ -40,15 +40,19 @@ def _check_model(model) -> None:
                          f"{type(model).__name__}")
 
 
+def _check_variant(options: dict) -> None:
+    """A one-line error where ``options`` name a kernel variant that does not exist, on
+    every backend (the NumPy one would pass over it)."""
+    if options.get("variant") is not None:
+        RunSettings(steps=1, variant=options["variant"])
+
+
 def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
                  **options):
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     _check_model(model)
-    if options.get("variant") is not None:   # checked on every backend, not only CUDA's
-        from .description.scene import RunSettings
-
-        RunSettings(steps=1, variant=options["variant"])   # one line where it is unknown
+    _check_variant(options)
     name, note = resolve(backend or model.scene.run.backend)
     for text in (note, *model.notes):
         if text:
@@ -91,6 +95,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
             "a dict with keys that are not names"
         raise ValidationError(f"stepper_options: a dict of options by name, such as "
                               f"{{'variant': 'temporal'}}, not {got}")
+    _check_variant(stepper_options or {})   # before the model is built
     try:
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))

@@ -1,6 +1,7 @@
-"""NumPy-backend speed on a benchmark scene (wall clock over whole steps, after a warm-up).
+"""NumPy-backend speed on a benchmark scene (wall clock over whole steps, after a warm-up),
+on each number of threads asked for (default: 1 and every processor this process may use).
 
-    python benchmarks/numpy_bench.py --scene dipole-cpml -n 128 --steps 50
+    python benchmarks/numpy_bench.py --scene dipole-cpml -n 128 --steps 50 --threads 1 --threads 8
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import platform
 import time
 
 from yeefdtd.backends.numpy import NumpyStepper
+from yeefdtd.backends.numpy.stepper import default_threads
 from yeefdtd.bench import bench_scene
 from yeefdtd.build.model import build_model
 
@@ -19,19 +21,26 @@ def main() -> None:
     p.add_argument("--scene", default="dipole-cpml")
     p.add_argument("-n", type=int, default=128)
     p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--threads", type=int, action="append",
+                   help="threads (repeatable; default: 1 and every processor)")
+    p.add_argument("--dtype", action="append", choices=("float32", "float64", "float16"),
+                   help="repeatable; default float32 and float64")
     a = p.parse_args()
+    threads = a.threads or sorted({1, default_threads()})
     model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
     cells = model.grid.num_cells
-    print(f"{a.scene} N={a.n} ({cells / 1e6:.2f} M cells), {platform.processor() or 'cpu'}")
-    for dtype in ("float32", "float64"):
-        st = NumpyStepper(model, dtype)
-        st.advance(0, 5)
-        t0 = time.perf_counter()
-        st.advance(5, a.steps)
-        sec = time.perf_counter() - t0
-        print(f"  {dtype}: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
-              f"({sec / a.steps * 1e3:.1f} ms/step), {st.memory_bytes() / cells:.1f} bytes/cell "
-              "held")
+    print(f"{a.scene} N={a.n} ({cells / 1e6:.2f} M cells), {platform.processor() or 'cpu'}, "
+          f"{default_threads()} processors")
+    for dtype in a.dtype or ("float32", "float64"):
+        for n in threads:
+            st = NumpyStepper(model, dtype, threads=n)
+            st.advance(0, 5)
+            t0 = time.perf_counter()
+            st.advance(5, a.steps)
+            sec = time.perf_counter() - t0
+            print(f"  {dtype}, {n:2d} threads: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
+                  f"({sec / a.steps * 1e3:.1f} ms/step), {st.memory_bytes() / cells:.1f} "
+                  "bytes/cell held", flush=True)
 
 
 if __name__ == "__main__":

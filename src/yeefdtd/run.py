@@ -59,12 +59,12 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
             _note_once(text)
     cls = get_stepper_class(name)
     accepted = inspect.signature(cls.__init__).parameters
-    # CUDA-only options (variant, tune...) mean nothing to NumPy, where 'auto' may land;
-    # one given there is said once
+    # one backend's options (CUDA's variant, tune...; NumPy's threads) mean nothing to the
+    # other, where 'auto' may land; one given there is said once
     ignored = sorted(k for k, v in options.items()
                      if k not in accepted and v is not None and v != "auto")
     if ignored:
-        _note_once(f"the {name} backend ignores {', '.join(ignored)} (CUDA options)")
+        _note_once(f"the {name} backend ignores {', '.join(ignored)} (options of another backend)")
     stepper = cls(model, dtype or model.scene.run.dtype,
                   **{k: v for k, v in options.items() if k in accepted})
     if stepper.storage.note:

@@ -5,6 +5,13 @@ same at every point of a region become scalars (a vacuum background costs nothin
 the others are per-point arrays in the run's dtype. All scratch space is allocated here,
 so the time loop allocates nothing but tiny views.
 
+Each half step's update of a component, and each CPML term, is cut into pieces along one
+axis and the pieces run on threads (NumPy's array operations release the interpreter's
+lock): ``threads`` of them, by default as many as the process may use (``YEEFDTD_THREADS``
+sets it), and none smaller than MIN_CELLS cells, below which a thread costs more than it
+saves. Every value is computed by the same operations in the same order whatever the
+pieces, so the fields are bit for bit those of one thread.
+
 16-bit storage (float16, bfloat16) is emulated: the arrays stay float32 and every value is
 rounded to what 16 bits would hold (in float16's scaled units, see build/storage.py) after
 each half step's update and CPML correction, and again where a source writes. A kernel that
@@ -15,14 +22,59 @@ can differ by the rounding itself.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...build.coefficients import CB, CC, SELF
 from ...build.grid import YeeGrid, curl_axes
 from ...build.model import Model
+from ...exceptions import ValidationError
 from ..base import Records, Stepper
+
+#: the fewest cells a piece of a half step holds (see the module's docstring): a piece of
+#: 65 536 float32 cells streams 256 kB an operation, some tens of microseconds, against a
+#: few microseconds to hand it to a thread
+MIN_CELLS = 1 << 16
+
+
+def default_threads() -> int:
+    """``YEEFDTD_THREADS`` where set, else the processors this process may run on."""
+    text = os.environ.get("YEEFDTD_THREADS", "").strip()
+    if text:
+        try:
+            n = int(text)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValidationError(f"YEEFDTD_THREADS: {text!r} is not a whole number of 1 or "
+                                  "more; set it to the threads the NumPy backend may use, or "
+                                  "unset it to use every processor")
+        return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):   # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
+    """``parts`` ranges that cover [0, n) in order, as even as whole numbers allow."""
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+
+
+def _with(index: tuple, axis: int, s: slice) -> tuple:
+    """``index`` with its entry along ``axis`` replaced by ``s``."""
+    return tuple(s if a == axis else x for a, x in enumerate(index))
+
+
+def _cut(coef, axis: int, lo: int, hi: int):
+    """A scalar coefficient as it is, or a per-point one's cells [lo, hi) along ``axis``."""
+    if np.isscalar(coef):
+        return coef
+    return coef[_with((slice(None),) * 3, axis, slice(lo, hi))]
 
 
 def _compact(table_col: np.ndarray, ids: np.ndarray, dtype) -> np.ndarray | float:
@@ -72,33 +124,46 @@ def _diff_ops(shape, region, axis: int, lo: int, hi: int, forward: bool):
 
 
 @dataclass
-class _Term:
-    source: str              #: curl field read
-    ops: list                #: difference slices
-    coef: np.ndarray | float
+class _Piece:
+    """One piece of a component's half step: cells [lo, hi) of it along one axis."""
 
-
-@dataclass
-class _Update:
-    component: str
-    region: tuple
-    shape: tuple
+    target: np.ndarray       #: the piece's cells of the component's array (a view)
+    d: np.ndarray            #: scratch of the piece's shape
     self_coef: np.ndarray | float
-    terms: list[_Term]
+    #: per curl term: ((out, a, b) views: d[out] = a - b, ...), coefficient
+    terms: list = field(default_factory=list)
 
 
 @dataclass
-class _CpmlTerm:
-    component: str
-    source: str
-    region: tuple            #: slab region of the component's array
-    shape: tuple
-    ops: list
+class _CpmlPiece:
+    """One piece of a CPML term: cells [lo, hi) along an axis other than the slab's."""
+
+    target: np.ndarray       #: the piece's slab cells of the component's array
+    d: np.ndarray            #: scratch of the piece's shape
+    tmp: np.ndarray          #: scratch of the piece's shape
+    ops: tuple               #: (out, a, b) views: d[out] = a - b
     coef: np.ndarray | float
     b: np.ndarray
     c: np.ndarray
     kinv_m1: np.ndarray
-    psi: np.ndarray
+    psi: np.ndarray          #: the piece's auxiliary values (a view of the term's)
+
+
+def _quiet(work, piece) -> None:
+    """``work(piece)`` without NumPy's floating-point warnings, on a pool's thread (NumPy's
+    error state is the thread's own; see NumpyStepper.advance)."""
+    with np.errstate(all="ignore"):
+        work(piece)
+
+
+@dataclass
+class _Round:
+    """One piece of a component's 16-bit rounding: flat cells [lo, hi)."""
+
+    values: np.ndarray
+    scale: float
+    t16: np.ndarray
+    t32: np.ndarray
 
 
 def _round16(a: np.ndarray, storage, scale: float, t16: np.ndarray, t32: np.ndarray) -> None:
@@ -122,12 +187,21 @@ def _round16(a: np.ndarray, storage, scale: float, t16: np.ndarray, t32: np.ndar
 
 
 class NumpyStepper(Stepper):
-    """Reference stepper on the host, in float32 or float64 (16-bit storage emulated)."""
+    """Reference stepper on the host, in float32 or float64 (16-bit storage emulated), on
+    ``threads`` threads (default: default_threads())."""
 
     name = "numpy"
 
-    def __init__(self, model: Model, dtype: str = "float32"):
+    def __init__(self, model: Model, dtype: str = "float32", threads: int | None = None):
         super().__init__(model, dtype)
+        if threads is None:
+            threads = default_threads()
+        elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) \
+                or threads < 1:
+            raise ValidationError(f"threads: a whole number of 1 or more, not {threads!r}")
+        #: the threads a half step's pieces run on (the calling one among them)
+        self.threads = int(threads)
+        self._pool_ = None
         g: YeeGrid = model.grid
         self.grid = g
         N = g.shape
@@ -135,17 +209,19 @@ class NumpyStepper(Stepper):
         self._f = {c: np.zeros(N, dtype=dt, order="F") for c in g.components}
         self._flat = {c: a.reshape(-1, order="F") for c, a in self._f.items()}
         self._scratch = np.empty(g.num_nodes, dtype=dt)
+        self._coefs = []          # the per-point coefficient arrays, for memory_bytes
         self._updates = {"e": [], "h": []}
         for c in g.components:
             self._updates[c[0]].append(self._plan_update(c))
-        self._cpml = {"e": [], "h": []}
-        slab_size = 0
-        for slab in model.slabs:
-            for comp, src, col in slab.terms(g.components):
-                term = self._plan_cpml(slab, comp, src, col)
-                self._cpml[comp[0]].append(term)
-                slab_size = max(slab_size, term.psi.size)
+        terms = [(slab, comp, src, col) for slab in model.slabs
+                 for comp, src, col in slab.terms(g.components)]
+        slab_size = max((self._slab_cells(slab, comp) for slab, comp, _, _ in terms),
+                        default=0)
         self._slab_scratch = (np.empty(slab_size, dtype=dt), np.empty(slab_size, dtype=dt))
+        self._psi = []
+        self._cpml = {"e": [], "h": []}
+        for slab, comp, src, col in terms:
+            self._cpml[comp[0]].append(self._plan_cpml(slab, comp, src, col))
         self._sources = {"e": [], "h": []}
         for grp in model.sources:
             buf = np.empty(len(grp.flat), dtype=dt)
@@ -157,11 +233,31 @@ class NumpyStepper(Stepper):
         if self.storage.is16:
             self._t16 = np.empty(g.num_nodes, dtype=np.float16)
             self._t32 = np.empty(g.num_nodes, dtype=np.uint32)
+            self._rounds = {"e": [], "h": []}
+            for c, flat in self._flat.items():
+                n = flat.size
+                self._rounds[c[0]].append([
+                    _Round(flat[lo:hi], self.storage.scale(c), self._t16[lo:hi],
+                           self._t32[lo:hi])
+                    for lo, hi in _cuts(n, self._parts(n, n))])
         self._snap_rec = [np.zeros((s.records(model.steps), *s.shape), dtype=dt)
                           for s in model.snapshots]
 
     # ---- planning -------------------------------------------------------------------
-    def _plan_update(self, c: str) -> _Update:
+    def _parts(self, cells: int, length: int) -> int:
+        """Into how many pieces to cut ``cells`` cells whose axis of cutting is ``length``
+        long: one a thread, none under MIN_CELLS cells."""
+        return max(1, min(self.threads, length, cells // MIN_CELLS))
+
+    def _coef(self, table_col: np.ndarray, ids: np.ndarray):
+        coef = _compact(table_col, ids, self.dtype)
+        if not np.isscalar(coef):
+            self._coefs.append(coef)
+        return coef
+
+    def _plan_update(self, c: str) -> list[_Piece]:
+        """The pieces of ``c``'s update, cut along the last axis longer than one cell (so
+        that each piece's scratch is one run of memory)."""
         g = self.grid
         table = self.model.tables[c]
         ext = g.extent(c)
@@ -174,35 +270,71 @@ class NumpyStepper(Stepper):
         for axis, src, col in ((b, other + "xyz"[cc], CB), (cc, other + "xyz"[b], CC)):
             if src not in self._f or g.shape[axis] == 1:
                 continue  # absent in this mode, or nothing varies along the axis
-            coef = _compact(table.table[:, col], ids, self.dtype)
+            coef = self._coef(table.table[:, col], ids)
             if np.isscalar(coef) and coef == 0.0:
                 continue
-            terms.append(_Term(src, _diff_ops(g.shape, region, axis, 0, ext[axis], forward),
-                               coef))
-        return _Update(c, region, ext, _compact(table.table[:, SELF], ids, self.dtype), terms)
+            terms.append((axis, src, coef))
+        self_coef = self._coef(table.table[:, SELF], ids)
+        cut = max((a for a in range(3) if ext[a] > 1), default=2)
+        cells = ext[0] * ext[1] * ext[2]
+        pieces, at = [], 0
+        for lo, hi in _cuts(ext[cut], self._parts(cells, ext[cut])):
+            shape = _with(ext, cut, hi - lo)
+            size = shape[0] * shape[1] * shape[2]
+            d = self._scratch[at:at + size].reshape(shape, order="F")
+            at += size
+            part = _with(region, cut, slice(lo, hi))
+            piece = _Piece(self._f[c][part], d, _cut(self_coef, cut, lo, hi))
+            for axis, src, coef in terms:
+                span = (lo, hi) if axis == cut else (0, ext[axis])
+                f = self._f[src]
+                ops = tuple((d[o], f[x], f[y])
+                            for o, x, y in _diff_ops(g.shape, part, axis, *span, forward))
+                piece.terms.append((ops, _cut(coef, cut, lo, hi)))
+            pieces.append(piece)
+        return pieces
 
-    def _plan_cpml(self, slab, comp: str, src: str, col: int) -> _CpmlTerm:
+    def _slab_cells(self, slab, comp: str) -> int:
+        ext = self.grid.extent(comp)
+        return math.prod(slab.cells if a == slab.axis else ext[a] for a in range(3))
+
+    def _plan_cpml(self, slab, comp: str, src: str, col: int) -> list[_CpmlPiece]:
+        """The pieces of one CPML term, cut along the last axis other than the slab's that
+        is longer than one cell (the slab's own axis holds its profile)."""
         g = self.grid
         prof = slab.e if comp[0] == "e" else slab.h
         ext = g.extent(comp)
         s, L = slab.axis, slab.cells
-        region = [slice(0, e) for e in ext]
-        region[s] = slice(prof.start, prof.start + L)
-        region = tuple(region)
-        shape = tuple(L if a == s else ext[a] for a in range(3))
+        region = _with(tuple(slice(0, e) for e in ext), s, slice(prof.start, prof.start + L))
+        shape = _with(ext, s, L)
         bshape = tuple(L if a == s else 1 for a in range(3))
         table = self.model.tables[comp]
-        coef = _compact(table.table[:, col], table.ids[region], self.dtype)
+        coef = self._coef(table.table[:, col], table.ids[region])
+        b = prof.b.reshape(bshape).astype(self.dtype)
+        c = prof.c.reshape(bshape).astype(self.dtype)
+        kinv_m1 = prof.kinv_m1.reshape(bshape).astype(self.dtype)
+        psi = np.zeros(shape, dtype=self.dtype, order="F")
+        self._psi.append(psi)
         full = tuple(slice(0, e) for e in ext)
-        return _CpmlTerm(
-            component=comp, source=src, region=region, shape=shape,
-            ops=_diff_ops(g.shape, full, s, prof.start, prof.start + L, comp[0] == "h"),
-            coef=coef,
-            b=prof.b.reshape(bshape).astype(self.dtype),
-            c=prof.c.reshape(bshape).astype(self.dtype),
-            kinv_m1=prof.kinv_m1.reshape(bshape).astype(self.dtype),
-            psi=np.zeros(shape, dtype=self.dtype, order="F"),
-        )
+        cut = max((a for a in range(3) if a != s and ext[a] > 1), default=None)
+        spans = [(0, 1)] if cut is None else _cuts(ext[cut], self._parts(psi.size, ext[cut]))
+        cut = (s + 1) % 3 if cut is None else cut
+        s1, s2 = self._slab_scratch
+        f, pieces, at = self._f[src], [], 0
+        for lo, hi in spans:
+            piece_shape = _with(shape, cut, hi - lo)
+            size = math.prod(piece_shape)
+            d = s1[at:at + size].reshape(piece_shape, order="F")
+            tmp = s2[at:at + size].reshape(piece_shape, order="F")
+            at += size
+            ops = tuple((d[o], f[x], f[y]) for o, x, y in _diff_ops(
+                g.shape, _with(full, cut, slice(lo, hi)), s, prof.start, prof.start + L,
+                comp[0] == "h"))
+            pieces.append(_CpmlPiece(
+                target=self._f[comp][_with(region, cut, slice(lo, hi))], d=d, tmp=tmp,
+                ops=ops, coef=_cut(coef, cut, lo, hi), b=b, c=c, kinv_m1=kinv_m1,
+                psi=psi[_with((slice(None),) * 3, cut, slice(lo, hi))]))
+        return pieces
 
     # ---- half steps ------------------------------------------------------------------
     def advance(self, start: int, count: int) -> None:
@@ -211,37 +343,58 @@ class NumpyStepper(Stepper):
         with np.errstate(all="ignore"):
             super().advance(start, count)
 
-    def _view(self, buf: np.ndarray, shape) -> np.ndarray:
-        return buf[: shape[0] * shape[1] * shape[2]].reshape(shape, order="F")
+    def _pool(self) -> ThreadPoolExecutor:
+        if self._pool_ is None:
+            self._pool_ = ThreadPoolExecutor(self.threads - 1,
+                                             thread_name_prefix="yeefdtd-numpy")
+        return self._pool_
+
+    def _each(self, work, pieces: list) -> None:
+        """``work(piece)`` for every piece, the first on this thread and the others on the
+        pool's; returns once all are done, also when one fails or Ctrl-C comes (so that no
+        thread still writes the fields the caller goes on to read)."""
+        if len(pieces) == 1:
+            work(pieces[0])
+            return
+        futures = [self._pool().submit(_quiet, work, p) for p in pieces[1:]]
+        try:
+            work(pieces[0])
+        finally:
+            wait_all(futures)
+        for fut in futures:
+            fut.result()   # raises what a piece raised
+
+    @staticmethod
+    def _update_piece(p: _Piece) -> None:
+        if not (np.isscalar(p.self_coef) and p.self_coef == 1.0):
+            p.target *= p.self_coef
+        d = p.d
+        for ops, coef in p.terms:
+            for out, a, b in ops:
+                np.subtract(a, b, out=out)
+            d *= coef
+            p.target += d
+
+    @staticmethod
+    def _cpml_piece(p: _CpmlPiece) -> None:
+        d = p.d
+        for out, a, b in p.ops:
+            np.subtract(a, b, out=out)
+        p.psi *= p.b
+        np.multiply(d, p.c, out=p.tmp)
+        p.psi += p.tmp
+        d *= p.kinv_m1
+        d += p.psi
+        d *= p.coef
+        p.target += d
 
     def _run_updates(self, kind: str) -> None:
-        for up in self._updates[kind]:
-            view = self._f[up.component][up.region]
-            if not (np.isscalar(up.self_coef) and up.self_coef == 1.0):
-                view *= up.self_coef
-            d = self._view(self._scratch, up.shape)
-            for term in up.terms:
-                src = self._f[term.source]
-                for o, a, b in term.ops:
-                    np.subtract(src[a], src[b], out=d[o])
-                d *= term.coef
-                view += d
+        for pieces in self._updates[kind]:
+            self._each(self._update_piece, pieces)
 
     def _run_cpml(self, kind: str) -> None:
-        s1, s2 = self._slab_scratch
-        for t in self._cpml[kind]:
-            d = self._view(s1, t.shape)
-            tmp = self._view(s2, t.shape)
-            src = self._f[t.source]
-            for o, a, b in t.ops:
-                np.subtract(src[a], src[b], out=d[o])
-            t.psi *= t.b
-            np.multiply(d, t.c, out=tmp)
-            t.psi += tmp
-            d *= t.kinv_m1
-            d += t.psi
-            d *= t.coef
-            self._f[t.component][t.region] += d
+        for pieces in self._cpml[kind]:
+            self._each(self._cpml_piece, pieces)
 
     def _inject(self, kind: str, n: int) -> None:
         for grp, values, buf in self._sources[kind]:
@@ -260,12 +413,14 @@ class NumpyStepper(Stepper):
         k = a.size
         _round16(a, self.storage, self.storage.scale(component), self._t16[:k], self._t32[:k])
 
+    def _round_piece(self, r: _Round) -> None:
+        _round16(r.values, self.storage, r.scale, r.t16, r.t32)
+
     def _store(self, kind: str) -> None:
         """16-bit storage: round the fields of this half step as the GPU stores them."""
         if self.storage.is16:
-            for c, flat in self._flat.items():
-                if c[0] == kind:
-                    self._round(flat, c)
+            for pieces in self._rounds[kind]:
+                self._each(self._round_piece, pieces)
 
     def update_h(self) -> None:
         self._run_updates("h")
@@ -325,11 +480,5 @@ class NumpyStepper(Stepper):
     def memory_bytes(self) -> int:
         total = sum(a.nbytes for a in self._f.values()) + self._scratch.nbytes
         total += sum(b.nbytes for b in self._slab_scratch)
-        for ups in self._updates.values():
-            for up in ups:
-                for c in (up.self_coef, *(t.coef for t in up.terms)):
-                    total += getattr(c, "nbytes", 0)
-        for terms in self._cpml.values():
-            for t in terms:
-                total += t.psi.nbytes + getattr(t.coef, "nbytes", 0)
+        total += sum(c.nbytes for c in self._coefs) + sum(p.nbytes for p in self._psi)
         return total

@@ -1,0 +1,116 @@
+"""The NumPy stepper on threads: the same bits as one thread, and its thread count checked."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.backends.numpy import stepper as numpy_stepper
+from yeefdtd.exceptions import ValidationError
+
+from .test_numpy_stepper import lossy_scene
+
+
+def two_d_scene(mode: str) -> yf.Scene:
+    source = "ez" if mode == "tmz" else "hz"
+    return yf.Scene(
+        grid=yf.Grid(mode=mode, cells=(40, 34), spacing=1e-3),
+        materials={"m": yf.Material(eps_r=(2, 3, 4), sigma_e=0.2)},
+        objects=[yf.Cylinder(center=(0.022, 0.017), radius=0.006, material="m")],
+        boundaries={"x_min": {"cells": 6}, "x_max": "pec", "y_min": {"cells": 5},
+                    "y_max": "pmc"},
+        sources=[yf.PointSource(component=source, cell=(12, 20),
+                                waveform=yf.DiffGaussian(tau=15e-12))],
+        monitors=[yf.Probe(name="p", cell=(30, 9))],
+        run=yf.RunSettings(steps=60),
+    )
+
+
+def _stepped(scene, dtype: str, threads: int):
+    st = numpy_stepper.NumpyStepper(yf.build_model(scene), dtype, threads=threads)
+    st.advance(0, scene.run.steps)
+    return st
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("make", [lambda: lossy_scene(steps=60), lambda: two_d_scene("tmz"),
+                                  lambda: two_d_scene("tez")], ids=["3d", "tmz", "tez"])
+def test_pieces_on_threads_give_one_threads_bits(monkeypatch, make, dtype):
+    """Every value is computed by the same operations in the same order whatever the
+    pieces (the module's docstring), so the fields, CPML values and probes must be equal
+    bit for bit, not within a tolerance. Pieces of at least 16 cells here, so that every
+    update, CPML term and rounding of these small grids is cut into three."""
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    scene = make()
+    one, three = _stepped(scene, dtype, 1), _stepped(scene, dtype, 3)
+    assert all(len(p) == 1 for p in one._updates["e"])
+    for kind in "eh":   # the test means nothing unless the work was cut
+        assert all(len(p) == 3 for p in three._updates[kind])
+        assert all(len(p) == 3 for p in three._cpml[kind]) and three._cpml[kind]
+    f1, f3 = one.fields(), three.fields()
+    assert any(np.abs(f1[c]).max() > 0 for c in f1)
+    for c in f1:
+        np.testing.assert_array_equal(f3[c], f1[c], err_msg=c)
+    for a, b in zip(one._psi, three._psi, strict=True):
+        np.testing.assert_array_equal(b, a)
+    for a, b in zip(one.collect().probes, three.collect().probes, strict=True):
+        np.testing.assert_array_equal(b, a)
+    assert one.memory_bytes() == three.memory_bytes()
+
+
+def test_pieces_keep_at_least_min_cells():
+    """A 26 x 22 x 20 grid (11 440 cells) is below MIN_CELLS: it runs as one piece on any
+    number of threads; a piece of a larger grid holds MIN_CELLS cells or more."""
+    small = numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)), threads=8)
+    assert all(len(p) == 1 for kind in "eh" for p in small._updates[kind])
+    data = lossy_scene(steps=2).model_dump()
+    data["grid"]["cells"] = [60, 64, 70]
+    big = numpy_stepper.NumpyStepper(yf.build_model(yf.Scene.parse(data)), threads=8)
+    pieces = big._updates["e"][0]
+    assert 1 < len(pieces) <= 8
+    assert all(p.target.size >= numpy_stepper.MIN_CELLS for p in pieces)
+
+
+def test_threads_run_without_numpys_warnings(monkeypatch):
+    """Overflow on the pool's threads is left to the run's divergence check, as on the
+    calling thread (NumPy's error state is each thread's own)."""
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    st = numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=3)), "float32",
+                                    threads=3)
+    st.set_field("ex", np.full(st.grid.shape, 3e38, dtype=np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        st.advance(0, 3)
+    assert not np.isfinite(st.max_abs())
+
+
+@pytest.mark.parametrize("threads", [0, -2, 2.5, "4", True, None.__class__])
+def test_threads_of_the_wrong_kind_are_one_line(threads):
+    with pytest.raises(ValidationError, match=r"^threads: a whole number of 1 or more, not "):
+        numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)), threads=threads)
+
+
+def test_run_takes_threads_and_refuses_bad_ones_in_one_line():
+    scene = lossy_scene(steps=60)
+    a = yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 2})
+    b = yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 1})
+    assert a.probes["p"] == b.probes["p"] and np.abs(a.probes["p"]["ez"]).max() > 0
+    with pytest.raises(ValidationError, match="^threads: "):
+        yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 0})
+
+
+@pytest.mark.parametrize("text, threads", [("3", 3), (" 1 ", 1), ("", None)])
+def test_yeefdtd_threads_sets_the_default(monkeypatch, text, threads):
+    monkeypatch.setenv("YEEFDTD_THREADS", text)
+    got = numpy_stepper.default_threads()
+    assert got == threads if threads else got >= 1
+
+
+@pytest.mark.parametrize("text", ["0", "two", "-1", "1.5"])
+def test_a_bad_yeefdtd_threads_is_one_line(monkeypatch, text):
+    monkeypatch.setenv("YEEFDTD_THREADS", text)
+    with pytest.raises(ValidationError, match=r"^YEEFDTD_THREADS: .* is not a whole number"):
+        numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)))

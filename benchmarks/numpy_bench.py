@@ -10,8 +10,8 @@ import argparse
 import platform
 import time
 
-from yeefdtd.backends.numpy import NumpyStepper
-from yeefdtd.backends.numpy.stepper import default_threads
+from yeefdtd.backends.numpy import stepper as numpy_stepper
+from yeefdtd.backends.numpy.stepper import NumpyStepper, default_threads
 from yeefdtd.bench import bench_scene
 from yeefdtd.build.model import build_model
 
@@ -25,6 +25,8 @@ def main() -> None:
                    help="threads (repeatable; default: 1 and every processor)")
     p.add_argument("--dtype", action="append", choices=("float32", "float64", "float16"),
                    help="repeatable; default float32 and float64")
+    p.add_argument("--min-cells", type=int, action="append",
+                   help="the fewest cells a piece holds (repeatable; default MIN_CELLS)")
     a = p.parse_args()
     threads = a.threads or sorted({1, default_threads()})
     model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
@@ -32,13 +34,16 @@ def main() -> None:
     print(f"{a.scene} N={a.n} ({cells / 1e6:.2f} M cells), {platform.processor() or 'cpu'}, "
           f"{default_threads()} processors")
     for dtype in a.dtype or ("float32", "float64"):
-        for n in threads:
+        for n, least in ((n, m) for n in threads for m in a.min_cells or [None]):
+            if least is not None:
+                numpy_stepper.MIN_CELLS = least
             st = NumpyStepper(model, dtype, threads=n)
             st.advance(0, 5)
             t0 = time.perf_counter()
             st.advance(5, a.steps)
             sec = time.perf_counter() - t0
-            print(f"  {dtype}, {n:2d} threads: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
+            print(f"  {dtype}, {n:2d} threads, pieces of {numpy_stepper.MIN_CELLS} cells or "
+                  f"more: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
                   f"({sec / a.steps * 1e3:.1f} ms/step), {st.memory_bytes() / cells:.1f} "
                   "bytes/cell held", flush=True)
 

@@ -11,41 +11,51 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .build.model import Model, build_model
-from .description import (
-    BUILTIN_MATERIALS,
-    Boundaries,
-    Box,
-    Cpml,
-    Cylinder,
-    DiffGaussian,
-    Gaussian,
-    Grid,
-    Material,
-    ModulatedGaussian,
-    PointSource,
-    Probe,
-    Ricker,
-    RunSettings,
-    Samples,
-    Scene,
-    Sine,
-    Snapshot,
-    Sphere,
-)
-from .exceptions import (
-    BackendUnavailable,
-    DivergenceError,
-    KernelError,
-    NotFound,
-    OutOfMemory,
-    RunInterrupted,
-    SetupError,
-    ValidationError,
-    YeeError,
-)
-from .results import ProbeData, Result, SnapshotData, load
-from .run import make_stepper, run, run_model
+from . import startup  # first: it decides what Ctrl-C while the rest loads does
+
+_before = startup.watch()
+try:   # NumPy and pydantic: most of a second, before the command can catch anything
+    from .build.model import Model, build_model
+    from .description import (
+        BUILTIN_MATERIALS,
+        Boundaries,
+        Box,
+        Cpml,
+        Cylinder,
+        DiffGaussian,
+        Gaussian,
+        Grid,
+        Material,
+        ModulatedGaussian,
+        PointSource,
+        Probe,
+        Ricker,
+        RunSettings,
+        Samples,
+        Scene,
+        Sine,
+        Snapshot,
+        Sphere,
+    )
+    from .exceptions import (
+        BackendUnavailable,
+        DivergenceError,
+        KernelError,
+        NotFound,
+        OutOfMemory,
+        RunInterrupted,
+        SetupError,
+        ValidationError,
+        YeeError,
+    )
+    from .results import ProbeData, Result, SnapshotData, load
+    from .run import make_stepper, run, run_model
+except BaseException as exc:
+    startup.interrupted(exc)   # Ctrl-C in the command: one line, status 130
+    raise
+finally:
+    startup.unwatch(_before)
+    del _before
 
 __all__ = [
     "BUILTIN_MATERIALS", "BackendUnavailable", "Boundaries", "Box", "Cpml", "Cylinder",

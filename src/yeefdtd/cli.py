@@ -7,17 +7,24 @@ prints one line and exits with 1 (or 130 for Ctrl-C or SIGTERM).
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
 import sys
-from pathlib import Path
 
-from . import __version__
-from .constants import MAX_STEPS
-from .exceptions import DivergenceError, RunInterrupted, YeeError
-from .io import check_writable, one_line, write_atomic
+from . import startup
+
+try:   # the console script imports this module before main can catch Ctrl-C
+    import argparse
+    import json
+    import os
+    import platform
+    from pathlib import Path
+
+    from . import __version__
+    from .constants import MAX_STEPS
+    from .exceptions import DivergenceError, RunInterrupted, YeeError
+    from .io import check_writable, one_line, write_atomic
+except KeyboardInterrupt as exc:
+    startup.interrupted(exc)
+    raise
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,12 +108,13 @@ def parser() -> argparse.ArgumentParser:
 
 def _cmd_run(args) -> int:
     from .description.scene import Scene
+    from .results import RESULT_SUFFIXES
 
     scene = Scene.load(args.scene)
     if args.output == "":
         raise YeeError("--output: an empty path; give a file name ending in .h5")
     out = Path(args.output) if args.output is not None else Path(Path(args.scene).stem + ".h5")
-    if out.suffix.lower() not in (".h5", ".hdf5"):
+    if out.suffix.lower() not in RESULT_SUFFIXES:
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
                        "in .h5 (results are HDF5 files)")
     check_writable(out, "--output")
@@ -241,20 +249,28 @@ def _save_result(result, out: Path) -> Path | None:
 
 
 def _cmd_validate(args) -> int:
-    from .build.model import make_grid, step_count
-    from .build.plans import waveform_notes
+    from . import host
+    from .build.memory import memory_lines, run_memory
+    from .build.model import face_kinds, make_grid, notes_before_run, step_count
     from .description.scene import Scene
 
     scene = Scene.load(args.scene)
     grid = make_grid(scene)
     steps = step_count(scene, grid.dt)
-    for text in waveform_notes(scene, grid, steps):   # raises where a source is not finite
+    # the run's notes, from the points involved alone (no arrays of the grid); raises
+    # where a source is not finite, as a run does
+    notes = list(notes_before_run(scene, grid, steps))
+    dtype = scene.run.dtype
+    memory, note = memory_lines(run_memory(scene, grid, steps, dtype, face_kinds(scene)),
+                                dtype, host.total_bytes())
+    for text in [*notes, *filter(None, [note])]:
         print(f"note: {text}", file=sys.stderr)
     cells = "x".join(str(n) for n in scene.grid.cells)
     print(f"{args.scene}: valid. {scene.grid.mode} grid of {cells} cells "
           f"({scene.grid.num_cells / 1e6:.3g} M), dt = {grid.dt:.4g} s, {steps} steps "
           f"({steps * grid.dt:.4g} s), {len(scene.objects)} objects, {len(scene.sources)} "
           f"sources, {len(scene.monitors)} monitors")
+    print(memory)
     return 0
 
 
@@ -460,8 +476,8 @@ COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "schema": _cmd_schema,
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
     try:
+        args = parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except YeeError as exc:
         print(f"yeefdtd: error: {exc}", file=sys.stderr)

@@ -61,6 +61,21 @@ def free_bytes() -> int:
         return 2 << 30
 
 
+def total_bytes() -> int | None:
+    """The host's physical memory (os.sysconf's pages times their size), within a cgroup
+    (v2) limit on this process's group (a container's); None where neither is known."""
+    got = []
+    try:
+        got.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        pass
+    limit = (_read(CGROUP_MAX) or "").strip()
+    if limit.isdigit():
+        got.append(int(limit))
+    got = [n for n in got if n > 0]
+    return min(got) if got else None
+
+
 def workers(count: int, bytes_each: int) -> int:
     """Threads for ``count`` pieces of work that each hold ``bytes_each`` bytes while they
     run: no more than the cores this process may use, nor than a quarter of the available

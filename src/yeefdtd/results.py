@@ -18,6 +18,8 @@ from .exceptions import NotFound, ValidationError
 from .io import nearest_existing, one_line, output_path, path_arg, write_atomic
 
 FORMAT_VERSION = 1
+#: the names a result file may end in (HDF5's)
+RESULT_SUFFIXES = (".h5", ".hdf5")
 #: how snapshot frames and saved fields are compressed: HDF5's standard byte shuffle and
 #: gzip filters, which every HDF5 reader has. Shuffling first groups the floats' bytes by
 #: significance; with it gzip level 1 packs as well as level 4 did without it and writes
@@ -134,6 +136,9 @@ class Result:
         import h5py
 
         path = output_path(path)
+        if path.suffix.lower() not in RESULT_SUFFIXES:   # HDF5 under another name misleads
+            raise ValidationError(f"path: {str(path)!r} is not a result file name; give one "
+                                  "ending in .h5 (results are HDF5 files)")
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")

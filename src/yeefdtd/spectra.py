@@ -36,13 +36,53 @@ def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
     return x, t
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 48 else text[:45] + "..."
+
+
+def frequencies(freqs, what: str = "freqs") -> np.ndarray:
+    """``freqs`` (Hz: a number or an array of numbers) as a float64 array of at least one
+    dimension; else a one-line ValidationError naming ``what``: text (NumPy would read
+    "1e9" as a number), True or False, None, complex values, NaN or infinity."""
+    try:
+        a = np.asarray(freqs)
+    except (TypeError, ValueError):   # a ragged list
+        a = np.asarray(None)
+    if a.dtype.kind not in "iuf":
+        raise ValidationError(f"{what}: frequencies in Hz (a number or an array of numbers), "
+                              f"not {_short(freqs)}")
+    a = np.atleast_1d(a.astype(np.float64))
+    if not np.isfinite(a).all():
+        raise ValidationError(f"{what}: NaN or infinity among them; give finite frequencies "
+                              "in Hz")
+    return a
+
+
+def real_number(value, what: str, unit: str) -> float:
+    """``value`` as a finite float, or a one-line ValidationError naming ``what`` and
+    ``unit``: text, True or False, None, NaN or infinity."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or \
+            not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValidationError(f"{what}: a number of {unit}, not {_short(value)}")
+    try:
+        v = float(value)
+    except OverflowError:   # an int past float's range
+        v = math.inf
+    if not math.isfinite(v):
+        raise ValidationError(f"{what}: a finite number of {unit}, not {_short(value)}")
+    return v
+
+
 def dft(values, times, freqs) -> np.ndarray:
     """X(f) = sum_n x_n exp(-2j pi f t_n) dt at the frequencies ``freqs`` (Hz).
 
     An approximation of the continuous transform for uniformly sampled ``times``.
     """
     x, t = _series(values, times, least=0)
-    f = np.atleast_1d(np.asarray(freqs, dtype=np.float64))
+    f = frequencies(freqs)
     step = t[1] - t[0] if len(t) > 1 else 1.0
     out = np.empty(f.shape, dtype=np.complex128)
     for i, fi in enumerate(f.ravel()):
@@ -91,6 +131,7 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     The height is relative to the strongest peak of the whole spectrum.
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
+    f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
@@ -111,6 +152,8 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     x, t = _series(values, times, least=3)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
         raise ValidationError(f"count: a whole number of at least 1, not {count!r}")
+    fmin = real_number(fmin, "fmin", "Hz")
+    fmax = None if fmax is None else real_number(fmax, "fmax", "Hz")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax

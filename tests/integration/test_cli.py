@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -636,3 +637,65 @@ def test_tune_tunes_what_the_scene_file_runs(scene_file, capsys):
     assert f"run.dtype in {path}: bfloat16: dtype bfloat16 runs on the numpy backend" in err
     assert main(["tune", str(path), "--dtype", "float16", "--variant", "seed-xy"]) == 2
     assert "--variant seed-xy: variant 'seed-xy' does not run tmz" in capsys.readouterr().err
+
+
+#: a sitecustomize that raises KeyboardInterrupt where the module named by YEEFDTD_TEST_CTRL_C
+#: is first imported: what Ctrl-C in the first second of the command does, without timing.
+#: With ":import-error" after the name, a real SIGINT comes and its KeyboardInterrupt is
+#: turned into an ImportError, as NumPy does where it lands in its C extensions' imports.
+CTRL_C_ON_IMPORT = '''
+import os
+import signal
+import sys
+
+NAME, _, HOW = os.environ["YEEFDTD_TEST_CTRL_C"].partition(":")
+if NAME in sys.modules:   # then the test would test nothing
+    sys.exit(f"{NAME} is loaded before any yeefdtd code runs")
+
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name != NAME:
+            return None
+        if not HOW:
+            raise KeyboardInterrupt
+        try:
+            signal.raise_signal(signal.SIGINT)
+            for _ in range(1000):   # Python runs the signal's handler within these
+                pass
+        except KeyboardInterrupt:
+            raise ImportError("PyCapsule_Import could not import module 'datetime'") from None
+        sys.exit("no KeyboardInterrupt came")
+
+
+sys.meta_path.insert(0, CtrlC())
+'''
+
+
+def _started_with_ctrl_c(argv: list[str], module: str, tmp_path: Path):
+    (tmp_path / "sitecustomize.py").write_text(CTRL_C_ON_IMPORT)
+    env = {**os.environ, "YEEFDTD_TEST_CTRL_C": module,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, [
+               os.environ.get("PYTHONPATH")])])}
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("module", ["numpy", "pydantic", "argparse", "numpy:import-error"])
+def test_ctrl_c_while_the_command_starts_is_one_line_and_status_130(module, tmp_path):
+    """Ctrl-C while `import yeefdtd` loads NumPy and pydantic, or while the command loads
+    its own module (argparse), before main() runs: one line and status 130 from `python -m
+    yeefdtd` and from the console script, as later in the run; a program that imports
+    yeefdtd keeps its KeyboardInterrupt."""
+    scene = str(EXAMPLES / "cavity_pec.toml")
+    script = Path(sys.executable).with_name("yeefdtd")
+    commands = [[sys.executable, "-m", "yeefdtd", "validate", scene],
+                [sys.executable, "-W", "ignore", "-m", "yeefdtd", "validate", scene]]
+    if script.exists():   # the console script, where the package is installed
+        commands.append([str(script), "validate", scene])
+    for argv in commands:
+        done = _started_with_ctrl_c(argv, module, tmp_path)
+        assert (done.returncode, done.stderr, done.stdout) == (130, "yeefdtd: interrupted\n",
+                                                               ""), argv
+    if module in ("numpy", "pydantic"):   # the package itself: a program's Ctrl-C stays its own
+        done = _started_with_ctrl_c([sys.executable, "-c", "import yeefdtd"], module, tmp_path)
+        assert done.returncode != 130 and "KeyboardInterrupt" in done.stderr

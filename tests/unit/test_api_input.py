@@ -3,6 +3,7 @@ what they take (a YeeError), and take NumPy's numbers where numbers go."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -42,6 +43,19 @@ def test_saving_to_a_path_that_cannot_be_one_is_a_one_line_error(result, path, s
         result.save(path)
     with pytest.raises(yf.ValidationError, match="is a directory"):
         result.scene.save(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["r.txt", "r.json", "r", "r.h5.part", ".h5"])
+def test_a_result_is_saved_only_under_an_hdf5_name(result, name, tmp_path):
+    """HDF5 written under another name (a .txt) misleads whoever opens it: refused in one
+    line naming the argument, as the CLI's --output is, and nothing is written."""
+    with pytest.raises(yf.ValidationError, match=re.escape(
+            f"path: {str(tmp_path / name)!r} is not a result file name; give one ending in "
+            ".h5")):
+        result.save(tmp_path / name)
+    assert list(tmp_path.iterdir()) == []
+    for good in ("r.h5", "r.hdf5", "R.H5"):
+        assert yf.load(result.save(tmp_path / good)) == result
 
 
 def test_numpy_numbers_in_stats_are_saved_as_numbers(result, tmp_path):
@@ -156,12 +170,64 @@ def test_a_waveforms_spectrum_says_what_it_takes():
         w.spectrum(1e9, t_end=1e-3)   # it would alias: 400k samples over 2e6 periods
     long = yf.Samples(dt=1e-12, values=list(np.sin(np.arange(50_000) * 0.01)))
     assert np.isfinite(long.spectrum([1e11])).all()   # its own support: the samples
-    for freqs, t_end, says in ((np.nan, None, "finite"), (1e9, "x", "numbers"),
+    for freqs, t_end, says in ((np.nan, None, "freqs: NaN or infinity"),
+                               (1e9, "x", "t_end: a number of seconds, not 'x'"),
+                               (1e9, math.inf, "t_end: a finite number"),
                                (1e9, -1.0, "not after the waveform's start")):
         with pytest.raises(yf.ValidationError, match=says):
             w.spectrum(freqs, t_end=t_end)
     assert w.spectrum([]).shape == (0,)
     assert w.spectrum(np.full((2, 2), 1e9), t_end=1e-8).shape == (2, 2)
+
+
+ALL_WAVEFORMS = [yf.Gaussian(tau=1e-11), yf.DiffGaussian(tau=1e-11), yf.Ricker(frequency=1e10),
+                 yf.ModulatedGaussian(frequency=1e10), yf.Sine(frequency=1e9),
+                 yf.Samples(dt=1e-12, values=[0.0, 1.0, 0.0])]
+
+
+@pytest.mark.parametrize("w", ALL_WAVEFORMS, ids=lambda w: w.type)
+@pytest.mark.parametrize("freqs, says", [
+    ("abc", "freqs: frequencies in Hz (a number or an array of numbers), not 'abc'"),
+    ("1e9", "not '1e9'"), ([1e9, "x"], "freqs: frequencies in Hz"), (None, "not None"),
+    (True, "not True"), ([1e9, [2e9]], "freqs: frequencies in Hz"),
+    (1e9 + 1j, "not (1000000000+1j)"),
+    ([1e9, np.nan], "freqs: NaN or infinity among them"), (np.inf, "freqs: NaN or infinity")])
+def test_every_waveforms_spectrum_refuses_frequencies_that_are_not_finite_numbers(w, freqs,
+                                                                                 says):
+    """Text, None, booleans, complex, ragged lists and non-finite values: one line naming
+    freqs, from the closed-form spectra (a bare NumPy ValueError or TypeError before) as
+    from the numerical ones."""
+    with pytest.raises(yf.ValidationError, match=re.escape(says)) as err:
+        w.spectrum(freqs)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("w", ALL_WAVEFORMS[:4], ids=lambda w: w.type)
+def test_a_closed_form_spectrum_honours_a_t_end_that_cuts_its_pulse(w):
+    """t_end past the pulse: the closed form; before its end: the transform of the part
+    up to t_end, as for the numerical spectra (the closed form ignored t_end before)."""
+    f = np.array([0.3, 1.0]) * w.max_frequency()
+    t0, t1 = w.support()
+    assert np.array_equal(w.spectrum(f, t_end=2 * t1), w.spectrum(f))
+    cut = 0.5 * (t0 + t1)
+    part, whole = w.spectrum(f, t_end=cut), w.spectrum(f)
+    assert np.array_equal(part, w._numerical(f, t0, cut, chosen=True))
+    assert np.max(np.abs(part - whole)) > 0.1 * np.max(np.abs(whole))
+    with pytest.raises(yf.ValidationError, match="t_end: a number of seconds"):
+        w.spectrum(f, t_end="1e-9")
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda x, t: spectra.dft(x, t, "abc"), "freqs: frequencies in Hz"),
+    (lambda x, t: spectra.dft(x, t, [np.nan]), "freqs: NaN or infinity"),
+    (lambda x, t: spectra.refine_peak(x, t, "1e9", 2e9), "f_lo: a number of Hz"),
+    (lambda x, t: spectra.refine_peak(x, t, 0.5e9, np.inf), "f_hi: a finite number of Hz"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 1, fmin=None), "fmin: a number of Hz"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 1, fmax=[2e9]), "fmax: a number of Hz")])
+def test_spectra_of_records_refuse_frequencies_that_are_not_finite_numbers(call, says):
+    x, t = _ring()
+    with pytest.raises(yf.ValidationError, match=says):
+        call(x, t)
 
 
 def test_a_material_a_scene_does_not_have_is_not_vacuum(result):

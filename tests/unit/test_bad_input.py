@@ -56,6 +56,13 @@ def _set(path: str, value, base=base3d):
 
 DELETE = object()
 
+
+def _periodic_x() -> dict:
+    d = base3d()
+    d["boundaries"] = {"x_min": "periodic", "x_max": "periodic"}
+    return d
+
+
 CASES = [
     # (case id, scene maker, text the message must contain)
     ("cells-zero", _set("grid.cells", [0, 30, 30]), "grid.cells"),
@@ -159,6 +166,20 @@ CASES = [
                                                "material": "pec"}], base2d),
      "objects[0].axis"),
     ("2d-cells-three", _set("grid.cells", [40, 40, 1], base2d), "grid.cells"),
+    # a plane past the component's last: clamped to the last before (another plane recorded)
+    ("snapshot-index-half-cell", _set("monitors.1.index", 30), "monitors[1].index: 30 is "
+     "outside 0..29, the planes of ez along z (ez lies half a cell in along z)"),
+    ("snapshot-index-periodic", _set("monitors.1", {
+        "type": "snapshot", "component": "ey", "axis": "x", "index": 30}, _periodic_x),
+     "monitors[1].index: 30 is outside 0..29, the planes of ey along x (periodic along x"),
+    # ignored before: the run was of an infinite cylinder
+    ("2d-cylinder-length", _set("objects", [{"type": "cylinder", "center": [0.02, 0.02],
+                                             "radius": 0.005, "length": 0.01,
+                                             "material": "pec"}], base2d),
+     "objects[0].length: a 2D grid is the same at every z"),
+    # the result kept one series of the two
+    ("probe-component-twice", _set("monitors.0.components", ["ez", "hx", "ez"]),
+     "monitors[0].components: 'ez' is listed 2 times; list each component once"),
 ]
 
 
@@ -371,3 +392,52 @@ def test_strings_still_go_where_a_string_goes():
     d["boundaries"] = "cpml"
     d["run"]["variant"] = "auto"
     assert yf.Scene.parse(d).objects[0].material == "glass"
+
+
+@pytest.mark.parametrize("component, axis, last", [
+    ("ez", "z", 29), ("hz", "z", 30), ("ex", "z", 30), ("hx", "x", 30), ("hx", "y", 29),
+    ("ey", "y", 29)])
+def test_a_snapshot_records_the_plane_its_index_names(component, axis, last):
+    """The last plane a component has along the axis is taken as given (its position is
+    index + offset cells), one past it is refused; nothing is clamped any more."""
+    d = base3d()
+    d["monitors"][1] = {"type": "snapshot", "name": "s", "component": component, "axis": axis,
+                        "index": last}
+    plan = yf.build_model(yf.Scene.parse(d)).snapshots[0]
+    half = (component[0] == "e") == (component[1] == axis)
+    assert plan.index == last and plan.position == pytest.approx((last + 0.5 * half) * 1e-3)
+    d["monitors"][1]["index"] = last + 1
+    with pytest.raises(yf.ValidationError, match=rf"^monitors\[1\]\.index: {last + 1} is "
+                                                 rf"outside 0\.\.{last}"):
+        yf.Scene.parse(d)
+
+
+@pytest.mark.parametrize("obj, noted", [
+    ({"type": "sphere", "center": [0.0152, 0.0152, 0.0152], "radius": 1e-4}, True),
+    ({"type": "box", "center": [0.0102, 0.0105, 0.0149], "size": [4e-4, 4e-4, 4e-4]}, True),
+    ({"type": "cylinder", "center": [0.0101, 0.0102, 0.01], "radius": 5e-5, "axis": "z"},
+     True),
+    ({"type": "sphere", "center": [-0.0009, 0.015, 0.015], "radius": 0.00095}, True),
+    ({"type": "sphere", "center": [0.0152, 0.0152, 0.0152], "radius": 6e-4}, False),
+    ({"type": "box", "center": [0.01, 0.01, 0.0146], "size": [4e-4, 4e-4, 4e-4]}, False),
+    ({"type": "cylinder", "center": [0.0101, 0.0102, 0.01], "radius": 3e-4, "axis": "z"},
+     False)])
+def test_an_object_on_no_point_of_the_grid_gets_a_note(obj, noted):
+    """Smaller than a cell between the grid's points, or inside the domain only where no
+    point lies: a note naming objects[i] (the run goes ahead without it), from the run and
+    from validate; one that holds a point of some component is said nothing of."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+    from yeefdtd.build.voxelize import material_numbers, voxelize
+
+    d = base3d()
+    d["objects"].append({**obj, "material": "pec"})
+    scene = yf.Scene.parse(d)
+    grid = make_grid(scene)
+    notes = [n for n in notes_before_run(scene, grid, 10) if n.startswith("objects")]
+    assert len(notes) == noted
+    if noted:
+        assert notes[0].startswith(f"objects[1]: this {obj['type']} (")
+        assert "so the run does not see it; enlarge it" in notes[0]
+    seen = any((voxelize(scene, grid, c) == material_numbers(scene)["pec"]).any()
+               for c in grid.components)
+    assert seen != noted

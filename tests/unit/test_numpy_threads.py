@@ -98,7 +98,7 @@ def test_run_takes_threads_and_refuses_bad_ones_in_one_line():
     a = yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 2})
     b = yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 1})
     assert a.probes["p"] == b.probes["p"] and np.abs(a.probes["p"]["ez"]).max() > 0
-    with pytest.raises(ValidationError, match="^threads: "):
+    with pytest.raises(ValidationError, match=r"^threads: "):
         yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 0})
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
-from .voxelize import Voxels
+from .voxelize import Voxels, covers, material_map, material_numbers, reaches
 
 #: columns of a coefficient table
 SELF, CB, CC, SRC = 0, 1, 2, 3
@@ -202,3 +202,57 @@ def component_table(scene, grid: YeeGrid, component: str, materials,
     if dtype != ids.dtype:
         ids = ids.astype(dtype, order="F")
     return ComponentTable(ids=ids, table=table)
+
+
+def held_at_zero(scene, grid: YeeGrid, component: str, index, faces: dict[str, str]) -> bool:
+    """Whether component_table gives ``component`` at ``index`` the zero row (its value
+    never changes: inside PEC for E or PMC for H, tangential E on a PEC or CPML wall, an
+    unused slot), found from that point alone, without the table's arrays."""
+    ext = grid.extent(component)
+    if any(i >= e for i, e in zip(index, ext, strict=True)):
+        return True
+    a = axis_of(component)
+    if component[0] == "e":
+        for s in range(3):
+            if s == a or grid.periodic[s]:
+                continue
+            for side, idx in (("min", 0), ("max", grid.cells[s])):
+                if index[s] == idx and faces[f"{'xyz'[s]}_{side}"] in ("pec", "cpml"):
+                    return True
+    m = int(material_map(scene, *grid.point(component, index)))
+    return not material_rows(scene, component, grid.dt, grid.steps)[m].any()
+
+
+def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, str],
+                 base: np.ndarray | None = None) -> np.ndarray:
+    """The coefficient rows (as component_table makes them) that the points of
+    ``component`` with indices in ``ranges`` ([lo, hi) per axis) take, from the objects
+    that reach them and the walls among them, without the table's arrays. An object hidden
+    by later ones still counts, as does a PMC wall's every material, so the rows may be
+    more than the table has there: never fewer."""
+    if base is None:
+        base = material_rows(scene, component, grid.dt, grid.steps)
+    numbers = material_numbers(scene)
+    mats = {numbers[scene.background]}
+    for obj in scene.objects:
+        if covers(obj, grid, component, ranges):
+            mats = {numbers[obj.material]}
+        elif reaches(obj, grid, component, ranges):
+            mats.add(numbers[obj.material])
+    rows = [base[m] for m in sorted(mats)]
+    if component[0] == "e":
+        a = axis_of(component)
+        b, _c = curl_axes(component)
+        for s in range(3):
+            if s == a or grid.periodic[s]:
+                continue
+            for side, idx in (("min", 0), ("max", grid.cells[s])):
+                if not ranges[s][0] <= idx < ranges[s][1]:
+                    continue
+                kind = faces[f"{'xyz'[s]}_{side}"]
+                if kind in ("pec", "cpml"):
+                    rows.append(np.zeros(4))
+                elif kind == "pmc":
+                    rows += [_modified(base[m], _DOUBLE_B if s == b else _DOUBLE_C)
+                             for m in sorted(mats)]
+    return np.array(rows)

@@ -28,7 +28,7 @@ from .plans import (
     source_notes,
     source_samples,
 )
-from .voxelize import voxelize_region
+from .voxelize import object_notes, voxelize_region
 
 
 @dataclass
@@ -127,6 +127,18 @@ def component_tables(scene: Scene, grid: YeeGrid, kinds: dict) -> dict[str, Comp
         return dict(zip(comps, pool.map(one, comps), strict=True))
 
 
+def notes_before_run(scene: Scene, grid: YeeGrid, steps: int,
+                     tables: dict[str, ComponentTable] | None = None,
+                     samples: list | None = None) -> tuple[str, ...]:
+    """What a user should hear before a run, in the scene's order: objects the grid does
+    not see, sources that add nothing or that the grid cannot carry, monitors that record
+    nothing. ``yeefdtd validate`` gives them without ``tables`` and ``samples`` (from the
+    points involved alone), a run from the model's."""
+    return (object_notes(scene, grid)
+            + source_notes(scene, grid, tables, steps, samples, face_kinds(scene))
+            + monitor_notes(scene, steps))
+
+
 def build_model(scene: Scene, steps: int | None = None) -> Model:
     """Turn ``scene`` into arrays. ``steps`` overrides the scene's run length."""
     check_run_arguments(scene, steps)
@@ -143,6 +155,6 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
         sources=source_groups(scene, grid, nsteps, tables, samples),
         probes=probe_groups(scene, grid),
         snapshots=snapshot_plans(scene, grid),
-        notes=source_notes(scene, grid, tables, nsteps, samples) + monitor_notes(scene, nsteps),
+        notes=notes_before_run(scene, grid, nsteps, tables, samples),
     )
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
-from .coefficients import SRC, ComponentTable
+from .coefficients import SRC, ComponentTable, held_at_zero
 from .grid import OFFSETS, YeeGrid
 
 
@@ -168,16 +168,25 @@ def monitor_notes(scene, steps: int) -> tuple[str, ...]:
                  if mon.every > steps)
 
 
-def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable],
-                 steps: int | None = None, samples: list | None = None) -> tuple[str, ...]:
+def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
+                 steps: int | None = None, samples: list | None = None,
+                 faces: dict[str, str] | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources before a run: a soft source where its
-    component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing; with
-    ``steps``, waveform_notes' too (from ``samples``, where the caller has them)."""
+    component is held at zero (inside PEC or PMC, or on a PEC wall) adds nothing (from
+    ``tables``, or without them from the source's point alone, which ``faces`` then
+    describes: held_at_zero); with ``steps``, waveform_notes' too (from ``samples``, where
+    the caller has them)."""
     out = list(waveform_notes(scene, grid, steps, samples)) if steps is not None else []
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
-        if src.kind == "soft" and tables[c].table[tables[c].ids[idx], SRC] == 0:
+        if src.kind != "soft":
+            continue
+        if tables is not None:
+            zero = tables[c].table[tables[c].ids[idx], SRC] == 0
+        else:
+            zero = held_at_zero(scene, grid, c, idx, faces)
+        if zero:
             out.append(f"sources[{i}]: a soft source where {c} is held at zero (inside a PEC "
                        "or PMC object, or on a PEC wall) adds nothing; move it off the "
                        "conductor, or make it kind = 'hard'")

@@ -8,11 +8,12 @@ point inside no object keeps the background. Material numbers follow
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .grid import YeeGrid
+from .grid import OFFSETS, YeeGrid
 
 MATERIAL_DTYPE = np.uint16
 
@@ -113,3 +114,80 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
         inside = np.broadcast_to(obj.contains(X, Y, Z), part.shape)
         part[inside] = numbers[obj.material]
     return Voxels(grid.shape, background, region, inner)
+
+
+# ---- what the objects reach, without arrays ----------------------------------------------
+# The shapes' insides are conditions on each axis alone (a box's) or a sum of terms each of
+# one axis (a sphere's; a cylinder's, with a condition along its axis): on a grid, whose
+# points are every combination of the axes' coordinates, the point whose coordinates each
+# lie nearest the centre is inside where any point is. And each shape is convex: a block
+# of points is inside where its corners are. Neither needs an array of the grid, so a
+# scene of 2^40 cells is looked at as fast as one of 8.
+
+
+def _coordinate(grid: YeeGrid, component: str, axis: int, index: int) -> float:
+    d = grid.steps[axis]
+    return (index + OFFSETS[component][axis]) * d if math.isfinite(d) else 0.0
+
+
+def _nearest(grid: YeeGrid, component: str, axis: int, centre: float, lo: int,
+             hi: int) -> int:
+    """The index in [lo, hi) whose point of ``component`` along ``axis`` lies nearest to
+    ``centre`` (metres)."""
+    d = grid.steps[axis]
+    if not math.isfinite(d):
+        return lo
+    x = centre / d - OFFSETS[component][axis]   # infinite for a centre far away
+    if not x > lo:
+        return lo
+    if not x < hi - 1:
+        return hi - 1
+    return math.floor(x + 0.5)
+
+
+def full_ranges(grid: YeeGrid, component: str) -> tuple[tuple[int, int], ...]:
+    """The index ranges [lo, hi) of ``component``'s points in the domain, per axis."""
+    return tuple((0, e) for e in grid.extent(component))
+
+
+def reaches(obj, grid: YeeGrid, component: str, ranges) -> bool:
+    """Whether ``obj`` holds a point of ``component`` with indices in ``ranges`` ([lo, hi)
+    per axis): the point nearest its centre (see above)."""
+    point = [_coordinate(grid, component, a, _nearest(grid, component, a, obj.center[a], *r))
+             if a < len(obj.center) else 0.0 for a, r in enumerate(ranges)]
+    return bool(obj.contains(*point))
+
+
+def covers(obj, grid: YeeGrid, component: str, ranges) -> bool:
+    """Whether ``obj`` holds every point of ``component`` with indices in ``ranges``: the
+    block's corners (see above)."""
+    ends = [np.array([_coordinate(grid, component, a, lo),
+                      _coordinate(grid, component, a, hi - 1)]) for a, (lo, hi) in
+            enumerate(ranges)]
+    return bool(np.all(obj.contains(ends[0][:, None, None], ends[1][None, :, None],
+                                    ends[2][None, None, :])))
+
+
+def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
+    """What a user should hear of the objects before a run: one that holds no point of
+    any field component (smaller than a cell, or inside the domain only where no point
+    lies) is not in the run at all. A note, not an error: the run is right for what the
+    grid resolves, and a scene may keep such an object on purpose (a feature below this
+    grid's resolution, there for a finer one)."""
+    out = []
+    for i, obj in enumerate(scene.objects):
+        if not any(reaches(obj, grid, c, full_ranges(grid, c)) for c in grid.components):
+            size = f"radius {obj.radius:.4g} m" if hasattr(obj, "radius") else \
+                f"size {' x '.join(f'{v:.4g}' for v in obj.size)} m"
+            out.append(f"objects[{i}]: this {obj.type} ({size}) holds no point of any field "
+                       f"component of the grid (cells of {_cells(grid)}), so the run does "
+                       "not see it; enlarge it, move it onto the grid's points, or use "
+                       "smaller cells")
+    return tuple(out)
+
+
+def _cells(grid: YeeGrid) -> str:
+    sizes = [d for d in grid.steps if math.isfinite(d)]
+    if len(set(sizes)) == 1:
+        return f"{sizes[0]:.4g} m"
+    return " x ".join(f"{d:.4g}" for d in sizes) + " m"

@@ -43,6 +43,16 @@ class Probe(StrictModel):
 
     _name = field_validator("name")(_file_safe_name)
 
+    @field_validator("components")
+    @classmethod
+    def _each_once(cls, v):
+        # an error: the result holds one series a component, so a second was lost
+        for c in v or ():
+            if v.count(c) > 1:
+                raise ValueError(f"{c!r} is listed {v.count(c)} times; list each component "
+                                 "once")
+        return v
+
     @model_validator(mode="after")
     def _one_location(self):
         if (self.position is None) == (self.cell is None):

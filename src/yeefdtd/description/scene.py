@@ -173,6 +173,13 @@ class Scene(StrictModel):
                 if getattr(o, "axis", "z") != "z":
                     raise FieldError(f"objects[{i}].axis", "a cylinder in a 2D grid lies "
                                      "along z (it is a disc); set axis = 'z'")
+                # an error, not a note: a length says a finite cylinder, which a 2D grid
+                # (the same at every z) cannot hold; it was ignored, so the run was of an
+                # infinite one
+                if getattr(o, "length", None) is not None:
+                    raise FieldError(f"objects[{i}].length", "a 2D grid is the same at every "
+                                     "z, so a cylinder in it is infinitely long (a disc in "
+                                     "the plane); remove length, or use a 3D grid")
         return self
 
     @model_validator(mode="after")
@@ -219,16 +226,33 @@ class Scene(StrictModel):
                     raise FieldError(f"monitors[{i}]", "a 2D snapshot covers the whole grid; "
                                      "remove 'axis', 'position' and 'index'")
                 continue
-            a = "xyz".index(m.axis)
-            n, length = self.grid.cells[a], self.grid.size[a]
-            if m.index is not None and m.index > n:
-                raise FieldError(f"monitors[{i}].index", f"{m.index} is outside 0..{n}; use a "
-                                 "plane of the grid")
+            length = self.grid.size["xyz".index(m.axis)]
+            # an error, not a note: a plane past the component's last was clamped to the
+            # last, so the snapshot recorded another plane than the one asked for
+            last, why = self._last_plane(m.component, m.axis)
+            if m.index is not None and m.index > last:
+                raise FieldError(f"monitors[{i}].index", f"{m.index} is outside 0..{last}, the "
+                                 f"planes of {m.component} along {m.axis}{why}; use a plane "
+                                 "of the grid")
             if m.position is not None and not (
                     -_EPS * length <= m.position <= length * (1 + _EPS)):
                 raise FieldError(f"monitors[{i}].position", f"{m.position:.6g} m is outside the "
                                  f"domain along {m.axis} (0 to {length:.6g} m)")
         return self
+
+    def _last_plane(self, component: str, axis: str) -> tuple[int, str]:
+        """The last plane index of ``component`` along ``axis`` and, where it is not the
+        cell count, why: a component half a cell in along the axis has one plane fewer, and
+        on a periodic axis plane n is plane 0 again."""
+        from ..build.grid import OFFSETS
+
+        a = "xyz".index(axis)
+        n = self.grid.cells[a]
+        if OFFSETS[component][a]:
+            return n - 1, f" ({component} lies half a cell in along {axis})"
+        if all(self.boundaries.kind(f"{axis}_{side}") == "periodic" for side in ("min", "max")):
+            return n - 1, f" (periodic along {axis}: plane {n} is plane 0)"
+        return n, ""
 
     @model_validator(mode="after")
     def _monitor_names_unique(self):

@@ -1,0 +1,123 @@
+"""The host memory a run takes, estimated from the scene alone.
+
+``yeefdtd validate`` says it before a run. Nothing here allocates an array of the grid (the
+objects are looked at through voxelize's nearest points and corners), so a scene of 2^40
+cells is estimated as fast as one of 8. It counts what the NumPy backend holds through the
+run (tests/unit/test_estimates.py compares it with NumpyStepper.memory_bytes) and what the
+model and the result hold beside it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .coefficients import CB, CC, SELF, rows_reached
+from .cpml import make_slabs
+from .grid import YeeGrid, curl_axes
+from .storage import STORAGE16, compute_dtype
+from .voxelize import full_ranges
+
+#: the parts of an estimate, in the order they are shown, with what shrinks each
+PARTS = {
+    "fields": ("fields", "use fewer or larger cells"),
+    "coefficients": ("coefficients", "use fewer or larger cells"),
+    "ids": ("material ids", "use fewer or larger cells"),
+    "cpml": ("CPML", "use thinner CPML layers, or fewer or larger cells"),
+    "scratch": ("scratch", "use fewer or larger cells"),
+    "sources": ("source values", "run fewer steps (a source's value is kept for every step)"),
+    "records": ("records", "record less: a larger every, fewer probe components or "
+                "snapshots, or fewer steps"),
+}
+
+
+def _uniform(rows, column: int) -> bool:
+    """Whether every row has the same value in ``column`` (the NumPy backend then keeps one
+    number, not an array)."""
+    return bool((rows[:, column] == rows[0, column]).all())
+
+
+def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str]) -> dict:
+    """Bytes a run of ``steps`` steps of ``scene`` holds on the host in ``dtype``, by part
+    (the keys of PARTS):
+
+    * fields: an array of the grid's nodes per component, in the arithmetic dtype (float32
+      for 16-bit storage, which the NumPy backend emulates);
+    * coefficients: a component's update coefficients where they differ from point to
+      point (over its points);
+    * ids: each component's material ids, 8 or 16 bits a node;
+    * cpml: each CPML term's auxiliary values, its coefficients where they differ, its
+      profiles;
+    * scratch: a node array and two of the largest CPML term for the updates (and the two
+      of 16-bit rounding);
+    * sources: each source's value at every step, in float64 (the model) and in dtype;
+    * records: probe and snapshot records in dtype, and at the end twice in float64 (as
+      collected, then in the result) with their times.
+    """
+    size = compute_dtype(dtype).itemsize
+    comps = grid.components
+    nodes = grid.num_nodes
+    out = dict.fromkeys(PARTS, 0)
+    out["fields"] = len(comps) * nodes * size
+    out["scratch"] = nodes * size + (nodes * (2 + 4) if dtype in STORAGE16 else 0)
+    rows_of = {}
+    for c in comps:
+        ext = grid.extent(c)
+        rows = rows_of[c] = rows_reached(scene, grid, c, full_ranges(grid, c), faces)
+        b, cc = curl_axes(c)
+        other = "h" if c[0] == "e" else "e"
+        columns = [SELF] + [col for axis, src, col in ((b, other + "xyz"[cc], CB),
+                                                      (cc, other + "xyz"[b], CC))
+                            if src in comps and grid.shape[axis] > 1]
+        out["coefficients"] += sum(not _uniform(rows, col) for col in columns) * \
+            math.prod(ext) * size
+    # component_table's ids: 8 bits where its rows (one a material, up to three more on
+    # PMC walls, and the zero row) fit
+    out["ids"] = len(comps) * nodes * (1 if 4 * len(scene.material_names()) + 1 <= 256 else 2)
+    largest = 0
+    for slab in make_slabs(scene, grid):
+        for comp, _src, col in slab.terms(comps):
+            prof = slab.e if comp[0] == "e" else slab.h
+            ranges = list(full_ranges(grid, comp))
+            ranges[slab.axis] = (prof.start, prof.start + slab.cells)
+            cells = math.prod(hi - lo for lo, hi in ranges)
+            largest = max(largest, cells)
+            rows = rows_reached(scene, grid, comp, ranges, faces)
+            out["cpml"] += cells * size * (1 + (not _uniform(rows, col))) + 3 * slab.cells * size
+    out["scratch"] += 2 * largest * size
+    out["sources"] = len(scene.sources) * steps * (8 + size)
+    for mon in scene.monitors:
+        records = steps // mon.every
+        if mon.type == "probe":
+            values = records * len(mon.components or comps)
+            out["records"] += values * (size + 16 + 8)   # + each value's time
+        else:
+            ext = grid.extent(mon.component)
+            plane = math.prod(e for a, e in enumerate(ext) if a != "xyz".index(mon.axis))
+            out["records"] += records * (plane * (size + 16) + 8)
+    return out
+
+
+def show_bytes(n: float) -> str:
+    """``n`` bytes in decimal units: 512 B, 1.5 kB, 3.2 GB."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.3g} {unit}"
+        n /= 1000
+    return f"{n:.3g} PB"   # pragma: no cover
+
+
+def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str | None]:
+    """The line that says the estimate (``parts``: run_memory's), and a note where it is
+    more than ``total`` (the host's memory, where known), naming the largest part and what
+    shrinks it."""
+    need = sum(parts.values())
+    shown = ", ".join(f"{PARTS[k][0]} {show_bytes(v)}" for k, v in parts.items() if v)
+    line = f"memory: about {show_bytes(need)} on the host for a run on the numpy backend " \
+           f"in {dtype} ({shown})"
+    if total is None or need <= total:
+        return line, None
+    big = max(parts, key=parts.get)
+    name, advice = PARTS[big]
+    return line, (f"memory: a run on the numpy backend would need about {show_bytes(need)}, "
+                  f"more than the {show_bytes(total)} of memory here; its largest part is the "
+                  f"{name} ({show_bytes(parts[big])}): {advice}")

@@ -293,10 +293,12 @@ def _cmd_info(args) -> int:
     import numpy
 
     from .backends import cuda_status
+    from .backends.numpy.stepper import default_threads
 
+    threads = default_threads()   # a bad YEEFDTD_THREADS: one line, before any output
     ok, what = cuda_status()
     print(f"yeefdtd {__version__} (Python {platform.python_version()}, NumPy {numpy.__version__})")
-    print("backends: numpy (usable)")
+    print(f"backends: numpy (usable; {threads} threads, YEEFDTD_THREADS sets them)")
     if ok:
         import cupy
 

@@ -67,7 +67,18 @@ def test_validate_schema_info(scene_file, tmp_path, capsys):
     assert "properties" in json.loads((tmp_path / "schema.json").read_text())
     assert main(["info"]) == 0
     out = capsys.readouterr().out
-    assert "numpy (usable)" in out and "cuda" in out
+    assert "numpy (usable; " in out and "cuda" in out
+
+
+def test_info_says_the_numpy_threads_and_refuses_a_bad_count(monkeypatch, capsys):
+    monkeypatch.setenv("YEEFDTD_THREADS", "3")
+    assert main(["info"]) == 0
+    assert "numpy (usable; 3 threads, YEEFDTD_THREADS sets them)" in capsys.readouterr().out
+    monkeypatch.setenv("YEEFDTD_THREADS", "many")
+    assert main(["info"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("yeefdtd: error: YEEFDTD_THREADS: ")
 
 
 def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):

@@ -37,7 +37,10 @@ from ..base import Records, Stepper
 
 #: the fewest cells a piece of a half step holds (see the module's docstring): a piece of
 #: 65 536 float32 cells streams 256 kB an operation, some tens of microseconds, against a
-#: few microseconds to hand it to a thread
+#: few microseconds to hand it to a thread. Timed against 2^18 and 2^20 on 16 cores, it was
+#: the fastest or within 15% of it on dipole-cpml 128 and 256 and tmz-2d 2048; pieces of
+#: 2^20 cells lost up to half the speed, most of it in the CPML terms (docs/performance.md,
+#: "The NumPy backend on threads").
 MIN_CELLS = 1 << 16
 
 

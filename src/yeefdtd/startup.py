@@ -9,6 +9,7 @@ its KeyboardInterrupt. Standard library only: this module is imported before the
 from __future__ import annotations
 
 import os
+import signal  # here, not in watch(): Ctrl-C while it loads would escape
 import sys
 
 #: what ``python -m`` may run as the command
@@ -63,8 +64,6 @@ def watch():
     unwatch() needs; a SIGINT that is ignored (a background job's) stays ignored."""
     if not is_command():
         return None
-    import signal
-
     try:
         if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
             return None
@@ -75,8 +74,6 @@ def watch():
 
 def unwatch(before) -> None:
     if before is not None:
-        import signal
-
         signal.signal(signal.SIGINT, before)
 
 

@@ -114,3 +114,54 @@ def test_a_bad_yeefdtd_threads_is_one_line(monkeypatch, text):
     monkeypatch.setenv("YEEFDTD_THREADS", text)
     with pytest.raises(ValidationError, match=r"^YEEFDTD_THREADS: .* is not a whole number"):
         numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)))
+
+
+def _stepper_of_three(monkeypatch):
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    return numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)), threads=3)
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_pieces_are_done_before_ctrl_c_leaves_a_half_step(monkeypatch, second):
+    """Ctrl-C on the calling thread's piece (and, with ``second``, again while it waits for
+    the others): the half step raises it only once no piece still runs, so that the partial
+    result read after it is not being written."""
+    import threading
+    import time
+
+    st = _stepper_of_three(monkeypatch)
+    done = []
+
+    def work(piece):
+        if threading.current_thread() is threading.main_thread():
+            raise KeyboardInterrupt
+        time.sleep(0.2)
+        done.append(piece)
+
+    if second:
+        real = numpy_stepper.wait_all
+        calls = []
+
+        def interrupted_once(futures):
+            calls.append(1)
+            if len(calls) == 1:
+                raise KeyboardInterrupt
+            return real(futures)
+
+        monkeypatch.setattr(numpy_stepper, "wait_all", interrupted_once)
+    with pytest.raises(KeyboardInterrupt):
+        st._each(work, [0, 1, 2])
+    assert sorted(done) == [1, 2]
+
+
+def test_a_forked_process_makes_its_own_pool(monkeypatch):
+    """A child forked from a process whose stepper has a pool inherits it without its
+    threads, and would wait on them for ever: the stepper makes a new one where the
+    process id is not the pool's."""
+    st = _stepper_of_three(monkeypatch)
+    st.advance(0, 1)
+    first = st._pool()
+    assert st._pool() is first
+    monkeypatch.setattr(numpy_stepper.os, "getpid", lambda: -1)
+    assert st._pool() is not first
+    st.advance(1, 1)

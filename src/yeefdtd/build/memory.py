@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .coefficients import CB, CC, SELF, rows_reached
 from .cpml import make_slabs
 from .grid import YeeGrid, curl_axes
@@ -70,9 +72,11 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
                             if src in comps and grid.shape[axis] > 1]
         out["coefficients"] += sum(not _uniform(rows, col) for col in columns) * \
             math.prod(ext) * size
-    # component_table's ids: 8 bits where its rows (one a material, up to three more on
-    # PMC walls, and the zero row) fit
-    out["ids"] = len(comps) * nodes * (1 if 4 * len(scene.material_names()) + 1 <= 256 else 2)
+    # component_table's ids: 8 bits where its distinct rows (those reached, and the zero
+    # row) number 256 or fewer; rows_reached may count rows the table lacks, never fewer
+    for c in comps:
+        rows = np.unique(np.vstack([rows_of[c], np.zeros((1, rows_of[c].shape[1]))]), axis=0)
+        out["ids"] += nodes * (1 if len(rows) <= 256 else 2)
     largest = 0
     for slab in make_slabs(scene, grid):
         for comp, _src, col in slab.terms(comps):

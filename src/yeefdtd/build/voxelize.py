@@ -120,7 +120,8 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
 # The shapes' insides are conditions on each axis alone (a box's) or a sum of terms each of
 # one axis (a sphere's; a cylinder's, with a condition along its axis): on a grid, whose
 # points are every combination of the axes' coordinates, the point whose coordinates each
-# lie nearest the centre is inside where any point is. And each shape is convex: a block
+# lie nearest the centre is inside where any point is (both neighbours of the centre are
+# tried on each axis: rounding may tell a tie either way). And each shape is convex: a block
 # of points is inside where its corners are. Neither needs an array of the grid, so a
 # scene of 2^40 cells is looked at as fast as one of 8.
 
@@ -131,18 +132,20 @@ def _coordinate(grid: YeeGrid, component: str, axis: int, index: int) -> float:
 
 
 def _nearest(grid: YeeGrid, component: str, axis: int, centre: float, lo: int,
-             hi: int) -> int:
-    """The index in [lo, hi) whose point of ``component`` along ``axis`` lies nearest to
-    ``centre`` (metres)."""
+             hi: int) -> tuple[int, ...]:
+    """The indices in [lo, hi) whose points of ``component`` along ``axis`` lie nearest to
+    ``centre`` (metres): the one on each side of it. Both, since where the centre lies
+    halfway between two points (an object aligned with the grid) rounding may put either
+    inside its faces and the other outside."""
     d = grid.steps[axis]
     if not math.isfinite(d):
-        return lo
+        return (lo,)
     x = centre / d - OFFSETS[component][axis]   # infinite for a centre far away
     if not x > lo:
-        return lo
+        return (lo,)
     if not x < hi - 1:
-        return hi - 1
-    return math.floor(x + 0.5)
+        return (hi - 1,)
+    return tuple(sorted({math.floor(x), math.ceil(x)}))
 
 
 def full_ranges(grid: YeeGrid, component: str) -> tuple[tuple[int, int], ...]:
@@ -152,10 +155,12 @@ def full_ranges(grid: YeeGrid, component: str) -> tuple[tuple[int, int], ...]:
 
 def reaches(obj, grid: YeeGrid, component: str, ranges) -> bool:
     """Whether ``obj`` holds a point of ``component`` with indices in ``ranges`` ([lo, hi)
-    per axis): the point nearest its centre (see above)."""
-    point = [_coordinate(grid, component, a, _nearest(grid, component, a, obj.center[a], *r))
-             if a < len(obj.center) else 0.0 for a, r in enumerate(ranges)]
-    return bool(obj.contains(*point))
+    per axis): one of the (at most 8) points nearest its centre (see above)."""
+    near = [np.array([_coordinate(grid, component, a, i)
+                      for i in _nearest(grid, component, a, obj.center[a], *r)])
+            if a < len(obj.center) else np.zeros(1) for a, r in enumerate(ranges)]
+    return bool(np.any(obj.contains(near[0][:, None, None], near[1][None, :, None],
+                                    near[2][None, None, :])))
 
 
 def covers(obj, grid: YeeGrid, component: str, ranges) -> bool:

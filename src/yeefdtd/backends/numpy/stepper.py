@@ -152,6 +152,20 @@ class _CpmlPiece:
     psi: np.ndarray          #: the piece's auxiliary values (a view of the term's)
 
 
+def _settle(futures) -> None:
+    """Wait until every one of ``futures`` is done, through any Ctrl-C (or SIGTERM, which
+    the command takes as one) that comes meanwhile; then raise the first of those."""
+    caught = None
+    while True:
+        try:
+            wait_all(futures)
+            break
+        except BaseException as exc:   # a KeyboardInterrupt, raised while waiting
+            caught = caught or exc
+    if caught is not None:
+        raise caught
+
+
 def _quiet(work, piece) -> None:
     """``work(piece)`` without NumPy's floating-point warnings, on a pool's thread (NumPy's
     error state is the thread's own; see NumpyStepper.advance)."""
@@ -347,23 +361,28 @@ class NumpyStepper(Stepper):
             super().advance(start, count)
 
     def _pool(self) -> ThreadPoolExecutor:
-        if self._pool_ is None:
-            self._pool_ = ThreadPoolExecutor(self.threads - 1,
-                                             thread_name_prefix="yeefdtd-numpy")
-        return self._pool_
+        # a process forked from this one (multiprocessing's default on Linux) has the
+        # pool but not its threads: it makes its own
+        if self._pool_ is None or self._pool_[0] != os.getpid():
+            self._pool_ = (os.getpid(), ThreadPoolExecutor(
+                self.threads - 1, thread_name_prefix="yeefdtd-numpy"))
+        return self._pool_[1]
 
     def _each(self, work, pieces: list) -> None:
         """``work(piece)`` for every piece, the first on this thread and the others on the
-        pool's; returns once all are done, also when one fails or Ctrl-C comes (so that no
-        thread still writes the fields the caller goes on to read)."""
+        pool's; returns once all are done, also when one fails or Ctrl-C comes, once or
+        more (so that no thread still writes the fields the caller goes on to read)."""
         if len(pieces) == 1:
             work(pieces[0])
             return
-        futures = [self._pool().submit(_quiet, work, p) for p in pieces[1:]]
+        futures = []
         try:
+            pool = self._pool()
+            for p in pieces[1:]:
+                futures.append(pool.submit(_quiet, work, p))
             work(pieces[0])
         finally:
-            wait_all(futures)
+            _settle(futures)
         for fut in futures:
             fut.result()   # raises what a piece raised
 
@@ -484,4 +503,6 @@ class NumpyStepper(Stepper):
         total = sum(a.nbytes for a in self._f.values()) + self._scratch.nbytes
         total += sum(b.nbytes for b in self._slab_scratch)
         total += sum(c.nbytes for c in self._coefs) + sum(p.nbytes for p in self._psi)
+        if self.storage.is16:   # the rounding's scratch
+            total += self._t16.nbytes + self._t32.nbytes
         return total

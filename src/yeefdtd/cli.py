@@ -250,7 +250,7 @@ def _save_result(result, out: Path) -> Path | None:
 
 def _cmd_validate(args) -> int:
     from . import host
-    from .build.memory import memory_lines, run_memory
+    from .build.memory import gpu_line, gpu_memory, memory_lines, run_memory
     from .build.model import face_kinds, make_grid, notes_before_run, step_count
     from .description.scene import Scene
 
@@ -261,8 +261,10 @@ def _cmd_validate(args) -> int:
     # where a source is not finite, as a run does
     notes = list(notes_before_run(scene, grid, steps))
     dtype = scene.run.dtype
-    memory, note = memory_lines(run_memory(scene, grid, steps, dtype, face_kinds(scene)),
-                                dtype, host.total_bytes())
+    faces = face_kinds(scene)
+    memory, note = memory_lines(run_memory(scene, grid, steps, dtype, faces), dtype,
+                                host.total_bytes())
+    on_gpu = gpu_line(gpu_memory(scene, grid, steps, dtype, faces), dtype)
     for text in [*notes, *filter(None, [note])]:
         print(f"note: {text}", file=sys.stderr)
     cells = "x".join(str(n) for n in scene.grid.cells)
@@ -271,6 +273,7 @@ def _cmd_validate(args) -> int:
           f"({steps * grid.dt:.4g} s), {len(scene.objects)} objects, {len(scene.sources)} "
           f"sources, {len(scene.monitors)} monitors")
     print(memory)
+    print(on_gpu)
     return 0
 
 

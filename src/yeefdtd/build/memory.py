@@ -101,6 +101,49 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     return out
 
 
+def _cpml_cells(scene, grid: YeeGrid) -> int:
+    """Cells of every CPML term together: one auxiliary value each."""
+    total = 0
+    for slab in make_slabs(scene, grid):
+        for comp, _src, _col in slab.terms(grid.components):
+            ext = grid.extent(comp)
+            total += math.prod(slab.cells if a == slab.axis else ext[a] for a in range(3))
+    return total
+
+
+def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str]) -> dict:
+    """Bytes a run holds on a GPU (the cuda backend), by kind of variant, about: rows
+    padded to whole sectors and the small tables are left out (within 2% of what the
+    benchmark scenes held at 512^3, tests/unit/test_estimates.py):
+
+    * "indexed" (one id array a component): the fields in their storage dtype (16 bits for
+      16-bit storage), the material ids, one CPML auxiliary value a layer cell and term
+      (float32 for 16-bit storage), each source's value at every step, and the buffers of
+      probe and snapshot records (the rest waits on the host);
+    * "marching" ('fused' and 'temporal'): two sets of fields and of CPML values (a pass
+      reads one and writes the other), and one id a cell for all its components.
+    """
+    size = compute_dtype(dtype).itemsize
+    field = 2 if dtype in STORAGE16 else size
+    comps = grid.components
+    nodes = grid.num_nodes
+    fields = len(comps) * nodes * field
+    per_id = run_memory(scene, grid, steps, dtype, faces)["ids"] / len(comps)
+    psi = _cpml_cells(scene, grid) * size
+    rest = len(scene.sources) * steps * size
+    for m in scene.monitors:
+        records = max(1, steps // m.every)
+        if m.type == "probe":   # a ring of up to 4096 rows (CudaStepper._chunk_rows)
+            width = len(m.components or comps)
+            rest += min(records, max(64, min(4096, (16 << 20) // (width * 8)))) * width * size
+        else:   # a ring of up to 64 MB of frames
+            frame = size * math.prod(e for a, e in enumerate(grid.extent(m.component))
+                                     if a != "xyz".index(m.axis))
+            rest += min(records, max(1, (64 << 20) // frame)) * frame
+    return {"indexed": fields + len(comps) * per_id + psi + rest,
+            "marching": 2 * fields + per_id + 2 * psi + rest}
+
+
 def show_bytes(n: float) -> str:
     """``n`` bytes in decimal units: 512 B, 1.5 kB, 3.2 GB."""
     for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
@@ -125,3 +168,12 @@ def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str |
     return line, (f"memory: a run on the numpy backend would need about {show_bytes(need)}, "
                   f"more than the {show_bytes(total)} of memory here; its largest part is the "
                   f"{name} ({show_bytes(parts[big])}): {advice}")
+
+
+def gpu_line(parts: dict, dtype: str) -> str:
+    """The line that says gpu_memory's estimate (``parts``)."""
+    if dtype == "bfloat16":
+        return "memory on a GPU: bfloat16 storage runs on the numpy backend only"
+    return (f"memory on a GPU (cuda backend): about {show_bytes(parts['indexed'])} with "
+            f"'indexed', {show_bytes(parts['marching'])} with 'fused' or 'temporal' (two "
+            "sets of fields)")

@@ -101,35 +101,27 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     return out
 
 
-def _cpml_cells(scene, grid: YeeGrid) -> int:
-    """Cells of every CPML term together: one auxiliary value each."""
-    total = 0
-    for slab in make_slabs(scene, grid):
-        for comp, _src, _col in slab.terms(grid.components):
-            ext = grid.extent(comp)
-            total += math.prod(slab.cells if a == slab.axis else ext[a] for a in range(3))
-    return total
-
-
 def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str]) -> dict:
-    """Bytes a run holds on a GPU (the cuda backend), by kind of variant, about: rows
-    padded to whole sectors and the small tables are left out (within 2% of what the
-    benchmark scenes held at 512^3, tests/unit/test_estimates.py):
+    """Bytes a run holds on a GPU (the cuda backend) with each of 'indexed', 'fused' and
+    'temporal', about: the arrays as those steppers lay them out (rows padded as each
+    variant pads them, CPML values as its kernels index them), without the small tables
+    (tests/unit/test_estimates.py compares it with what the benchmark scenes held):
 
-    * "indexed" (one id array a component): the fields in their storage dtype (16 bits for
-      16-bit storage), the material ids, one CPML auxiliary value a layer cell and term
-      (float32 for 16-bit storage), each source's value at every step, and the buffers of
-      probe and snapshot records (the rest waits on the host);
-    * "marching" ('fused' and 'temporal'): two sets of fields and of CPML values (a pass
-      reads one and writes the other), and one id a cell for all its components.
+    * 'indexed': the fields in their storage dtype (16 bits for 16-bit storage), each
+      component's material ids, one set of CPML auxiliary values (float32 for 16-bit
+      storage), each source's value at every step, and the buffers of probe and snapshot
+      records (the rest waits on the host);
+    * 'fused' and 'temporal': two sets of fields and of CPML values (a pass reads one and
+      writes the other), and one id a cell for all its components.
     """
+    from ..backends.cuda.stepper import configured_variant, psi_entries
+
     size = compute_dtype(dtype).itemsize
     field = 2 if dtype in STORAGE16 else size
     comps = grid.components
-    nodes = grid.num_nodes
-    fields = len(comps) * nodes * field
-    per_id = run_memory(scene, grid, steps, dtype, faces)["ids"] / len(comps)
-    psi = _cpml_cells(scene, grid) * size
+    id_size = run_memory(scene, grid, steps, dtype, faces)["ids"] / (len(comps) *
+                                                                   grid.num_nodes)
+    slabs = make_slabs(scene, grid)
     rest = len(scene.sources) * steps * size
     for m in scene.monitors:
         records = max(1, steps // m.every)
@@ -140,8 +132,20 @@ def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
             frame = size * math.prod(e for a, e in enumerate(grid.extent(m.component))
                                      if a != "xyz".index(m.axis))
             rest += min(records, max(1, (64 << 20) // frame)) * frame
-    return {"indexed": fields + len(comps) * per_id + psi + rest,
-            "marching": 2 * fields + per_id + 2 * psi + rest}
+    out = {}
+    for name in ("indexed", "fused", "temporal"):
+        variant = configured_variant(name, grid.mode, dtype,
+                                     any(slab.axis == 0 for slab in slabs))
+        px, py = variant.pitches(grid.shape)
+        nodes = px * py * grid.shape[2]
+        psi = sum(psi_entries(slab, prof.start, grid.shape, px, variant.fused_cpml)
+                  for slab in slabs for kind, prof in (("e", slab.e), ("h", slab.h))
+                  for comp, _src, _col in slab.terms(comps) if comp[0] == kind)
+        sets = 1 if name == "indexed" else 2
+        ids = len(comps) if name == "indexed" else 1
+        out[name] = sets * (len(comps) * nodes * field + psi * size) + \
+            ids * nodes * id_size + rest
+    return out
 
 
 def show_bytes(n: float) -> str:
@@ -175,5 +179,6 @@ def gpu_line(parts: dict, dtype: str) -> str:
     if dtype == "bfloat16":
         return "memory on a GPU: bfloat16 storage runs on the numpy backend only"
     return (f"memory on a GPU (cuda backend): about {show_bytes(parts['indexed'])} with "
-            f"'indexed', {show_bytes(parts['marching'])} with 'fused' or 'temporal' (two "
-            "sets of fields)")
+            f"'indexed', {show_bytes(parts['fused'])} with 'fused', "
+            f"{show_bytes(parts['temporal'])} with 'temporal' (these two keep two sets of "
+            "fields)")

@@ -40,6 +40,32 @@ def _x_width(start: int, cells: int) -> int:
     return -(-(start + cells) // 4) * 4 - start // 4 * 4
 
 
+def configured_variant(spec: str, mode: str, dtype: str, x_layers: bool):
+    """The variant ``spec`` set up for a grid of ``mode`` and storage ``dtype`` (16-bit
+    storage or not, float arithmetic or not) with or without CPML layers on the x faces:
+    what its pitches and kernels depend on."""
+    variant = make_variant(spec)
+    variant.half = dtype in STORAGE16
+    variant.single = compute_dtype(dtype) == np.float32   # float arithmetic
+    variant.mode = mode
+    variant.x_layers = x_layers
+    return variant
+
+
+def psi_entries(slab, start: int, shape, pitch_x: int, fused: bool) -> int:
+    """Auxiliary values of one CPML term of ``slab`` (its E or H profile beginning at
+    ``start``): laid out as the separate CPML kernel walks them, or (``fused``) as the
+    update kernels index them (see ``Face`` in common.cuh)."""
+    s = slab.axis
+    _, ny, nz = shape
+    if not fused:
+        others = [n for a, n in enumerate(shape) if a != s]
+        return slab.cells * others[0] * others[1]
+    if s:
+        return slab.cells * (pitch_x * (nz if s == 1 else ny))
+    return _x_width(start, slab.cells) * ny * nz
+
+
 
 
 class CudaStepper(Stepper):
@@ -70,15 +96,12 @@ class CudaStepper(Stepper):
                  launch: dict | None = None):
         super().__init__(model, dtype)
         g = model.grid
-        self.variant = make_variant(self._spec)
+        self.variant = configured_variant(self._spec, g.mode, self.storage.name,
+                                          any(slab.axis == 0 for slab in model.slabs))
         self.variant.check(g.mode, self.storage.name)   # (bfloat16: on numpy only)
         import cupy as cp
 
         self._cp = cp
-        self.variant.half = self.storage.is16
-        self.variant.single = self.dtype == np.float32   # float arithmetic
-        self.variant.mode = g.mode
-        self.variant.x_layers = any(slab.axis == 0 for slab in model.slabs)
         #: the dtype the field arrays are stored in (float16: scaled, see build/storage.py)
         self.field_dtype = np.dtype(np.float16) if self.storage.is16 else self.dtype
         self.shape = g.shape
@@ -161,18 +184,12 @@ class CudaStepper(Stepper):
         (fused) as the update kernels index them (see ``Face`` in common.cuh)."""
         self._slabs = []
         comps = model.grid.components
-        fused = self.variant.fused_cpml
-        _, ny, nz = self.shape
-        px = self.pitch[0]
         for slab in model.slabs:
             s = slab.axis
-            others = [n for a, n in enumerate(self.shape) if a != s]
             entry = {"slab": slab, "e": {}, "h": {}}
             for kind, prof in (("e", slab.e), ("h", slab.h)):
-                size = slab.cells * others[0] * others[1]
-                if fused:
-                    size = slab.cells * (px * (nz if s == 1 else ny)) if s else \
-                        _x_width(prof.start, slab.cells) * ny * nz
+                size = psi_entries(slab, prof.start, self.shape, self.pitch[0],
+                                   self.variant.fused_cpml)
                 a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
                 entry[kind] = {
                     "start": prof.start,

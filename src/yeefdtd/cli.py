@@ -62,7 +62,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--fields", action="store_true", help="also save the final fields")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
-    v = sub.add_parser("validate", help="check a scene file and summarise it")
+    v = sub.add_parser("validate", help="check a scene file, summarise it and estimate its memory")
     v.add_argument("scene")
 
     s = sub.add_parser("schema", help="print the JSON Schema of scene files")

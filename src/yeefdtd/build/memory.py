@@ -142,6 +142,8 @@ def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
                   for slab in slabs for kind, prof in (("e", slab.e), ("h", slab.h))
                   for comp, _src, _col in slab.terms(comps) if comp[0] == kind)
         sets = 1 if name == "indexed" else 2
+        # a marching stepper's id is 16 bits where the grid holds more than 256 combinations
+        # of its components' materials; taken here as the components' own ids are
         ids = len(comps) if name == "indexed" else 1
         out[name] = sets * (len(comps) * nodes * field + psi * size) + \
             ids * nodes * id_size + rest

@@ -58,6 +58,9 @@ def parser() -> argparse.ArgumentParser:
                    help="override run.dtype (float16, bfloat16: fields stored in 16 bits)")
     r.add_argument("--steps", type=_positive_int, help="override the number of steps")
     r.add_argument("--variant", help="CUDA kernel variant (see 'yeefdtd kernels --list')")
+    r.add_argument("--threads", type=_positive_int,
+                   help="threads of the numpy backend (default: $YEEFDTD_THREADS, or every "
+                        "processor)")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")
     r.add_argument("--fields", action="store_true", help="also save the final fields")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -127,7 +130,8 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
     from .run import run
 
     try:
-        options = {"variant": args.variant} if args.variant is not None else None
+        options = {k: v for k, v in (("variant", args.variant), ("threads", args.threads))
+                   if v is not None} or None
         result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
                      progress=False if args.quiet else None, keep_fields=args.fields,
                      stepper_options=options)

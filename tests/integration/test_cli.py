@@ -70,6 +70,34 @@ def test_validate_schema_info(scene_file, tmp_path, capsys):
     assert "numpy (usable; " in out and "cuda" in out
 
 
+def test_run_takes_the_numpy_threads(scene_file, tmp_path, capsys, monkeypatch):
+    """--threads reaches the NumPy stepper (the same records on 1 and 3 threads, which the
+    pieces' bits guarantee); 0 or a word is one line and status 2, before the run."""
+    from yeefdtd.backends.numpy import stepper as numpy_stepper
+
+    made = []
+    real = numpy_stepper.NumpyStepper.__init__
+
+    def spy(self, model, dtype="float32", threads=None):
+        made.append(threads)
+        real(self, model, dtype, threads=threads)
+
+    monkeypatch.setattr(numpy_stepper.NumpyStepper, "__init__", spy)
+    for n in (1, 3):
+        assert main(["run", str(scene_file), "-o", str(tmp_path / f"r{n}.h5"), "-q",
+                     "--backend", "numpy", "--threads", str(n)]) == 0
+    assert made == [1, 3]
+    one, three = yf.load(tmp_path / "r1.h5").probes, yf.load(tmp_path / "r3.h5").probes
+    assert one and one == three
+    capsys.readouterr()
+    for bad in ("0", "two"):
+        with pytest.raises(SystemExit) as stop:
+            main(["run", str(scene_file), "--threads", bad])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --threads: " in err and not (tmp_path / "small.h5").exists()
+
+
 def test_info_says_the_numpy_threads_and_refuses_a_bad_count(monkeypatch, capsys):
     monkeypatch.setenv("YEEFDTD_THREADS", "3")
     assert main(["info"]) == 0

@@ -266,9 +266,9 @@ def _cmd_validate(args) -> int:
     notes = list(notes_before_run(scene, grid, steps))
     dtype = scene.run.dtype
     faces = face_kinds(scene)
-    memory, note = memory_lines(run_memory(scene, grid, steps, dtype, faces), dtype,
-                                host.total_bytes())
-    on_gpu = gpu_line(gpu_memory(scene, grid, steps, dtype, faces), dtype)
+    parts = run_memory(scene, grid, steps, dtype, faces)
+    memory, note = memory_lines(parts, dtype, host.total_bytes())
+    on_gpu = gpu_line(gpu_memory(scene, grid, steps, dtype, faces, parts), dtype)
     for text in [*notes, *filter(None, [note])]:
         print(f"note: {text}", file=sys.stderr)
     cells = "x".join(str(n) for n in scene.grid.cells)

@@ -112,6 +112,17 @@ def values_present(values: np.ndarray, count: int) -> np.ndarray:
     return np.flatnonzero(seen)
 
 
+def _tangential_walls(grid: YeeGrid, component: str, faces: dict[str, str]):
+    """(axis, plane index, face kind) of each wall plane that E ``component`` lies along:
+    both ends of every axis but its own and the periodic ones."""
+    a = axis_of(component)
+    for s in range(3):
+        if s == a or grid.periodic[s]:
+            continue
+        for side, idx in (("min", 0), ("max", grid.cells[s])):
+            yield s, idx, faces[f"{'xyz'[s]}_{side}"]
+
+
 def component_table(scene, grid: YeeGrid, component: str, materials,
                     faces: dict[str, str]) -> ComponentTable:
     """Ids and table of ``component`` from its voxelized ``materials`` (Voxels, whose cells
@@ -183,14 +194,11 @@ def component_table(scene, grid: YeeGrid, component: str, materials,
                 for (m, f), r in code.items():
                     out[(plane == m) & (flags == f)] = r
                 ids[tuple(sl)] = out
-        for s in active:
-            if s == a:
-                continue
-            for side, idx in (("min", 0), ("max", grid.cells[s])):
-                if faces[f"{'xyz'[s]}_{side}"] in ("pec", "cpml"):
-                    sl = [slice(None)] * 3
-                    sl[s] = idx
-                    ids[tuple(sl)] = 0
+        for s, idx, kind in _tangential_walls(grid, component, faces):
+            if kind in ("pec", "cpml"):
+                sl = [slice(None)] * 3
+                sl[s] = idx
+                ids[tuple(sl)] = 0
     # The unused slot n along non-periodic axes where the component sits half a cell in.
     for s in active:
         if OFFSETS[component][s] == 0.5:
@@ -211,14 +219,10 @@ def held_at_zero(scene, grid: YeeGrid, component: str, index, faces: dict[str, s
     ext = grid.extent(component)
     if any(i >= e for i, e in zip(index, ext, strict=True)):
         return True
-    a = axis_of(component)
-    if component[0] == "e":
-        for s in range(3):
-            if s == a or grid.periodic[s]:
-                continue
-            for side, idx in (("min", 0), ("max", grid.cells[s])):
-                if index[s] == idx and faces[f"{'xyz'[s]}_{side}"] in ("pec", "cpml"):
-                    return True
+    if component[0] == "e" and any(index[s] == idx and kind in ("pec", "cpml")
+                                   for s, idx, kind in _tangential_walls(grid, component,
+                                                                         faces)):
+        return True
     m = int(material_map(scene, *grid.point(component, index)))
     return not material_rows(scene, component, grid.dt, grid.steps)[m].any()
 
@@ -241,18 +245,13 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
             mats.add(numbers[obj.material])
     rows = [base[m] for m in sorted(mats)]
     if component[0] == "e":
-        a = axis_of(component)
         b, _c = curl_axes(component)
-        for s in range(3):
-            if s == a or grid.periodic[s]:
+        for s, idx, kind in _tangential_walls(grid, component, faces):
+            if not ranges[s][0] <= idx < ranges[s][1]:
                 continue
-            for side, idx in (("min", 0), ("max", grid.cells[s])):
-                if not ranges[s][0] <= idx < ranges[s][1]:
-                    continue
-                kind = faces[f"{'xyz'[s]}_{side}"]
-                if kind in ("pec", "cpml"):
-                    rows.append(np.zeros(4))
-                elif kind == "pmc":
-                    rows += [_modified(base[m], _DOUBLE_B if s == b else _DOUBLE_C)
-                             for m in sorted(mats)]
+            if kind in ("pec", "cpml"):
+                rows.append(np.zeros(4))
+            elif kind == "pmc":
+                rows += [_modified(base[m], _DOUBLE_B if s == b else _DOUBLE_C)
+                         for m in sorted(mats)]
     return np.array(rows)

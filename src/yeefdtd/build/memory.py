@@ -101,7 +101,8 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     return out
 
 
-def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str]) -> dict:
+def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
+               host: dict | None = None) -> dict:
     """Bytes a run holds on a GPU (the cuda backend) with each of 'indexed', 'fused' and
     'temporal', about: the arrays as those steppers lay them out (rows padded as each
     variant pads them, CPML values as its kernels index them), without the small tables
@@ -113,25 +114,31 @@ def gpu_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
       records (the rest waits on the host);
     * 'fused' and 'temporal': two sets of fields and of CPML values (a pass reads one and
       writes the other), and one id a cell for all its components.
+
+    ``host``: run_memory's parts for the same run, where the caller has them (their ids).
     """
-    from ..backends.cuda.stepper import configured_variant, psi_entries
+    from ..backends.cuda.stepper import (
+        configured_variant,
+        probe_ring_rows,
+        psi_entries,
+        snapshot_slots,
+    )
 
     size = compute_dtype(dtype).itemsize
     field = 2 if dtype in STORAGE16 else size
     comps = grid.components
-    id_size = run_memory(scene, grid, steps, dtype, faces)["ids"] / (len(comps) *
-                                                                   grid.num_nodes)
+    host = host or run_memory(scene, grid, steps, dtype, faces)
+    id_size = host["ids"] / (len(comps) * grid.num_nodes)
     slabs = make_slabs(scene, grid)
     rest = len(scene.sources) * steps * size
-    for m in scene.monitors:
-        records = max(1, steps // m.every)
-        if m.type == "probe":   # a ring of up to 4096 rows (CudaStepper._chunk_rows)
+    for m in scene.monitors:   # the device's buffers of records
+        if m.type == "probe":
             width = len(m.components or comps)
-            rest += min(records, max(64, min(4096, (16 << 20) // (width * 8)))) * width * size
-        else:   # a ring of up to 64 MB of frames
+            rest += probe_ring_rows(steps // m.every, width) * width * size
+        else:
             frame = size * math.prod(e for a, e in enumerate(grid.extent(m.component))
                                      if a != "xyz".index(m.axis))
-            rest += min(records, max(1, (64 << 20) // frame)) * frame
+            rest += snapshot_slots(steps // m.every, frame) * frame
     out = {}
     for name in ("indexed", "fused", "temporal"):
         variant = configured_variant(name, grid.mode, dtype,

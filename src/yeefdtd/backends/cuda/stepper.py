@@ -40,6 +40,17 @@ def _x_width(start: int, cells: int) -> int:
     return -(-(start + cells) // 4) * 4 - start // 4 * 4
 
 
+def probe_ring_rows(records: int, channels: int) -> int:
+    """Rows of a probe group's ring buffer on the device (the rest of its records wait on
+    the host): 64 to 4096, about 16 MB of 8-byte values, no more than it records."""
+    return max(1, min(records, max(64, min(4096, (16 << 20) // max(1, channels * 8)))))
+
+
+def snapshot_slots(records: int, frame_bytes: int) -> int:
+    """Frames a snapshot's buffer on the device holds: up to 64 MB of them."""
+    return max(1, min(records, (64 << 20) // max(frame_bytes, 1)))
+
+
 def configured_variant(spec: str, mode: str, dtype: str, x_layers: bool):
     """The variant ``spec`` set up for a grid of ``mode`` and storage ``dtype`` (16-bit
     storage or not, float arithmetic or not) with or without CPML layers on the x faces:
@@ -216,7 +227,7 @@ class CudaStepper(Stepper):
             comp = np.array([COMP_INDEX[ch.component] for ch in grp.channels], dtype=np.int32)
             where = np.array([self._flat(ch.index) for ch in grp.channels], dtype=np.int64)
             records = grp.records(model.steps)
-            rows = max(1, min(records, self._chunk_rows(len(comp))))
+            rows = probe_ring_rows(records, len(comp))
             self._probe_groups.append({
                 "group": grp, "comp": self._dev(comp), "where": self._dev(where),
                 "rows": rows, "ring": self._zeros((rows, len(comp)), order="C"),
@@ -226,17 +237,13 @@ class CudaStepper(Stepper):
             })
         self._snaps = []
         for plan in model.snapshots:
-            frame_bytes = plan.shape[0] * plan.shape[1] * self.dtype.itemsize
-            slots = max(1, min(plan.records(model.steps), (64 << 20) // max(frame_bytes, 1)))
+            slots = snapshot_slots(plan.records(model.steps),
+                                   plan.shape[0] * plan.shape[1] * self.dtype.itemsize)
             self._snaps.append({
                 "plan": plan, "slots": slots, "buf": self._zeros((slots, *plan.shape)),
                 "host": np.zeros((plan.records(model.steps), *plan.shape), dtype=self.dtype),
                 "flushed": 0,
             })
-
-    @staticmethod
-    def _chunk_rows(channels: int) -> int:
-        return max(64, min(4096, (16 << 20) // max(1, channels * 8)))
 
     # ---- kernels ----------------------------------------------------------------------
     def _names(self) -> list[str]:

@@ -132,7 +132,7 @@ class _Piece:
 
     target: np.ndarray       #: the piece's cells of the component's array (a view)
     d: np.ndarray            #: scratch of the piece's shape
-    self_coef: np.ndarray | float
+    self_coef: np.ndarray | float | None   #: None where it is 1 everywhere
     #: per curl term: ((out, a, b) views: d[out] = a - b, ...), coefficient
     terms: list = field(default_factory=list)
 
@@ -301,7 +301,9 @@ class NumpyStepper(Stepper):
             d = self._scratch[at:at + size].reshape(shape, order="F")
             at += size
             part = _with(region, cut, slice(lo, hi))
-            piece = _Piece(self._f[c][part], d, _cut(self_coef, cut, lo, hi))
+            keep = None if np.isscalar(self_coef) and self_coef == 1.0 else \
+                _cut(self_coef, cut, lo, hi)   # None: the field keeps its value
+            piece = _Piece(self._f[c][part], d, keep)
             for axis, src, coef in terms:
                 span = (lo, hi) if axis == cut else (0, ext[axis])
                 f = self._f[src]
@@ -388,7 +390,7 @@ class NumpyStepper(Stepper):
 
     @staticmethod
     def _update_piece(p: _Piece) -> None:
-        if not (np.isscalar(p.self_coef) and p.self_coef == 1.0):
+        if p.self_coef is not None:
             p.target *= p.self_coef
         d = p.d
         for ops, coef in p.terms:

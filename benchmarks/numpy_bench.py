@@ -2,6 +2,7 @@
 on each number of threads asked for (default: 1 and every processor this process may use).
 
     python benchmarks/numpy_bench.py --scene dipole-cpml -n 128 --steps 50 --threads 1 --threads 8
+    python benchmarks/numpy_bench.py -n 128 --threads 1 --chunk-cells 16384 --chunk-cells 65536
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def main() -> None:
                    help="repeatable; default float32 and float64")
     p.add_argument("--min-cells", type=int, action="append",
                    help="the fewest cells a piece holds (repeatable; default MIN_CELLS)")
+    p.add_argument("--chunk-cells", type=int, action="append",
+                   help="about the most cells of a chunk (repeatable; default CHUNK_CELLS)")
     a = p.parse_args()
     threads = a.threads or sorted({1, default_threads()})
     model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
@@ -34,16 +37,19 @@ def main() -> None:
     print(f"{a.scene} N={a.n} ({cells / 1e6:.2f} M cells), {platform.processor() or 'cpu'}, "
           f"{default_threads()} processors")
     for dtype in a.dtype or ("float32", "float64"):
-        for n, least in ((n, m) for n in threads for m in a.min_cells or [None]):
+        for n, least, chunk in ((n, m, k) for n in threads for m in a.min_cells or [None]
+                                for k in a.chunk_cells or [None]):
             if least is not None:
                 numpy_stepper.MIN_CELLS = least
+            if chunk is not None:
+                numpy_stepper.CHUNK_CELLS = chunk
             st = NumpyStepper(model, dtype, threads=n)
             st.advance(0, 5)
             t0 = time.perf_counter()
             st.advance(5, a.steps)
             sec = time.perf_counter() - t0
             print(f"  {dtype}, {n:2d} threads, pieces of {numpy_stepper.MIN_CELLS} cells or "
-                  f"more: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
+                  f"more, chunks of {numpy_stepper.CHUNK_CELLS}: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
                   f"({sec / a.steps * 1e3:.1f} ms/step), {st.memory_bytes() / cells:.1f} "
                   "bytes/cell held", flush=True)
 

@@ -14,6 +14,7 @@ import pytest
 
 import yeefdtd as yf
 from yeefdtd import host
+from yeefdtd.backends.numpy import stepper as numpy_stepper
 from yeefdtd.backends.numpy.stepper import NumpyStepper
 from yeefdtd.build.coefficients import SRC, held_at_zero, rows_reached
 from yeefdtd.build.memory import run_memory
@@ -189,16 +190,23 @@ def _scenes():
 TOLERANCE = 0.01
 
 
+@pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
 @pytest.mark.parametrize("name", list(_scenes()))
-def test_the_memory_estimate_is_the_numpy_backends_own_count(name, dtype):
+def test_the_memory_estimate_is_the_numpy_backends_own_count(monkeypatch, name, dtype,
+                                                             threads):
     """Fields, coefficient arrays (only where a component's coefficients differ from point
-    to point), CPML arrays and scratch: within TOLERANCE of NumpyStepper.memory_bytes; the
-    whole estimate adds what memory_bytes leaves out (ids, source values, records)."""
+    to point), CPML arrays and scratch (chunks of 256 cells here, pieces of 64 or more, so
+    that three threads take a piece each of these small grids): within TOLERANCE of
+    NumpyStepper.memory_bytes; the whole estimate adds what memory_bytes leaves out (ids,
+    source values, records)."""
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 64)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 256)
     scene = _scenes()[name]
     model = yf.build_model(scene)
-    stepper = NumpyStepper(model, dtype, threads=1)
-    parts = run_memory(scene, model.grid, model.steps, dtype, face_kinds(scene))
+    stepper = NumpyStepper(model, dtype, threads=threads)
+    assert len(stepper._scratch) == threads
+    parts = run_memory(scene, model.grid, model.steps, dtype, face_kinds(scene), threads)
     counted = parts["fields"] + parts["coefficients"] + parts["cpml"] + parts["scratch"]
     assert abs(counted - stepper.memory_bytes()) <= TOLERANCE * stepper.memory_bytes(), parts
     ids = sum(t.ids.nbytes for t in model.tables.values())
@@ -223,6 +231,7 @@ def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(scene))
     monkeypatch.setattr(host, "total_bytes", lambda: 64 * 10**9)
+    monkeypatch.setenv("YEEFDTD_THREADS", "2")   # scratch: 2 x 2 chunks of a 10^8-cell layer
     tracemalloc.start()
     start = time.perf_counter()
     try:
@@ -232,7 +241,7 @@ def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(
         tracemalloc.stop()
     assert time.perf_counter() - start < 30 and peak < 20e6
     out, err = capsys.readouterr()
-    assert out.splitlines()[1].startswith("memory: about 70.2 TB on the host for a run on "
+    assert out.splitlines()[1].startswith("memory: about 66.2 TB on the host for a run on "
                                           "the numpy backend in float32 (fields 24 TB")
     # fields 24 TB (two sets: 48), ids 6 TB (one id a cell: 1), CPML values 0.096 TB
     # (10-cell layers on six faces, four terms each; two sets: 0.19), rows padded ('fused'
@@ -241,7 +250,7 @@ def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(
                                    "'indexed', 49.3 TB with 'fused', 49.3 TB with "
                                    "'temporal' (these two keep two sets of fields)")
     assert err.count("\n") == 1
-    assert err == ("note: memory: a run on the numpy backend would need about 70.2 TB, more "
+    assert err == ("note: memory: a run on the numpy backend would need about 66.2 TB, more "
                    "than the 64 GB of memory here; its largest part is the coefficients (36 TB): "
                    "use fewer or larger cells\n")
     # where the host is larger, no note; where its size is not known, none either

@@ -40,16 +40,28 @@ def _stepped(scene, dtype: str, threads: int):
                                   lambda: two_d_scene("tez")], ids=["3d", "tmz", "tez"])
 def test_pieces_on_threads_give_one_threads_bits(monkeypatch, make, dtype):
     """Every value is computed by the same operations in the same order whatever the
-    pieces (the module's docstring), so the fields, CPML values and probes must be equal
-    bit for bit, not within a tolerance. Pieces of at least 16 cells here, so that every
-    update, CPML term and rounding of these small grids is cut into three."""
-    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    pieces and chunks (the module's docstring), so the fields, CPML values and probes must
+    be equal bit for bit, not within a tolerance. One thread updating each component whole
+    against three threads with pieces of at least 16 cells, cut into chunks of at most
+    about 64, so that every update, CPML term and rounding of these small grids is cut into
+    three pieces, each of several chunks."""
     scene = make()
-    one, three = _stepped(scene, dtype, 1), _stepped(scene, dtype, 3)
-    assert all(len(p) == 1 for p in one._updates["e"])
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 1 << 30)
+    one = _stepped(scene, dtype, 1)
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 64)
+    three = _stepped(scene, dtype, 3)
+    comps = {kind: sum(c[0] == kind for c in one.grid.components) for kind in "eh"}
     for kind in "eh":   # the test means nothing unless the work was cut
-        assert all(len(p) == 3 for p in three._updates[kind])
-        assert all(len(p) == 3 for p in three._cpml[kind]) and three._cpml[kind]
+        assert len(one._updates[kind]) == 1 and len(one._updates[kind][0]) == comps[kind]
+        assert len(three._updates[kind]) == 3
+        assert all(len(task) > 2 * comps[kind] for task in three._updates[kind])
+        assert three._cpml[kind]
+        assert all(len(tasks) == 3 and all(len(t) > 1 for t in tasks)
+                   for tasks in three._cpml[kind])
+        if one.storage.is16:
+            assert len(three._rounds[kind]) == 3
+            assert all(len(t) > 2 * comps[kind] for t in three._rounds[kind])
     f1, f3 = one.fields(), three.fields()
     assert any(np.abs(f1[c]).max() > 0 for c in f1)
     for c in f1:
@@ -58,20 +70,43 @@ def test_pieces_on_threads_give_one_threads_bits(monkeypatch, make, dtype):
         np.testing.assert_array_equal(b, a)
     for a, b in zip(one.collect().probes, three.collect().probes, strict=True):
         np.testing.assert_array_equal(b, a)
-    assert one.memory_bytes() == three.memory_bytes()
+
+
+def test_a_thread_holds_scratch_of_one_chunk(monkeypatch):
+    """The update's scratch is two arrays of the largest chunk a thread, whatever the
+    grid's length: 60 x 64 x L cells on 4 threads, in chunks of about 2^12 cells (one z
+    layer of a component, at most 61 x 65 nodes, or a few layers of a CPML slab), hold 8
+    arrays of one or two layers' size for L = 70 and for L = 140; each update's chunk is
+    one layer or two (as even as 17 or 18 layers a thread cut into about 2^12 cells allow)."""
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 1 << 12)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 1 << 12)
+    sizes = set()
+    for length in (70, 140):
+        data = lossy_scene(steps=2).model_dump()
+        data["grid"]["cells"] = [60, 64, length]
+        st = numpy_stepper.NumpyStepper(yf.build_model(yf.Scene.parse(data)), threads=4)
+        assert len(st._scratch) == 4
+        sizes |= {a.size for pair in st._scratch for a in pair}
+        assert all(len(st._updates[kind]) == 4 for kind in "eh")
+        assert {p.target.shape[2] for kind in "eh" for task in st._updates[kind]
+                for p in task} == {1, 2}
+    assert all(61 * 65 <= n <= 2 * 61 * 65 for n in sizes), sizes
 
 
 def test_pieces_keep_at_least_min_cells():
     """A 26 x 22 x 20 grid (11 440 cells) is below MIN_CELLS: it runs as one piece on any
     number of threads; a piece of a larger grid holds MIN_CELLS cells or more."""
     small = numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)), threads=8)
-    assert all(len(p) == 1 for kind in "eh" for p in small._updates[kind])
+    assert all(len(small._updates[kind]) == 1 for kind in "eh")
     data = lossy_scene(steps=2).model_dump()
     data["grid"]["cells"] = [60, 64, 70]
     big = numpy_stepper.NumpyStepper(yf.build_model(yf.Scene.parse(data)), threads=8)
-    pieces = big._updates["e"][0]
-    assert 1 < len(pieces) <= 8
-    assert all(p.target.size >= numpy_stepper.MIN_CELLS for p in pieces)
+    tasks = big._updates["e"]
+    assert 1 < len(tasks) <= 8
+    for c in ("ex", "ey", "ez"):   # a thread's chunks of a component: its piece
+        cells = [sum(p.target.size for p in task if p.target.base is big._f[c])
+                 for task in tasks]
+        assert all(n >= numpy_stepper.MIN_CELLS for n in cells), (c, cells)
 
 
 def test_threads_run_without_numpys_warnings(monkeypatch):
@@ -150,7 +185,7 @@ def test_pieces_are_done_before_ctrl_c_leaves_a_half_step(monkeypatch, second):
 
         monkeypatch.setattr(numpy_stepper, "wait_all", interrupted_once)
     with pytest.raises(KeyboardInterrupt):
-        st._each(work, [0, 1, 2])
+        st._each(work, [[0], [1], [2]])
     assert sorted(done) == [1, 2]
 
 

@@ -38,9 +38,11 @@ def _uniform(rows, column: int) -> bool:
     return bool((rows[:, column] == rows[0, column]).all())
 
 
-def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str]) -> dict:
-    """Bytes a run of ``steps`` steps of ``scene`` holds on the host in ``dtype``, by part
-    (the keys of PARTS):
+def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
+               threads: int | None = None) -> dict:
+    """Bytes a run of ``steps`` steps of ``scene`` holds on the host in ``dtype`` on
+    ``threads`` threads (default: the NumPy backend's default), by part (the keys of
+    PARTS):
 
     * fields: an array of the grid's nodes per component, in the arithmetic dtype (float32
       for 16-bit storage, which the NumPy backend emulates);
@@ -49,18 +51,26 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     * ids: each component's material ids, 8 or 16 bits a node;
     * cpml: each CPML term's auxiliary values, its coefficients where they differ, its
       profiles;
-    * scratch: a node array and two of the largest CPML term for the updates (and the two
-      of 16-bit rounding);
+    * scratch: two arrays of the largest chunk for each thread (and the two of 16-bit
+      rounding, of a chunk each);
     * sources: each source's value at every step, in float64 (the model) and in dtype;
     * records: probe and snapshot records in dtype, and at the end twice in float64 (as
       collected, then in the result) with their times.
     """
+    from ..backends.numpy.stepper import default_threads, round_spans, scratch_shape
+
+    threads = default_threads() if threads is None else threads
     size = compute_dtype(dtype).itemsize
     comps = grid.components
     nodes = grid.num_nodes
+    slabs = make_slabs(scene, grid)
     out = dict.fromkeys(PARTS, 0)
     out["fields"] = len(comps) * nodes * size
-    out["scratch"] = nodes * size + (nodes * (2 + 4) if dtype in STORAGE16 else 0)
+    tasks, chunk = scratch_shape(grid, slabs, threads)
+    out["scratch"] = 2 * tasks * chunk * size
+    if dtype in STORAGE16:
+        pieces, cells = round_spans(nodes, threads)
+        out["scratch"] += len(pieces) * cells * (2 + 4)
     rows_of = {}
     for c in comps:
         ext = grid.extent(c)
@@ -77,17 +87,14 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     for c in comps:
         rows = np.unique(np.vstack([rows_of[c], np.zeros((1, rows_of[c].shape[1]))]), axis=0)
         out["ids"] += nodes * (1 if len(rows) <= 256 else 2)
-    largest = 0
-    for slab in make_slabs(scene, grid):
+    for slab in slabs:
         for comp, _src, col in slab.terms(comps):
             prof = slab.e if comp[0] == "e" else slab.h
             ranges = list(full_ranges(grid, comp))
             ranges[slab.axis] = (prof.start, prof.start + slab.cells)
             cells = math.prod(hi - lo for lo, hi in ranges)
-            largest = max(largest, cells)
             rows = rows_reached(scene, grid, comp, ranges, faces)
             out["cpml"] += cells * size * (1 + (not _uniform(rows, col))) + 3 * slab.cells * size
-    out["scratch"] += 2 * largest * size
     out["sources"] = len(scene.sources) * steps * (8 + size)
     for mon in scene.monitors:
         records = steps // mon.every

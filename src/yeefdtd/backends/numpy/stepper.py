@@ -9,8 +9,13 @@ Each half step's update of a component, and each CPML term, is cut into pieces a
 axis and the pieces run on threads (NumPy's array operations release the interpreter's
 lock): ``threads`` of them, by default as many as the process may use (``YEEFDTD_THREADS``
 sets it), and none smaller than MIN_CELLS cells, below which a thread costs more than it
-saves. Every value is computed by the same operations in the same order whatever the
-pieces, so the fields are bit for bit those of one thread.
+saves. A thread takes its piece a chunk of at most about CHUNK_CELLS cells at a time, every
+operation of the update over one chunk before the next, so that the chunk's scratch values
+stay in the core's cache between the operation that writes them and those that read them
+(each thread has its own scratch, of one chunk); the three components of a half step go to
+the threads together, each thread taking its chunks of each. Every value is computed by the
+same operations in the same order whatever the pieces and chunks, so the fields are bit for
+bit those of one thread.
 
 16-bit storage (float16, bfloat16) is emulated: the arrays stay float32 and every value is
 rounded to what 16 bits would hold (in float16's scaled units, see build/storage.py) after
@@ -26,6 +31,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
+from itertools import zip_longest
 
 import numpy as np
 
@@ -42,6 +48,13 @@ from ..base import Records, Stepper
 #: 2^20 cells lost up to half the speed, most of it in the CPML terms (docs/performance.md,
 #: "The NumPy backend on threads").
 MIN_CELLS = 1 << 16
+
+#: about the most cells of a chunk (see the module's docstring): one layer of the axis of
+#: cutting where a layer holds more. A chunk's scratch of 2^15 float32 cells is 128 kB, so
+#: that it, the chunk's cells of the field and of the two it reads stay within a core's L2
+#: cache through an update's operations; timed in docs/performance.md, "The NumPy backend's
+#: chunks".
+CHUNK_CELLS = 1 << 15
 
 
 def default_threads() -> int:
@@ -66,6 +79,77 @@ def default_threads() -> int:
 def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
     """``parts`` ranges that cover [0, n) in order, as even as whole numbers allow."""
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+
+
+def _count(lo: int, hi: int, layer: int) -> int:
+    """How many chunks _chunks cuts [lo, hi) into."""
+    return max(1, min(hi - lo, -(-(hi - lo) * layer // CHUNK_CELLS)))
+
+
+def _chunks(lo: int, hi: int, layer: int) -> list[tuple[int, int]]:
+    """[lo, hi) cut into as few ranges as keep each within CHUNK_CELLS cells (or one layer
+    of ``layer`` cells where a layer holds more), as even as whole numbers allow."""
+    return [(lo + a, lo + b) for a, b in _cuts(hi - lo, _count(lo, hi, layer))]
+
+
+def _largest(lo: int, hi: int, layer: int) -> int:
+    """The cells of the largest of _chunks(lo, hi, layer), without making them."""
+    return -(-(hi - lo) // _count(lo, hi, layer)) * layer
+
+
+def _parts(threads: int, cells: int, length: int) -> int:
+    """Into how many pieces to cut ``cells`` cells whose axis of cutting is ``length`` long:
+    one a thread, none under MIN_CELLS cells."""
+    return max(1, min(threads, length, cells // MIN_CELLS))
+
+
+def update_spans(grid: YeeGrid, kind: str, threads: int) -> dict:
+    """For each component of ``kind`` ('e' or 'h'): (the axis its update is cut along, the
+    cells of a layer across it, per thread its piece [lo, hi) along it, which it takes as
+    _chunks(lo, hi, layer)). The axis is the
+    last one longer than one cell, so that a chunk's scratch is one run of memory; the
+    components of a half step are cut into as many pieces, the fewest any of them allows."""
+    axes = {}
+    for c in grid.components:
+        if c[0] == kind:
+            ext = grid.extent(c)
+            axes[c] = (max((a for a in range(3) if ext[a] > 1), default=2), ext)
+    parts = min(_parts(threads, math.prod(ext), ext[cut]) for cut, ext in axes.values())
+    out = {}
+    for c, (cut, ext) in axes.items():
+        layer = math.prod(ext) // ext[cut]
+        out[c] = (cut, layer, _cuts(ext[cut], parts))
+    return out
+
+
+def cpml_spans(grid: YeeGrid, slab, comp: str, threads: int) -> tuple:
+    """As update_spans, for one CPML term of ``slab``: cut along the last axis other than
+    the slab's that is longer than one cell (the slab's own axis holds its profile)."""
+    ext = grid.extent(comp)
+    s = slab.axis
+    shape = _with(ext, s, slab.cells)
+    cut = max((a for a in range(3) if a != s and ext[a] > 1), default=None)
+    if cut is None:
+        return (s + 1) % 3, math.prod(shape), [(0, 1)]
+    layer = math.prod(shape) // ext[cut]
+    return cut, layer, _cuts(ext[cut], _parts(threads, math.prod(shape), ext[cut]))
+
+
+def scratch_shape(grid: YeeGrid, slabs, threads: int) -> tuple[int, int]:
+    """(threads that take a piece, cells of the largest chunk): the NumPy stepper holds two
+    scratch arrays of that many cells for each such thread."""
+    plans = [sp for kind in "eh" for sp in update_spans(grid, kind, threads).values()]
+    plans += [cpml_spans(grid, slab, comp, threads) for slab in slabs
+              for comp, _, _ in slab.terms(grid.components)]
+    cells = max(_largest(lo, hi, layer) for _, layer, pieces in plans for lo, hi in pieces)
+    return max(len(pieces) for _, _, pieces in plans), cells
+
+
+def round_spans(nodes: int, threads: int) -> tuple[list[tuple[int, int]], int]:
+    """16-bit storage: per thread, its piece [lo, hi) of a component's flat array, which it
+    rounds as _chunks(lo, hi, 1); and the cells of the largest chunk (its scratch's)."""
+    pieces = _cuts(nodes, _parts(threads, nodes, nodes))
+    return pieces, max(_largest(lo, hi, 1) for lo, hi in pieces)
 
 
 def _with(index: tuple, axis: int, s: slice) -> tuple:
@@ -166,11 +250,12 @@ def _settle(futures) -> None:
         raise caught
 
 
-def _quiet(work, piece) -> None:
-    """``work(piece)`` without NumPy's floating-point warnings, on a pool's thread (NumPy's
-    error state is the thread's own; see NumpyStepper.advance)."""
+def _quiet(work, task: list) -> None:
+    """``work(piece)`` for each piece of ``task`` without NumPy's floating-point warnings,
+    on a pool's thread (NumPy's error state is the thread's own; see NumpyStepper.advance)."""
     with np.errstate(all="ignore"):
-        work(piece)
+        for piece in task:
+            work(piece)
 
 
 @dataclass
@@ -225,20 +310,19 @@ class NumpyStepper(Stepper):
         dt = self.dtype
         self._f = {c: np.zeros(N, dtype=dt, order="F") for c in g.components}
         self._flat = {c: a.reshape(-1, order="F") for c, a in self._f.items()}
-        self._scratch = np.empty(g.num_nodes, dtype=dt)
         self._coefs = []          # the per-point coefficient arrays, for memory_bytes
-        self._updates = {"e": [], "h": []}
-        for c in g.components:
-            self._updates[c[0]].append(self._plan_update(c))
-        terms = [(slab, comp, src, col) for slab in model.slabs
-                 for comp, src, col in slab.terms(g.components)]
-        slab_size = max((self._slab_cells(slab, comp) for slab, comp, _, _ in terms),
-                        default=0)
-        self._slab_scratch = (np.empty(slab_size, dtype=dt), np.empty(slab_size, dtype=dt))
+        #: per thread that takes a piece, two scratch arrays of the largest chunk
+        tasks, size = scratch_shape(g, model.slabs, self.threads)
+        self._scratch = [(np.empty(size, dtype=dt), np.empty(size, dtype=dt))
+                         for _ in range(tasks)]
+        self._updates = {kind: self._plan_updates(update_spans(g, kind, self.threads))
+                         for kind in "eh"}
         self._psi = []
         self._cpml = {"e": [], "h": []}
-        for slab, comp, src, col in terms:
-            self._cpml[comp[0]].append(self._plan_cpml(slab, comp, src, col))
+        for slab in model.slabs:
+            for comp, src, col in slab.terms(g.components):
+                plan = cpml_spans(g, slab, comp, self.threads)
+                self._cpml[comp[0]].append(self._plan_cpml(slab, comp, src, col, plan))
         self._sources = {"e": [], "h": []}
         for grp in model.sources:
             buf = np.empty(len(grp.flat), dtype=dt)
@@ -248,33 +332,29 @@ class NumpyStepper(Stepper):
         self._probe_rec = [np.zeros((p.records(model.steps), len(p.channels)), dtype=dt)
                            for p in model.probes]
         if self.storage.is16:
-            self._t16 = np.empty(g.num_nodes, dtype=np.float16)
-            self._t32 = np.empty(g.num_nodes, dtype=np.uint32)
-            self._rounds = {"e": [], "h": []}
-            for c, flat in self._flat.items():
-                n = flat.size
-                self._rounds[c[0]].append([
-                    _Round(flat[lo:hi], self.storage.scale(c), self._t16[lo:hi],
-                           self._t32[lo:hi])
-                    for lo, hi in _cuts(n, self._parts(n, n))])
+            self._plan_rounds()
         self._snap_rec = [np.zeros((s.records(model.steps), *s.shape), dtype=dt)
                           for s in model.snapshots]
 
     # ---- planning -------------------------------------------------------------------
-    def _parts(self, cells: int, length: int) -> int:
-        """Into how many pieces to cut ``cells`` cells whose axis of cutting is ``length``
-        long: one a thread, none under MIN_CELLS cells."""
-        return max(1, min(self.threads, length, cells // MIN_CELLS))
-
     def _coef(self, table_col: np.ndarray, ids: np.ndarray):
         coef = _compact(table_col, ids, self.dtype)
         if not np.isscalar(coef):
             self._coefs.append(coef)
         return coef
 
-    def _plan_update(self, c: str) -> list[_Piece]:
-        """The pieces of ``c``'s update, cut along the last axis longer than one cell (so
-        that each piece's scratch is one run of memory)."""
+    def _plan_updates(self, spans: dict) -> list[list[_Piece]]:
+        """Per thread, the chunks of a half step's updates it runs, in order: the first
+        chunk of each component, then the second, and so on."""
+        per_comp = [self._plan_update(c, *plan) for c, plan in spans.items()]
+        tasks = []
+        for t in range(len(per_comp[0])):
+            lists = [pieces[t] for pieces in per_comp]
+            tasks.append([p for row in zip_longest(*lists) for p in row if p is not None])
+        return tasks
+
+    def _plan_update(self, c: str, cut: int, layer: int, tasks: list) -> list[list[_Piece]]:
+        """``c``'s update as chunks, per thread (``tasks``: update_spans's chunks)."""
         g = self.grid
         table = self.model.tables[c]
         ext = g.extent(c)
@@ -292,34 +372,29 @@ class NumpyStepper(Stepper):
                 continue
             terms.append((axis, src, coef))
         self_coef = self._coef(table.table[:, SELF], ids)
-        cut = max((a for a in range(3) if ext[a] > 1), default=2)
-        cells = ext[0] * ext[1] * ext[2]
-        pieces, at = [], 0
-        for lo, hi in _cuts(ext[cut], self._parts(cells, ext[cut])):
-            shape = _with(ext, cut, hi - lo)
-            size = shape[0] * shape[1] * shape[2]
-            d = self._scratch[at:at + size].reshape(shape, order="F")
-            at += size
-            part = _with(region, cut, slice(lo, hi))
-            keep = None if np.isscalar(self_coef) and self_coef == 1.0 else \
-                _cut(self_coef, cut, lo, hi)   # None: the field keeps its value
-            piece = _Piece(self._f[c][part], d, keep)
-            for axis, src, coef in terms:
-                span = (lo, hi) if axis == cut else (0, ext[axis])
-                f = self._f[src]
-                ops = tuple((d[o], f[x], f[y])
-                            for o, x, y in _diff_ops(g.shape, part, axis, *span, forward))
-                piece.terms.append((ops, _cut(coef, cut, lo, hi)))
-            pieces.append(piece)
-        return pieces
+        out = []
+        for t, (first, last) in enumerate(tasks):
+            pieces = []
+            for lo, hi in _chunks(first, last, layer):
+                shape = _with(ext, cut, hi - lo)
+                d = self._scratch[t][0][:layer * (hi - lo)].reshape(shape, order="F")
+                part = _with(region, cut, slice(lo, hi))
+                keep = None if np.isscalar(self_coef) and self_coef == 1.0 else \
+                    _cut(self_coef, cut, lo, hi)   # None: the field keeps its value
+                piece = _Piece(self._f[c][part], d, keep)
+                for axis, src, coef in terms:
+                    span = (lo, hi) if axis == cut else (0, ext[axis])
+                    f = self._f[src]
+                    ops = tuple((d[o], f[x], f[y])
+                                for o, x, y in _diff_ops(g.shape, part, axis, *span, forward))
+                    piece.terms.append((ops, _cut(coef, cut, lo, hi)))
+                pieces.append(piece)
+            out.append(pieces)
+        return out
 
-    def _slab_cells(self, slab, comp: str) -> int:
-        ext = self.grid.extent(comp)
-        return math.prod(slab.cells if a == slab.axis else ext[a] for a in range(3))
-
-    def _plan_cpml(self, slab, comp: str, src: str, col: int) -> list[_CpmlPiece]:
-        """The pieces of one CPML term, cut along the last axis other than the slab's that
-        is longer than one cell (the slab's own axis holds its profile)."""
+    def _plan_cpml(self, slab, comp: str, src: str, col: int,
+                   plan: tuple) -> list[list[_CpmlPiece]]:
+        """One CPML term as chunks, per thread (``plan``: cpml_spans's)."""
         g = self.grid
         prof = slab.e if comp[0] == "e" else slab.h
         ext = g.extent(comp)
@@ -335,25 +410,42 @@ class NumpyStepper(Stepper):
         psi = np.zeros(shape, dtype=self.dtype, order="F")
         self._psi.append(psi)
         full = tuple(slice(0, e) for e in ext)
-        cut = max((a for a in range(3) if a != s and ext[a] > 1), default=None)
-        spans = [(0, 1)] if cut is None else _cuts(ext[cut], self._parts(psi.size, ext[cut]))
-        cut = (s + 1) % 3 if cut is None else cut
-        s1, s2 = self._slab_scratch
-        f, pieces, at = self._f[src], [], 0
-        for lo, hi in spans:
-            piece_shape = _with(shape, cut, hi - lo)
-            size = math.prod(piece_shape)
-            d = s1[at:at + size].reshape(piece_shape, order="F")
-            tmp = s2[at:at + size].reshape(piece_shape, order="F")
-            at += size
-            ops = tuple((d[o], f[x], f[y]) for o, x, y in _diff_ops(
-                g.shape, _with(full, cut, slice(lo, hi)), s, prof.start, prof.start + L,
-                comp[0] == "h"))
-            pieces.append(_CpmlPiece(
-                target=self._f[comp][_with(region, cut, slice(lo, hi))], d=d, tmp=tmp,
-                ops=ops, coef=_cut(coef, cut, lo, hi), b=b, c=c, kinv_m1=kinv_m1,
-                psi=psi[_with((slice(None),) * 3, cut, slice(lo, hi))]))
-        return pieces
+        cut, layer, tasks = plan
+        f, out = self._f[src], []
+        for t, (first, last) in enumerate(tasks):
+            s1, s2 = self._scratch[t]
+            pieces = []
+            for lo, hi in _chunks(first, last, layer):
+                piece_shape = _with(shape, cut, hi - lo)
+                d = s1[:layer * (hi - lo)].reshape(piece_shape, order="F")
+                tmp = s2[:layer * (hi - lo)].reshape(piece_shape, order="F")
+                ops = tuple((d[o], f[x], f[y]) for o, x, y in _diff_ops(
+                    g.shape, _with(full, cut, slice(lo, hi)), s, prof.start, prof.start + L,
+                    comp[0] == "h"))
+                pieces.append(_CpmlPiece(
+                    target=self._f[comp][_with(region, cut, slice(lo, hi))], d=d, tmp=tmp,
+                    ops=ops, coef=_cut(coef, cut, lo, hi), b=b, c=c, kinv_m1=kinv_m1,
+                    psi=psi[_with((slice(None),) * 3, cut, slice(lo, hi))]))
+            out.append(pieces)
+        return out
+
+    def _plan_rounds(self) -> None:
+        """16-bit storage: the rounding of each half step's components, as chunks of the
+        flat arrays per thread (each with its own scratch of a chunk)."""
+        spans, size = round_spans(self.grid.num_nodes, self.threads)
+        self._t16 = [np.empty(size, dtype=np.float16) for _ in spans]
+        self._t32 = [np.empty(size, dtype=np.uint32) for _ in spans]
+        self._rounds = {}
+        for kind in "eh":
+            tasks = [[] for _ in spans]
+            for c, flat in self._flat.items():
+                if c[0] != kind:
+                    continue
+                for t, (lo, hi) in enumerate(spans):
+                    for a, b in _chunks(lo, hi, 1):
+                        tasks[t].append(_Round(flat[a:b], self.storage.scale(c),
+                                               self._t16[t][:b - a], self._t32[t][:b - a]))
+            self._rounds[kind] = tasks
 
     # ---- half steps ------------------------------------------------------------------
     def advance(self, start: int, count: int) -> None:
@@ -370,19 +462,22 @@ class NumpyStepper(Stepper):
                 self.threads - 1, thread_name_prefix="yeefdtd-numpy"))
         return self._pool_[1]
 
-    def _each(self, work, pieces: list) -> None:
-        """``work(piece)`` for every piece, the first on this thread and the others on the
-        pool's; returns once all are done, also when one fails or Ctrl-C comes, once or
-        more (so that no thread still writes the fields the caller goes on to read)."""
-        if len(pieces) == 1:
-            work(pieces[0])
+    def _each(self, work, tasks: list) -> None:
+        """``work(piece)`` for every piece of every one of ``tasks`` (lists of pieces, one
+        a thread), the first task on this thread and the others on the pool's; returns once
+        all are done, also when one fails or Ctrl-C comes, once or more (so that no thread
+        still writes the fields the caller goes on to read)."""
+        if len(tasks) == 1:
+            for piece in tasks[0]:
+                work(piece)
             return
         futures = []
         try:
             pool = self._pool()
-            for p in pieces[1:]:
-                futures.append(pool.submit(_quiet, work, p))
-            work(pieces[0])
+            for task in tasks[1:]:
+                futures.append(pool.submit(_quiet, work, task))
+            for piece in tasks[0]:
+                work(piece)
         finally:
             _settle(futures)
         for fut in futures:
@@ -413,12 +508,11 @@ class NumpyStepper(Stepper):
         p.target += d
 
     def _run_updates(self, kind: str) -> None:
-        for pieces in self._updates[kind]:
-            self._each(self._update_piece, pieces)
+        self._each(self._update_piece, self._updates[kind])
 
     def _run_cpml(self, kind: str) -> None:
-        for pieces in self._cpml[kind]:
-            self._each(self._cpml_piece, pieces)
+        for tasks in self._cpml[kind]:   # a term after the other: they may share cells
+            self._each(self._cpml_piece, tasks)
 
     def _inject(self, kind: str, n: int) -> None:
         for grp, values, buf in self._sources[kind]:
@@ -434,8 +528,13 @@ class NumpyStepper(Stepper):
 
     def _round(self, a: np.ndarray, component: str) -> None:
         """Round ``a`` (values of ``component``, 1D) to what 16-bit storage holds."""
-        k = a.size
-        _round16(a, self.storage, self.storage.scale(component), self._t16[:k], self._t32[:k])
+        # a chunk at a time, through the first thread's scratch: this runs between half
+        # steps, on the calling thread, while no other thread works
+        t16, t32 = self._t16[0], self._t32[0]
+        for lo in range(0, a.size, t16.size):
+            part = a[lo:lo + t16.size]
+            _round16(part, self.storage, self.storage.scale(component), t16[:part.size],
+                     t32[:part.size])
 
     def _round_piece(self, r: _Round) -> None:
         _round16(r.values, self.storage, r.scale, r.t16, r.t32)
@@ -443,8 +542,7 @@ class NumpyStepper(Stepper):
     def _store(self, kind: str) -> None:
         """16-bit storage: round the fields of this half step as the GPU stores them."""
         if self.storage.is16:
-            for pieces in self._rounds[kind]:
-                self._each(self._round_piece, pieces)
+            self._each(self._round_piece, self._rounds[kind])
 
     def update_h(self) -> None:
         self._run_updates("h")
@@ -502,9 +600,9 @@ class NumpyStepper(Stepper):
         )
 
     def memory_bytes(self) -> int:
-        total = sum(a.nbytes for a in self._f.values()) + self._scratch.nbytes
-        total += sum(b.nbytes for b in self._slab_scratch)
+        total = sum(a.nbytes for a in self._f.values())
+        total += sum(a.nbytes + b.nbytes for a, b in self._scratch)
         total += sum(c.nbytes for c in self._coefs) + sum(p.nbytes for p in self._psi)
         if self.storage.is16:   # the rounding's scratch
-            total += self._t16.nbytes + self._t32.nbytes
+            total += sum(a.nbytes for a in self._t16 + self._t32)
         return total

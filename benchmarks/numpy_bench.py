@@ -29,7 +29,8 @@ def main() -> None:
     p.add_argument("--min-cells", type=int, action="append",
                    help="the fewest cells a piece holds (repeatable; default MIN_CELLS)")
     p.add_argument("--chunk-cells", type=int, action="append",
-                   help="about the most cells of a chunk (repeatable; default CHUNK_CELLS)")
+                   help="about the most cells of a chunk for each thread at work (repeatable; "
+                   "default CHUNK_CELLS)")
     a = p.parse_args()
     threads = a.threads or sorted({1, default_threads()})
     model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
@@ -49,7 +50,8 @@ def main() -> None:
             st.advance(5, a.steps)
             sec = time.perf_counter() - t0
             print(f"  {dtype}, {n:2d} threads, pieces of {numpy_stepper.MIN_CELLS} cells or "
-                  f"more, chunks of {numpy_stepper.CHUNK_CELLS}: {cells * a.steps / sec / 1e6:6.1f} Mcells/s "
+                  f"more, chunks of {numpy_stepper.CHUNK_CELLS} a thread: "
+                  f"{cells * a.steps / sec / 1e6:6.1f} Mcells/s "
                   f"({sec / a.steps * 1e3:.1f} ms/step), {st.memory_bytes() / cells:.1f} "
                   "bytes/cell held", flush=True)
 

@@ -43,13 +43,13 @@ def test_pieces_on_threads_give_one_threads_bits(monkeypatch, make, dtype):
     pieces and chunks (the module's docstring), so the fields, CPML values and probes must
     be equal bit for bit, not within a tolerance. One thread updating each component whole
     against three threads with pieces of at least 16 cells, cut into chunks of at most
-    about 64, so that every update, CPML term and rounding of these small grids is cut into
+    about 3 x 16, so that every update, CPML term and rounding of these small grids is cut into
     three pieces, each of several chunks."""
     scene = make()
     monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 1 << 30)
     one = _stepped(scene, dtype, 1)
     monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
-    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 64)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 16)
     three = _stepped(scene, dtype, 3)
     comps = {kind: sum(c[0] == kind for c in one.grid.components) for kind in "eh"}
     for kind in "eh":   # the test means nothing unless the work was cut
@@ -73,20 +73,21 @@ def test_pieces_on_threads_give_one_threads_bits(monkeypatch, make, dtype):
 
 
 def test_a_thread_holds_scratch_of_one_chunk(monkeypatch):
-    """The update's scratch is two arrays of the largest chunk a thread, whatever the
-    grid's length: 60 x 64 x L cells on 4 threads, in chunks of about 2^12 cells (one z
-    layer of a component, at most 61 x 65 nodes, or a few layers of a CPML slab), hold 8
+    """The update's scratch is an array of the largest chunk a thread, whatever the grid's
+    length: 60 x 64 x L cells on 4 threads, in chunks of about 4 x 2^10 cells (one z layer
+    of a component, at most 61 x 65 nodes, or a few layers of a CPML slab), hold 4 such
     arrays of one or two layers' size for L = 70 and for L = 140; each update's chunk is
     one layer or two (as even as 17 or 18 layers a thread cut into about 2^12 cells allow)."""
     monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 1 << 12)
-    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 1 << 12)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 1 << 10)
     sizes = set()
     for length in (70, 140):
         data = lossy_scene(steps=2).model_dump()
         data["grid"]["cells"] = [60, 64, length]
         st = numpy_stepper.NumpyStepper(yf.build_model(yf.Scene.parse(data)), threads=4)
         assert len(st._scratch) == 4
-        sizes |= {a.size for pair in st._scratch for a in pair}
+        sizes |= {pair[0].size for pair in st._scratch}
+        assert all(pair[1].size < pair[0].size for pair in st._scratch)
         assert all(len(st._updates[kind]) == 4 for kind in "eh")
         assert {p.target.shape[2] for kind in "eh" for task in st._updates[kind]
                 for p in task} == {1, 2}

@@ -51,8 +51,8 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     * ids: each component's material ids, 8 or 16 bits a node;
     * cpml: each CPML term's auxiliary values, its coefficients where they differ, its
       profiles;
-    * scratch: two arrays of the largest chunk for each thread (and the two of 16-bit
-      rounding, of a chunk each);
+    * scratch: an array of the largest chunk and one of the largest CPML chunk for each
+      thread (and the two of 16-bit rounding, of a chunk each);
     * sources: each source's value at every step, in float64 (the model) and in dtype;
     * records: probe and snapshot records in dtype, and at the end twice in float64 (as
       collected, then in the result) with their times.
@@ -66,8 +66,8 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     slabs = make_slabs(scene, grid)
     out = dict.fromkeys(PARTS, 0)
     out["fields"] = len(comps) * nodes * size
-    tasks, chunk = scratch_shape(grid, slabs, threads)
-    out["scratch"] = 2 * tasks * chunk * size
+    tasks, chunk, tmp = scratch_shape(grid, slabs, threads)
+    out["scratch"] = tasks * (chunk + tmp) * size
     if dtype in STORAGE16:
         pieces, cells = round_spans(nodes, threads)
         out["scratch"] += len(pieces) * cells * (2 + 4)

@@ -9,11 +9,13 @@ Each half step's update of a component, and each CPML term, is cut into pieces a
 axis and the pieces run on threads (NumPy's array operations release the interpreter's
 lock): ``threads`` of them, by default as many as the process may use (``YEEFDTD_THREADS``
 sets it), and none smaller than MIN_CELLS cells, below which a thread costs more than it
-saves. A thread takes its piece a chunk of at most about CHUNK_CELLS cells at a time, every
-operation of the update over one chunk before the next, so that the chunk's scratch values
-stay in the core's cache between the operation that writes them and those that read them
-(each thread has its own scratch, of one chunk); the three components of a half step go to
-the threads together, each thread taking its chunks of each. Every value is computed by the
+saves. A thread takes its piece a chunk at a time, every operation of the update over one
+chunk before the next, so that the chunk's scratch values stay in the cache between the
+operation that writes them and those that read them (each thread has its own scratch, of
+one chunk); the three components of a half step go to the threads together, each thread
+taking its chunks of each. A chunk holds about CHUNK_CELLS cells for each thread at work:
+each NumPy call takes the interpreter's lock for a few microseconds, so the more threads
+share it, the more work each call must carry. Every value is computed by the
 same operations in the same order whatever the pieces and chunks, so the fields are bit for
 bit those of one thread.
 
@@ -49,12 +51,12 @@ from ..base import Records, Stepper
 #: "The NumPy backend on threads").
 MIN_CELLS = 1 << 16
 
-#: about the most cells of a chunk (see the module's docstring): one layer of the axis of
-#: cutting where a layer holds more. A chunk's scratch of 2^15 float32 cells is 128 kB, so
-#: that it, the chunk's cells of the field and of the two it reads stay within a core's L2
-#: cache through an update's operations; timed in docs/performance.md, "The NumPy backend's
-#: chunks".
-CHUNK_CELLS = 1 << 15
+#: about the most cells of a chunk, for each thread at work (see the module's docstring):
+#: one layer of the axis of cutting where a layer holds more. Timed on 2 and 16 cores
+#: against 2^15, 2^19 and whole pieces (docs/performance.md, "The NumPy backend in
+#: chunks"): 1.3 to 1.6 times whole pieces on one thread; on 16, chunks of 2^15 cells lost
+#: up to 87% of the speed to the lock.
+CHUNK_CELLS = 1 << 17
 
 
 def default_threads() -> int:
@@ -81,20 +83,21 @@ def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
 
 
-def _count(lo: int, hi: int, layer: int) -> int:
+def _count(lo: int, hi: int, layer: int, parts: int) -> int:
     """How many chunks _chunks cuts [lo, hi) into."""
-    return max(1, min(hi - lo, -(-(hi - lo) * layer // CHUNK_CELLS)))
+    return max(1, min(hi - lo, -(-(hi - lo) * layer // (CHUNK_CELLS * parts))))
 
 
-def _chunks(lo: int, hi: int, layer: int) -> list[tuple[int, int]]:
-    """[lo, hi) cut into as few ranges as keep each within CHUNK_CELLS cells (or one layer
-    of ``layer`` cells where a layer holds more), as even as whole numbers allow."""
-    return [(lo + a, lo + b) for a, b in _cuts(hi - lo, _count(lo, hi, layer))]
+def _chunks(lo: int, hi: int, layer: int, parts: int) -> list[tuple[int, int]]:
+    """[lo, hi), one of ``parts`` pieces that threads take at once, cut into as few ranges
+    as keep each within CHUNK_CELLS x ``parts`` cells (or one layer of ``layer`` cells where
+    a layer holds more), as even as whole numbers allow."""
+    return [(lo + a, lo + b) for a, b in _cuts(hi - lo, _count(lo, hi, layer, parts))]
 
 
-def _largest(lo: int, hi: int, layer: int) -> int:
-    """The cells of the largest of _chunks(lo, hi, layer), without making them."""
-    return -(-(hi - lo) // _count(lo, hi, layer)) * layer
+def _largest(lo: int, hi: int, layer: int, parts: int) -> int:
+    """The cells of the largest of _chunks(lo, hi, layer, parts), without making them."""
+    return -(-(hi - lo) // _count(lo, hi, layer, parts)) * layer
 
 
 def _parts(threads: int, cells: int, length: int) -> int:
@@ -106,7 +109,7 @@ def _parts(threads: int, cells: int, length: int) -> int:
 def update_spans(grid: YeeGrid, kind: str, threads: int) -> dict:
     """For each component of ``kind`` ('e' or 'h'): (the axis its update is cut along, the
     cells of a layer across it, per thread its piece [lo, hi) along it, which it takes as
-    _chunks(lo, hi, layer)). The axis is the
+    _chunks(lo, hi, layer, pieces)). The axis is the
     last one longer than one cell, so that a chunk's scratch is one run of memory; the
     components of a half step are cut into as many pieces, the fewest any of them allows."""
     axes = {}
@@ -135,21 +138,27 @@ def cpml_spans(grid: YeeGrid, slab, comp: str, threads: int) -> tuple:
     return cut, layer, _cuts(ext[cut], _parts(threads, math.prod(shape), ext[cut]))
 
 
-def scratch_shape(grid: YeeGrid, slabs, threads: int) -> tuple[int, int]:
-    """(threads that take a piece, cells of the largest chunk): the NumPy stepper holds two
-    scratch arrays of that many cells for each such thread."""
-    plans = [sp for kind in "eh" for sp in update_spans(grid, kind, threads).values()]
-    plans += [cpml_spans(grid, slab, comp, threads) for slab in slabs
-              for comp, _, _ in slab.terms(grid.components)]
-    cells = max(_largest(lo, hi, layer) for _, layer, pieces in plans for lo, hi in pieces)
-    return max(len(pieces) for _, _, pieces in plans), cells
+def scratch_shape(grid: YeeGrid, slabs, threads: int) -> tuple[int, int, int]:
+    """(threads that take a piece, cells of the largest chunk, of the largest CPML chunk):
+    the NumPy stepper holds a scratch array of each size for each such thread (an update
+    uses the first, a CPML term both)."""
+    def largest(plans):
+        return max((_largest(lo, hi, layer, len(pieces)) for _, layer, pieces in plans
+                    for lo, hi in pieces), default=0)
+
+    updates = [sp for kind in "eh" for sp in update_spans(grid, kind, threads).values()]
+    cpml = [cpml_spans(grid, slab, comp, threads) for slab in slabs
+            for comp, _, _ in slab.terms(grid.components)]
+    tmp = largest(cpml)
+    return max(len(pieces) for _, _, pieces in updates + cpml), max(largest(updates), tmp), tmp
 
 
 def round_spans(nodes: int, threads: int) -> tuple[list[tuple[int, int]], int]:
     """16-bit storage: per thread, its piece [lo, hi) of a component's flat array, which it
-    rounds as _chunks(lo, hi, 1); and the cells of the largest chunk (its scratch's)."""
+    rounds as _chunks(lo, hi, 1, pieces); and the cells of the largest chunk (its
+    scratch's)."""
     pieces = _cuts(nodes, _parts(threads, nodes, nodes))
-    return pieces, max(_largest(lo, hi, 1) for lo, hi in pieces)
+    return pieces, max(_largest(lo, hi, 1, len(pieces)) for lo, hi in pieces)
 
 
 def _with(index: tuple, axis: int, s: slice) -> tuple:
@@ -311,10 +320,13 @@ class NumpyStepper(Stepper):
         self._f = {c: np.zeros(N, dtype=dt, order="F") for c in g.components}
         self._flat = {c: a.reshape(-1, order="F") for c, a in self._f.items()}
         self._coefs = []          # the per-point coefficient arrays, for memory_bytes
-        #: per thread that takes a piece, two scratch arrays of the largest chunk
-        tasks, size = scratch_shape(g, model.slabs, self.threads)
-        self._scratch = [(np.empty(size, dtype=dt), np.empty(size, dtype=dt))
-                         for _ in range(tasks)]
+        #: per thread that takes a piece, scratch arrays of the largest chunk and of the
+        #: largest CPML chunk
+        tasks, size, tmp = scratch_shape(g, model.slabs, self.threads)
+        whole = np.empty(tasks * (size + tmp), dtype=dt)   # one block: large pages, where
+        self._scratch = [(whole[t * size:(t + 1) * size],  # the system gives them
+                          whole[tasks * size + t * tmp:tasks * size + (t + 1) * tmp])
+                         for t in range(tasks)]
         self._updates = {kind: self._plan_updates(update_spans(g, kind, self.threads))
                          for kind in "eh"}
         self._psi = []
@@ -375,7 +387,7 @@ class NumpyStepper(Stepper):
         out = []
         for t, (first, last) in enumerate(tasks):
             pieces = []
-            for lo, hi in _chunks(first, last, layer):
+            for lo, hi in _chunks(first, last, layer, len(tasks)):
                 shape = _with(ext, cut, hi - lo)
                 d = self._scratch[t][0][:layer * (hi - lo)].reshape(shape, order="F")
                 part = _with(region, cut, slice(lo, hi))
@@ -415,7 +427,7 @@ class NumpyStepper(Stepper):
         for t, (first, last) in enumerate(tasks):
             s1, s2 = self._scratch[t]
             pieces = []
-            for lo, hi in _chunks(first, last, layer):
+            for lo, hi in _chunks(first, last, layer, len(tasks)):
                 piece_shape = _with(shape, cut, hi - lo)
                 d = s1[:layer * (hi - lo)].reshape(piece_shape, order="F")
                 tmp = s2[:layer * (hi - lo)].reshape(piece_shape, order="F")
@@ -442,7 +454,7 @@ class NumpyStepper(Stepper):
                 if c[0] != kind:
                     continue
                 for t, (lo, hi) in enumerate(spans):
-                    for a, b in _chunks(lo, hi, 1):
+                    for a, b in _chunks(lo, hi, 1, len(spans)):
                         tasks[t].append(_Round(flat[a:b], self.storage.scale(c),
                                                self._t16[t][:b - a], self._t32[t][:b - a]))
             self._rounds[kind] = tasks
@@ -601,7 +613,7 @@ class NumpyStepper(Stepper):
 
     def memory_bytes(self) -> int:
         total = sum(a.nbytes for a in self._f.values())
-        total += sum(a.nbytes + b.nbytes for a, b in self._scratch)
+        total += sum(a.nbytes + b.nbytes for a, b in self._scratch)   # views of one block
         total += sum(c.nbytes for c in self._coefs) + sum(p.nbytes for p in self._psi)
         if self.storage.is16:   # the rounding's scratch
             total += sum(a.nbytes for a in self._t16 + self._t32)

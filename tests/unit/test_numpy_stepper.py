@@ -40,11 +40,11 @@ def test_float32_tracks_float64():
     assert 0 < np.sqrt(num / den) < 1e-4
 
 
-def _loop_peak(cells) -> tuple[int, int]:
+def _loop_peak(cells, threads: int = 1) -> tuple[int, int]:
     data = lossy_scene(steps=60).model_dump()
     data["grid"]["cells"] = cells
     model = yf.build_model(yf.Scene.parse(data))
-    st = yf.backends.get_stepper_class("numpy")(model, "float64")
+    st = yf.backends.get_stepper_class("numpy")(model, "float64", threads=threads)
     st.advance(0, 5)
     tracemalloc.start()
     st.advance(5, 20)
@@ -53,12 +53,19 @@ def _loop_peak(cells) -> tuple[int, int]:
     return peak, model.grid.num_nodes * 8
 
 
-def test_time_loop_allocates_no_field_sized_arrays():
-    """What the loop allocates (NumPy's fixed-size iteration buffers, a few hundred kB)
-    does not grow with the grid: a field 10 times larger changes nothing."""
+@pytest.mark.parametrize("threads", [1, 3])
+def test_time_loop_allocates_no_field_sized_arrays(monkeypatch, threads):
+    """What the loop allocates (NumPy's fixed-size iteration buffers, about 200 kB for each
+    thread at work at once) does not grow with the grid: on one thread a field 10 times
+    larger changes nothing; on three, a field 35 times larger takes no more than three
+    times one thread's buffers. Pieces of 16 cells or more, so that both grids keep every
+    thread at work."""
+    from yeefdtd.backends.numpy import stepper as numpy_stepper
+
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
     small, _ = _loop_peak([26, 22, 20])
-    large, field = _loop_peak([60, 50, 40])
-    assert large < 1.1 * small + 65536, (small, large)
+    large, field = _loop_peak([60, 50, 40] if threads == 1 else [90, 80, 60], threads)
+    assert large < threads * (1.1 * small + 65536), (small, large)
     assert large < field / 4
 
 

@@ -201,3 +201,30 @@ def test_a_forked_process_makes_its_own_pool(monkeypatch):
     monkeypatch.setattr(numpy_stepper.os, "getpid", lambda: -1)
     assert st._pool() is not first
     st.advance(1, 1)
+
+
+def test_cpml_terms_share_rounds_where_their_cells_do_not_meet():
+    """CPML on all six faces: the E half step's 12 terms run in 2 rounds, not 12. Those of
+    the x faces (Ey, Ez) and the y faces' Ex come first; the y faces' Ez, which meets the x
+    faces' at the x-y edges, and the z faces' Ex and Ey come after, as in the slabs' order.
+    A face's term never shares a round with a term of the same component whose cells meet
+    its own and comes before it."""
+    scene = yf.Scene(grid=yf.Grid(cells=(40, 36, 32), spacing=1e-3),
+                     sources=[yf.PointSource(component="ez", cell=(20, 18, 16),
+                                             waveform=yf.Gaussian(tau=20e-12))],
+                     run=yf.RunSettings(steps=2))
+    model = yf.build_model(scene)
+    rounds = numpy_stepper.cpml_rounds(model.grid, model.slabs, "e", 4)
+    terms = [(slab, comp) for slab in model.slabs
+             for comp, _, _ in slab.terms(model.grid.components) if comp[0] == "e"]
+    assert len(terms) == 12 and len(rounds) == 2
+    of = {i: r for r, tasks in enumerate(rounds) for task in tasks for i, *_ in task}
+    named = {(f"{'xyz'[s.axis]}_{s.side}", c): of[i] for i, (s, c) in enumerate(terms)}
+    assert {k for k, r in named.items() if r == 0} == {
+        ("x_min", "ey"), ("x_min", "ez"), ("x_max", "ey"), ("x_max", "ez"),
+        ("y_min", "ex"), ("y_max", "ex")}
+    for i, (slab, comp) in enumerate(terms):
+        for j in range(i):
+            if terms[j][1] == comp and numpy_stepper._meet(terms[j][0], slab, "e"):
+                assert of[j] < of[i]
+    assert all(len(tasks) == 4 for tasks in rounds)   # the threads at work in each

@@ -138,19 +138,58 @@ def cpml_spans(grid: YeeGrid, slab, comp: str, threads: int) -> tuple:
     return cut, layer, _cuts(ext[cut], _parts(threads, math.prod(shape), ext[cut]))
 
 
+def _meet(a, b, kind: str) -> bool:
+    """Whether the cells of slabs ``a`` and ``b`` where ``kind``'s terms add meet."""
+    if a.axis != b.axis:
+        return True
+    pa, pb = (a.e, b.e) if kind == "e" else (a.h, b.h)
+    return pa.start < pb.start + b.cells and pb.start < pa.start + a.cells
+
+
+def cpml_rounds(grid: YeeGrid, slabs, kind: str, threads: int) -> list[list[list[tuple]]]:
+    """The CPML terms of ``kind``'s half step ('e' or 'h') as rounds, which run one after
+    the other: a term goes to the first round after those of every earlier term (in the
+    slabs' order) that adds to the same component where its own cells meet theirs, so that
+    each cell takes its terms in that order, as when they ran one at a time (faces of one
+    axis, and terms of other components, share a round). Per round, per thread, its chunks
+    (term, cut, layer, lo, hi), where ``term`` counts the half step's terms in the slabs'
+    order: a term's pieces (cpml_spans) go whole to the thread with the fewest cells yet,
+    and a chunk holds about CHUNK_CELLS cells for each thread at work in the round."""
+    terms = [(slab, comp) for slab in slabs for comp, _, _ in slab.terms(grid.components)
+             if comp[0] == kind]
+    of = []
+    for i, (slab, comp) in enumerate(terms):
+        of.append(max((of[j] + 1 for j in range(i)
+                       if terms[j][1] == comp and _meet(terms[j][0], slab, kind)), default=0))
+    out = []
+    for r in range(max(of, default=-1) + 1):
+        pieces = []
+        for i, (slab, comp) in enumerate(terms):
+            if of[i] == r:
+                cut, layer, spans = cpml_spans(grid, slab, comp, threads)
+                pieces += [(i, cut, layer, lo, hi) for lo, hi in spans]
+        at_work = min(threads, len(pieces))
+        tasks, load = [[] for _ in range(at_work)], [0] * at_work
+        for p in sorted(pieces, key=lambda p: -p[2] * (p[4] - p[3])):   # stable: in order
+            t = load.index(min(load))
+            load[t] += p[2] * (p[4] - p[3])
+            tasks[t] += [(*p[:3], lo, hi) for lo, hi in _chunks(p[3], p[4], p[2], at_work)]
+        out.append(tasks)
+    return out
+
+
 def scratch_shape(grid: YeeGrid, slabs, threads: int) -> tuple[int, int, int]:
     """(threads that take a piece, cells of the largest chunk, of the largest CPML chunk):
     the NumPy stepper holds a scratch array of each size for each such thread (an update
     uses the first, a CPML term both)."""
-    def largest(plans):
-        return max((_largest(lo, hi, layer, len(pieces)) for _, layer, pieces in plans
-                    for lo, hi in pieces), default=0)
-
     updates = [sp for kind in "eh" for sp in update_spans(grid, kind, threads).values()]
-    cpml = [cpml_spans(grid, slab, comp, threads) for slab in slabs
-            for comp, _, _ in slab.terms(grid.components)]
-    tmp = largest(cpml)
-    return max(len(pieces) for _, _, pieces in updates + cpml), max(largest(updates), tmp), tmp
+    cpml = [tasks for kind in "eh" for tasks in cpml_rounds(grid, slabs, kind, threads)]
+    size = max(_largest(lo, hi, layer, len(pieces)) for _, layer, pieces in updates
+               for lo, hi in pieces)
+    tmp = max((layer * (hi - lo) for tasks in cpml for task in tasks
+               for _, _, layer, lo, hi in task), default=0)
+    most = max([len(pieces) for _, _, pieces in updates] + [len(tasks) for tasks in cpml])
+    return most, max(size, tmp), tmp
 
 
 def round_spans(nodes: int, threads: int) -> tuple[list[tuple[int, int]], int]:
@@ -329,12 +368,15 @@ class NumpyStepper(Stepper):
                          for t in range(tasks)]
         self._updates = {kind: self._plan_updates(update_spans(g, kind, self.threads))
                          for kind in "eh"}
-        self._psi = []
-        self._cpml = {"e": [], "h": []}
+        self._psi = []            # each term's auxiliary values, in the slabs' order
+        terms = {"e": [], "h": []}
         for slab in model.slabs:
             for comp, src, col in slab.terms(g.components):
-                plan = cpml_spans(g, slab, comp, self.threads)
-                self._cpml[comp[0]].append(self._plan_cpml(slab, comp, src, col, plan))
+                terms[comp[0]].append(self._cpml_term(slab, comp, src, col))
+        self._cpml = {kind: [[[self._cpml_chunk(terms[kind][i], t, *chunk)
+                               for i, *chunk in task] for t, task in enumerate(tasks)]
+                             for tasks in cpml_rounds(g, model.slabs, kind, self.threads)]
+                      for kind in "eh"}
         self._sources = {"e": [], "h": []}
         for grp in model.sources:
             buf = np.empty(len(grp.flat), dtype=dt)
@@ -404,42 +446,43 @@ class NumpyStepper(Stepper):
             out.append(pieces)
         return out
 
-    def _plan_cpml(self, slab, comp: str, src: str, col: int,
-                   plan: tuple) -> list[list[_CpmlPiece]]:
-        """One CPML term as chunks, per thread (``plan``: cpml_spans's)."""
-        g = self.grid
+    def _cpml_term(self, slab, comp: str, src: str, col: int) -> dict:
+        """What the chunks of one CPML term share: its cells, coefficients, profiles and
+        auxiliary values."""
         prof = slab.e if comp[0] == "e" else slab.h
-        ext = g.extent(comp)
+        ext = self.grid.extent(comp)
         s, L = slab.axis, slab.cells
         region = _with(tuple(slice(0, e) for e in ext), s, slice(prof.start, prof.start + L))
-        shape = _with(ext, s, L)
         bshape = tuple(L if a == s else 1 for a in range(3))
         table = self.model.tables[comp]
-        coef = self._coef(table.table[:, col], table.ids[region])
-        b = prof.b.reshape(bshape).astype(self.dtype)
-        c = prof.c.reshape(bshape).astype(self.dtype)
-        kinv_m1 = prof.kinv_m1.reshape(bshape).astype(self.dtype)
-        psi = np.zeros(shape, dtype=self.dtype, order="F")
+        psi = np.zeros(_with(ext, s, L), dtype=self.dtype, order="F")
         self._psi.append(psi)
-        full = tuple(slice(0, e) for e in ext)
-        cut, layer, tasks = plan
-        f, out = self._f[src], []
-        for t, (first, last) in enumerate(tasks):
-            s1, s2 = self._scratch[t]
-            pieces = []
-            for lo, hi in _chunks(first, last, layer, len(tasks)):
-                piece_shape = _with(shape, cut, hi - lo)
-                d = s1[:layer * (hi - lo)].reshape(piece_shape, order="F")
-                tmp = s2[:layer * (hi - lo)].reshape(piece_shape, order="F")
-                ops = tuple((d[o], f[x], f[y]) for o, x, y in _diff_ops(
-                    g.shape, _with(full, cut, slice(lo, hi)), s, prof.start, prof.start + L,
-                    comp[0] == "h"))
-                pieces.append(_CpmlPiece(
-                    target=self._f[comp][_with(region, cut, slice(lo, hi))], d=d, tmp=tmp,
-                    ops=ops, coef=_cut(coef, cut, lo, hi), b=b, c=c, kinv_m1=kinv_m1,
-                    psi=psi[_with((slice(None),) * 3, cut, slice(lo, hi))]))
-            out.append(pieces)
-        return out
+        return {"comp": comp, "src": src, "axis": s, "start": prof.start, "region": region,
+                "coef": self._coef(table.table[:, col], table.ids[region]), "psi": psi,
+                "b": prof.b.reshape(bshape).astype(self.dtype),
+                "c": prof.c.reshape(bshape).astype(self.dtype),
+                "kinv_m1": prof.kinv_m1.reshape(bshape).astype(self.dtype)}
+
+    def _cpml_chunk(self, term: dict, t: int, cut: int, layer: int, lo: int,
+                    hi: int) -> _CpmlPiece:
+        """Cells [lo, hi) along ``cut`` of a CPML term (``term``: _cpml_term's), with thread
+        ``t``'s scratch."""
+        g = self.grid
+        psi, s, start = term["psi"], term["axis"], term["start"]
+        shape = _with(psi.shape, cut, hi - lo)
+        s1, s2 = self._scratch[t]
+        d = s1[:layer * (hi - lo)].reshape(shape, order="F")
+        tmp = s2[:layer * (hi - lo)].reshape(shape, order="F")
+        f = self._f[term["src"]]
+        full = tuple(slice(0, e) for e in g.extent(term["comp"]))
+        ops = tuple((d[o], f[x], f[y]) for o, x, y in _diff_ops(
+            g.shape, _with(full, cut, slice(lo, hi)), s, start, start + psi.shape[s],
+            term["comp"][0] == "h"))
+        return _CpmlPiece(
+            target=self._f[term["comp"]][_with(term["region"], cut, slice(lo, hi))], d=d,
+            tmp=tmp, ops=ops, coef=_cut(term["coef"], cut, lo, hi), b=term["b"],
+            c=term["c"], kinv_m1=term["kinv_m1"],
+            psi=psi[_with((slice(None),) * 3, cut, slice(lo, hi))])
 
     def _plan_rounds(self) -> None:
         """16-bit storage: the rounding of each half step's components, as chunks of the
@@ -523,7 +566,7 @@ class NumpyStepper(Stepper):
         self._each(self._update_piece, self._updates[kind])
 
     def _run_cpml(self, kind: str) -> None:
-        for tasks in self._cpml[kind]:   # a term after the other: they may share cells
+        for tasks in self._cpml[kind]:   # a round after the other (see cpml_rounds)
             self._each(self._cpml_piece, tasks)
 
     def _inject(self, kind: str, n: int) -> None:

@@ -15,9 +15,10 @@ operation that writes them and those that read them (each thread has its own scr
 one chunk); the three components of a half step go to the threads together, each thread
 taking its chunks of each. A chunk holds about CHUNK_CELLS cells for each thread at work:
 each NumPy call takes the interpreter's lock for a few microseconds, so the more threads
-share it, the more work each call must carry. Every value is computed by the
-same operations in the same order whatever the pieces and chunks, so the fields are bit for
-bit those of one thread.
+share it, the more work each call must carry. A half step's CPML terms run in rounds, those
+of a round at once (cpml_rounds). Every value is computed by the same operations in the
+same order whatever the pieces, chunks and rounds, so the fields are bit for bit those of
+one thread.
 
 16-bit storage (float16, bfloat16) is emulated: the arrays stay float32 and every value is
 rounded to what 16 bits would hold (in float16's scaled units, see build/storage.py) after
@@ -109,9 +110,9 @@ def _parts(threads: int, cells: int, length: int) -> int:
 def update_spans(grid: YeeGrid, kind: str, threads: int) -> dict:
     """For each component of ``kind`` ('e' or 'h'): (the axis its update is cut along, the
     cells of a layer across it, per thread its piece [lo, hi) along it, which it takes as
-    _chunks(lo, hi, layer, pieces)). The axis is the
-    last one longer than one cell, so that a chunk's scratch is one run of memory; the
-    components of a half step are cut into as many pieces, the fewest any of them allows."""
+    _chunks(lo, hi, layer, pieces)). The axis is the last one longer than one cell, so that
+    a chunk's scratch is one run of memory; the components of a half step are cut into as
+    many pieces, the fewest any of them allows."""
     axes = {}
     for c in grid.components:
         if c[0] == kind:

@@ -241,17 +241,18 @@ def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(
         tracemalloc.stop()
     assert time.perf_counter() - start < 30 and peak < 20e6
     out, err = capsys.readouterr()
-    assert out.splitlines()[1].startswith("memory: about 66.2 TB on the host for a run on "
+    assert out.splitlines()[1].startswith("memory: about 30.4 TB on the host for a run on "
                                           "the numpy backend in float32 (fields 24 TB")
-    # fields 24 TB (two sets: 48), ids 6 TB (one id a cell: 1), CPML values 0.096 TB
+    # host: fields 24 TB, ids 6 TB, coefficients only over the sphere's box (0.29 TB).
+    # GPU: fields 24 TB (two sets: 48), ids 6 TB (one id a cell: 1), CPML values 0.096 TB
     # (10-cell layers on six faces, four terms each; two sets: 0.19), rows padded ('fused'
     # to 10 016 nodes, 'temporal' to 10 008)
     assert out.splitlines()[2] == ("memory on a GPU (cuda backend): about 30.1 TB with "
                                    "'indexed', 49.3 TB with 'fused', 49.3 TB with "
                                    "'temporal' (these two keep two sets of fields)")
     assert err.count("\n") == 1
-    assert err == ("note: memory: a run on the numpy backend would need about 66.2 TB, more "
-                   "than the 64 GB of memory here; its largest part is the coefficients (36 TB): "
+    assert err == ("note: memory: a run on the numpy backend would need about 30.4 TB, more "
+                   "than the 64 GB of memory here; its largest part is the fields (24 TB): "
                    "use fewer or larger cells\n")
     # where the host is larger, no note; where its size is not known, none either
     monkeypatch.setattr(host, "total_bytes", lambda: 10**15)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -228,3 +229,65 @@ def test_cpml_terms_share_rounds_where_their_cells_do_not_meet():
             if terms[j][1] == comp and numpy_stepper._meet(terms[j][0], slab, "e"):
                 assert of[j] < of[i]
     assert all(len(tasks) == 4 for tasks in rounds)   # the threads at work in each
+
+
+def _run_with_layout(monkeypatch, scene, dtype, layout):
+    """The fields, CPML values and probes of ``scene`` with update_box replaced by
+    ``layout`` (None: as it is), on two threads in small pieces."""
+    monkeypatch.setattr(numpy_stepper, "MIN_CELLS", 16)
+    monkeypatch.setattr(numpy_stepper, "CHUNK_CELLS", 32)
+    if layout is not None:
+        monkeypatch.setattr(numpy_stepper, "update_box", layout)
+    st = _stepped(scene, dtype, 2)
+    monkeypatch.undo()
+    return st
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("make", [lambda: lossy_scene(steps=60), lambda: two_d_scene("tmz"),
+                                  lambda: two_d_scene("tez")], ids=["3d", "tmz", "tez"])
+def test_the_box_and_the_walls_give_per_point_coefficients_bits(monkeypatch, make, dtype):
+    """The update takes the background's coefficients as numbers, arrays only over the
+    objects' box, and sets the PEC and CPML walls back to zero after each half step. Bit for
+    bit the same as arrays over the whole extent (a layout of no walls and a box of
+    everything), and as a layout whose box misses the objects (the stepper then finds the
+    box from the ids)."""
+    scene = make()
+
+    def everywhere(scene, grid, c, faces):
+        return [], [(0, n) for n in grid.extent(c)]
+
+    def nowhere(scene, grid, c, faces):
+        return [], None
+
+    base = _run_with_layout(monkeypatch, scene, dtype, None)
+    assert base._zero["e"]   # PEC or CPML walls held at zero after the half step
+    cells = {c: math.prod(hi - lo for lo, hi in lay[1])
+             for c, lay in base._layouts.items() if lay[1] is not None}
+    assert cells and all(n < math.prod(base.grid.extent(c)) for c, n in cells.items())
+    for layout in (everywhere, nowhere):
+        other = _run_with_layout(monkeypatch, scene, dtype, layout)
+        if layout is nowhere:   # the ids disagree with the layout: the box is found there
+            assert any(box is not None for _, box, _ in other._layouts.values())
+        f1, f2 = base.fields(), other.fields()
+        assert any(np.abs(f1[c]).max() > 0 for c in f1)
+        for c in f1:
+            assert f1[c].tobytes() == f2[c].tobytes(), (layout.__name__, c)
+        for a, b in zip(base._psi, other._psi, strict=True):
+            np.testing.assert_array_equal(b, a)
+        for a, b in zip(base.collect().probes, other.collect().probes, strict=True):
+            np.testing.assert_array_equal(b, a)
+
+
+def test_coefficient_arrays_only_over_the_objects_box():
+    """dipole-cpml 64: the arrays of coefficients cover the objects' box (about a tenth of
+    the grid), not the grid, and hold under 8 bytes a cell of it in float32 (72 before)."""
+    from yeefdtd.bench import bench_scene
+
+    model = yf.build_model(bench_scene("dipole-cpml", 64, 2))
+    st = numpy_stepper.NumpyStepper(model, "float32", threads=1)
+    held = sum(c.nbytes for c in st._coefs) / model.grid.num_cells
+    assert 0 < held < 8, held
+    for c, (zero, box, _) in st._layouts.items():
+        assert len(zero) == (4 if c[0] == "e" else 0)
+        assert math.prod(hi - lo for lo, hi in box) < 0.15 * math.prod(model.grid.extent(c))

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
-from .voxelize import Voxels, covers, material_map, material_numbers, reaches
+from .voxelize import Voxels, covers, material_map, material_numbers, objects_box, reaches
 
 #: columns of a coefficient table
 SELF, CB, CC, SRC = 0, 1, 2, 3
@@ -121,6 +121,41 @@ def _tangential_walls(grid: YeeGrid, component: str, faces: dict[str, str]):
             continue
         for side, idx in (("min", 0), ("max", grid.cells[s])):
             yield s, idx, faces[f"{'xyz'[s]}_{side}"]
+
+
+def update_box(scene, grid: YeeGrid, component: str, faces: dict[str, str]):
+    """Where ``component``'s update coefficients differ from the background material's,
+    as the NumPy backend keeps them: (the planes of its extent held at zero, as (axis,
+    index): tangential E on a PEC or CPML wall; the box [lo, hi) per axis, within the
+    extent less those planes, outside which every point takes the background material's
+    row, or None where no point does otherwise). The box holds the objects' bounding box
+    (objects_box) and, for E, the PMC walls' planes (whose rows are the images'); the
+    planes are left out of it, so that a scene whose objects lie inside has no point of
+    the walls in it."""
+    ext = grid.extent(component)
+    lo, hi = [0, 0, 0], list(ext)
+    zero, pmc = [], []
+    if component[0] == "e":
+        for s, idx, kind in _tangential_walls(grid, component, faces):
+            if kind in ("pec", "cpml"):
+                zero.append((s, idx))
+                if idx == 0:
+                    lo[s] = max(lo[s], 1)
+                if idx == ext[s] - 1:
+                    hi[s] = min(hi[s], ext[s] - 1)
+            elif kind == "pmc":
+                pmc.append((s, idx))
+    boxes = []
+    around = objects_box(scene, grid, component)
+    if around is not None:
+        boxes.append([(b.start, b.stop) for b in around])
+    for s, idx in pmc:
+        boxes.append([(idx, idx + 1) if a == s else (0, ext[a]) for a in range(3)])
+    if not boxes:
+        return zero, None
+    box = [(max(lo[a], min(b[a][0] for b in boxes)), min(hi[a], max(b[a][1] for b in boxes)))
+           for a in range(3)]
+    return zero, (None if any(a >= b for a, b in box) else box)
 
 
 def component_table(scene, grid: YeeGrid, component: str, materials,
@@ -249,6 +284,8 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
         for s, idx, kind in _tangential_walls(grid, component, faces):
             if not ranges[s][0] <= idx < ranges[s][1]:
                 continue
+            if tuple(ranges[s]) == (idx, idx + 1) and len(rows) == len(mats):
+                rows = []   # every point lies on this wall: it takes the wall's rows alone
             if kind in ("pec", "cpml"):
                 rows.append(np.zeros(4))
             elif kind == "pmc":

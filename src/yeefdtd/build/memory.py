@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .coefficients import CB, CC, SELF, rows_reached
+from .coefficients import CB, CC, SELF, rows_reached, update_box
 from .cpml import make_slabs
 from .grid import YeeGrid, curl_axes
 from .storage import STORAGE16, compute_dtype
@@ -47,10 +47,11 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     * fields: an array of the grid's nodes per component, in the arithmetic dtype (float32
       for 16-bit storage, which the NumPy backend emulates);
     * coefficients: a component's update coefficients where they differ from point to
-      point (over its points);
+      point, over its box (coefficients.update_box: outside it the background's, as
+      numbers);
     * ids: each component's material ids, 8 or 16 bits a node;
-    * cpml: each CPML term's auxiliary values, its coefficients where they differ, its
-      profiles;
+    * cpml: each CPML term's auxiliary values, its coefficients where they differ and its
+      slab meets the component's box, its profiles;
     * scratch: an array of the largest chunk and one of the largest CPML chunk for each
       thread (and the two of 16-bit rounding, of a chunk each);
     * sources: each source's value at every step, in float64 (the model) and in dtype;
@@ -66,22 +67,25 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     slabs = make_slabs(scene, grid)
     out = dict.fromkeys(PARTS, 0)
     out["fields"] = len(comps) * nodes * size
-    tasks, chunk, tmp = scratch_shape(grid, slabs, threads)
-    out["scratch"] = tasks * (chunk + tmp) * size
+    boxes = {c: update_box(scene, grid, c, faces)[1] for c in comps}
+    tasks, chunk, second = scratch_shape(grid, slabs, threads, boxes)
+    out["scratch"] = tasks * (chunk + second) * size
     if dtype in STORAGE16:
         pieces, cells = round_spans(nodes, threads)
         out["scratch"] += len(pieces) * cells * (2 + 4)
     rows_of = {}
     for c in comps:
-        ext = grid.extent(c)
-        rows = rows_of[c] = rows_reached(scene, grid, c, full_ranges(grid, c), faces)
+        rows_of[c] = rows_reached(scene, grid, c, full_ranges(grid, c), faces)
+        if boxes[c] is None:   # the background's coefficients, as numbers
+            continue
+        rows = rows_reached(scene, grid, c, boxes[c], faces)
         b, cc = curl_axes(c)
         other = "h" if c[0] == "e" else "e"
         columns = [SELF] + [col for axis, src, col in ((b, other + "xyz"[cc], CB),
                                                       (cc, other + "xyz"[b], CC))
                             if src in comps and grid.shape[axis] > 1]
         out["coefficients"] += sum(not _uniform(rows, col) for col in columns) * \
-            math.prod(ext) * size
+            math.prod(hi - lo for lo, hi in boxes[c]) * size
     # component_table's ids: 8 bits where its distinct rows (those reached, and the zero
     # row) number 256 or fewer; rows_reached may count rows the table lacks, never fewer
     for c in comps:
@@ -93,8 +97,12 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
             ranges = list(full_ranges(grid, comp))
             ranges[slab.axis] = (prof.start, prof.start + slab.cells)
             cells = math.prod(hi - lo for lo, hi in ranges)
+            box = boxes[comp]
+            lo, hi = ranges[slab.axis]
+            meets = box is not None and box[slab.axis][0] < hi and lo < box[slab.axis][1]
             rows = rows_reached(scene, grid, comp, ranges, faces)
-            out["cpml"] += cells * size * (1 + (not _uniform(rows, col))) + 3 * slab.cells * size
+            out["cpml"] += cells * size * (1 + (meets and not _uniform(rows, col))) + \
+                3 * slab.cells * size
     out["sources"] = len(scene.sources) * steps * (8 + size)
     for mon in scene.monitors:
         records = steps // mon.every

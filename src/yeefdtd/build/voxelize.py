@@ -84,12 +84,10 @@ def voxelize(scene, grid: YeeGrid, component: str) -> np.ndarray:
     return voxelize_region(scene, grid, component).full()
 
 
-def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
-    """voxelize's materials, stored only in the bounding box of the cells that the
-    objects' bounding boxes hold (see Voxels)."""
-    numbers = material_numbers(scene)
-    background = numbers[scene.background]
-    coords = [grid.coords(component, a) for a in range(3)]
+def _object_boxes(scene, grid: YeeGrid, component: str, coords=None) -> list:
+    """Per object, the slices of ``component``'s points within its bounding box (None
+    where it holds none)."""
+    coords = coords or [grid.coords(component, a) for a in range(3)]
     ndim = 2 if grid.mode != "3d" else 3
     boxes = []
     for obj in scene.objects:
@@ -97,10 +95,31 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
         box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim
                     else slice(0, grid.shape[a]) for a in range(3))
         boxes.append(None if any(s.start >= s.stop for s in box) else box)
-    if all(b is None for b in boxes):
+    return boxes
+
+
+def objects_box(scene, grid: YeeGrid, component: str, boxes=None):
+    """The slices of ``component``'s points that the objects' bounding boxes hold,
+    together (one box around them all), or None where they hold none: outside it every
+    point takes the background material."""
+    boxes = [b for b in (boxes if boxes is not None else
+                         _object_boxes(scene, grid, component)) if b is not None]
+    if not boxes:
+        return None
+    return tuple(slice(min(b[a].start for b in boxes), max(b[a].stop for b in boxes))
+                 for a in range(3))
+
+
+def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
+    """voxelize's materials, stored only in the bounding box of the cells that the
+    objects' bounding boxes hold (see Voxels)."""
+    numbers = material_numbers(scene)
+    background = numbers[scene.background]
+    coords = [grid.coords(component, a) for a in range(3)]
+    boxes = _object_boxes(scene, grid, component, coords)
+    region = objects_box(scene, grid, component, boxes)
+    if region is None:
         return Voxels(grid.shape, background, None, None)
-    region = tuple(slice(min(b[a].start for b in boxes if b is not None),
-                         max(b[a].stop for b in boxes if b is not None)) for a in range(3))
     inner = np.full(tuple(s.stop - s.start for s in region), background,
                     dtype=MATERIAL_DTYPE, order="F")
     for obj, box in zip(scene.objects, boxes, strict=True):

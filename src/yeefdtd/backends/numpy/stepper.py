@@ -38,9 +38,9 @@ from itertools import zip_longest
 
 import numpy as np
 
-from ...build.coefficients import CB, CC, SELF
+from ...build.coefficients import CB, CC, SELF, update_box
 from ...build.grid import YeeGrid, curl_axes
-from ...build.model import Model
+from ...build.model import Model, face_kinds
 from ...exceptions import ValidationError
 from ..base import Records, Stepper
 
@@ -179,18 +179,29 @@ def cpml_rounds(grid: YeeGrid, slabs, kind: str, threads: int) -> list[list[list
     return out
 
 
-def scratch_shape(grid: YeeGrid, slabs, threads: int) -> tuple[int, int, int]:
-    """(threads that take a piece, cells of the largest chunk, of the largest CPML chunk):
-    the NumPy stepper holds a scratch array of each size for each such thread (an update
-    uses the first, a CPML term both)."""
-    updates = [sp for kind in "eh" for sp in update_spans(grid, kind, threads).values()]
+def scratch_shape(grid: YeeGrid, slabs, threads: int, boxes: dict) -> tuple[int, int, int]:
+    """(threads that take a piece, cells of the largest chunk, of the second scratch): the
+    NumPy stepper holds a scratch array of each size for each such thread. An update uses
+    the first, and the second for the new values of its chunk's cells in the component's
+    box (``boxes``: per component, [lo, hi) per axis or None; see NumpyStepper._layout); a
+    CPML term uses both."""
+    updates = {c: sp for kind in "eh" for c, sp in update_spans(grid, kind, threads).items()}
     cpml = [tasks for kind in "eh" for tasks in cpml_rounds(grid, slabs, kind, threads)]
-    size = max(_largest(lo, hi, layer, len(pieces)) for _, layer, pieces in updates
+    size = max(_largest(lo, hi, layer, len(pieces)) for _, layer, pieces in updates.values()
                for lo, hi in pieces)
     tmp = max((layer * (hi - lo) for tasks in cpml for task in tasks
                for _, _, layer, lo, hi in task), default=0)
-    most = max([len(pieces) for _, _, pieces in updates] + [len(tasks) for tasks in cpml])
-    return most, max(size, tmp), tmp
+    second = tmp
+    for c, (cut, layer, pieces) in updates.items():
+        box = boxes.get(c)
+        if box is None:
+            continue
+        across = math.prod(hi - lo for a, (lo, hi) in enumerate(box) if a != cut)
+        for first, last in pieces:
+            for lo, hi in _chunks(first, last, layer, len(pieces)):
+                second = max(second, (min(hi, box[cut][1]) - max(lo, box[cut][0])) * across)
+    most = max([len(p) for _, _, p in updates.values()] + [len(tasks) for tasks in cpml])
+    return most, max(size, tmp), second
 
 
 def round_spans(nodes: int, threads: int) -> tuple[list[tuple[int, int]], int]:
@@ -222,6 +233,32 @@ def _compact(table_col: np.ndarray, ids: np.ndarray, dtype) -> np.ndarray | floa
     out = np.empty(ids.shape, dtype=dtype, order="F")
     np.take(table_col.astype(dtype), ids, out=out, mode="clip")
     return out
+
+
+def _others(ids: np.ndarray, box, value: int) -> int:
+    """How many of ``ids`` in ``box`` ([lo, hi) per axis) differ from ``value``, counted a
+    few million at a time."""
+    (x0, x1), (y0, y1), (z0, z1) = box
+    step = max(1, (1 << 22) // max(1, (x1 - x0) * (y1 - y0)))
+    return sum(int(np.count_nonzero(ids[x0:x1, y0:y1, z:min(z + step, z1)] != value))
+               for z in range(z0, z1, step))
+
+
+def _tight(ids: np.ndarray, box, value: int):
+    """The smallest box ([lo, hi) per axis) within ``box`` that holds every one of ``ids``
+    there that differs from ``value``, or None."""
+    (x0, x1), (y0, y1), (z0, z1) = box
+    step = max(1, (1 << 22) // max(1, (x1 - x0) * (y1 - y0)))
+    seen = [np.zeros(x1 - x0, bool), np.zeros(y1 - y0, bool), np.zeros(z1 - z0, bool)]
+    for z in range(z0, z1, step):
+        other = ids[x0:x1, y0:y1, z:min(z + step, z1)] != value
+        seen[0] |= other.any(axis=(1, 2))
+        seen[1] |= other.any(axis=(0, 2))
+        seen[2][z - z0:z - z0 + other.shape[2]] = other.any(axis=(0, 1))
+    if not seen[0].any():
+        return None
+    return [(lo + int(np.argmax(f)), lo + len(f) - int(np.argmax(f[::-1])))
+            for (lo, _), f in zip(box, seen, strict=True)]
 
 
 def _diff_ops(shape, region, axis: int, lo: int, hi: int, forward: bool):
@@ -261,13 +298,17 @@ def _diff_ops(shape, region, axis: int, lo: int, hi: int, forward: bool):
 
 @dataclass
 class _Piece:
-    """One piece of a component's half step: cells [lo, hi) of it along one axis."""
+    """One piece of a component's half step: cells [lo, hi) of it along one axis, updated
+    with the background's coefficients; where the piece meets the component's box (see
+    NumpyStepper._layout), ``box`` updates those cells with their own."""
 
     target: np.ndarray       #: the piece's cells of the component's array (a view)
     d: np.ndarray            #: scratch of the piece's shape
     self_coef: np.ndarray | float | None   #: None where it is 1 everywhere
     #: per curl term: ((out, a, b) views: d[out] = a - b, ...), coefficient
     terms: list = field(default_factory=list)
+    box: _Piece | None = None   #: its ``d`` the new values' scratch, ``new`` the others'
+    new: np.ndarray | None = None
 
 
 @dataclass
@@ -362,7 +403,10 @@ class NumpyStepper(Stepper):
         self._coefs = []          # the per-point coefficient arrays, for memory_bytes
         #: per thread that takes a piece, scratch arrays of the largest chunk and of the
         #: largest CPML chunk
-        tasks, size, tmp = scratch_shape(g, model.slabs, self.threads)
+        self._zero = {"e": [], "h": []}   # views of the planes held at zero
+        self._layouts = {c: self._layout(c) for c in g.components}
+        tasks, size, tmp = scratch_shape(g, model.slabs, self.threads,
+                                         {c: lay[1] for c, lay in self._layouts.items()})
         whole = np.empty(tasks * (size + tmp), dtype=dt)   # one block: large pages, where
         self._scratch = [(whole[t * size:(t + 1) * size],  # the system gives them
                           whole[tasks * size + t * tmp:tasks * size + (t + 1) * tmp])
@@ -408,44 +452,99 @@ class NumpyStepper(Stepper):
             tasks.append([p for row in zip_longest(*lists) for p in row if p is not None])
         return tasks
 
+    def _layout(self, c: str) -> tuple[list, list | None, int]:
+        """(the planes of ``c``'s extent held at zero, as (axis, index); the box [lo, hi)
+        per axis outside which, those planes left out, every point takes the background's
+        row, or None; the background's id), as build.coefficients.update_box gives them,
+        checked against the ids. The update takes the background's coefficients as numbers
+        and keeps arrays of them only over the box; the planes are set to zero after each
+        half step (their coefficients are zero). Where the ids disagree, which the scene's
+        objects and walls do not make, a plane that is not all zero rows is updated as the
+        others and the box grows to hold every point of another id."""
+        g, table = self.grid, self.model.tables[c]
+        ids, ext = table.ids, g.extent(c)
+        zero, box = update_box(self.model.scene, g, c, face_kinds(self.model.scene))
+        zero_rows = np.flatnonzero(~table.table[:, [SELF, CB, CC]].any(axis=1))
+        zero = [(s, i) for s, i in zero
+                if np.isin(ids[tuple(i if a == s else slice(0, ext[a]) for a in range(3))],
+                           zero_rows).all()]
+        inner = [[0, e] for e in ext]
+        for s, i in zero:
+            inner[s] = [1 if i == 0 else inner[s][0], ext[s] - 1 if i == ext[s] - 1
+                        else inner[s][1]]
+        corners = [tuple(r[k] - k for r, k in zip(inner, bits, strict=True))
+                   for bits in np.ndindex(2, 2, 2)]
+        outside = [p for p in corners if box is None
+                   or not all(lo <= x < hi for x, (lo, hi) in zip(p, box, strict=True))]
+        bg = int(ids[(outside or corners)[0]])
+        if _others(ids, inner, bg) != (_others(ids, box, bg) if box else 0):
+            box = _tight(ids, inner, bg)
+        return zero, box, bg
+
     def _plan_update(self, c: str, cut: int, layer: int, tasks: list) -> list[list[_Piece]]:
         """``c``'s update as chunks, per thread (``tasks``: update_spans's chunks)."""
         g = self.grid
         table = self.model.tables[c]
         ext = g.extent(c)
         region = tuple(slice(0, e) for e in ext)
-        ids = table.ids[region]
+        zero, box, bg = self._layouts[c]
+        self._zero[c[0]] += [self._f[c][tuple(i if a == s else region[a] for a in range(3))]
+                             for s, i in zero]
+        inbox = None if box is None else tuple(slice(lo, hi) for lo, hi in box)
         b, cc = curl_axes(c)
         other = "h" if c[0] == "e" else "e"
         forward = c[0] == "h"
-        terms = []
+        terms = []   # (axis, curl field, the background's coefficient, the box's)
         for axis, src, col in ((b, other + "xyz"[cc], CB), (cc, other + "xyz"[b], CC)):
             if src not in self._f or g.shape[axis] == 1:
                 continue  # absent in this mode, or nothing varies along the axis
-            coef = self._coef(table.table[:, col], ids)
-            if np.isscalar(coef) and coef == 0.0:
+            coef = float(table.table[bg, col])
+            own = None if inbox is None else self._coef(table.table[:, col], table.ids[inbox])
+            if coef == 0.0 and (own is None or (np.isscalar(own) and own == 0.0)):
                 continue
-            terms.append((axis, src, coef))
-        self_coef = self._coef(table.table[:, SELF], ids)
+            terms.append((axis, src, coef, own))
+        keep = float(table.table[bg, SELF])
+        own_keep = None if inbox is None else self._coef(table.table[:, SELF], table.ids[inbox])
         out = []
         for t, (first, last) in enumerate(tasks):
+            s1, s2 = self._scratch[t]
             pieces = []
             for lo, hi in _chunks(first, last, layer, len(tasks)):
-                shape = _with(ext, cut, hi - lo)
-                d = self._scratch[t][0][:layer * (hi - lo)].reshape(shape, order="F")
                 part = _with(region, cut, slice(lo, hi))
-                keep = None if np.isscalar(self_coef) and self_coef == 1.0 else \
-                    _cut(self_coef, cut, lo, hi)   # None: the field keeps its value
-                piece = _Piece(self._f[c][part], d, keep)
-                for axis, src, coef in terms:
-                    span = (lo, hi) if axis == cut else (0, ext[axis])
-                    f = self._f[src]
-                    ops = tuple((d[o], f[x], f[y])
-                                for o, x, y in _diff_ops(g.shape, part, axis, *span, forward))
-                    piece.terms.append((ops, _cut(coef, cut, lo, hi)))
+                piece = self._piece(c, part, cut, lo, hi, s1, keep,
+                                    [(a, f, k) for a, f, k, _ in terms if k != 0.0], forward)
+                if box is not None and max(lo, box[cut][0]) < min(hi, box[cut][1]):
+                    blo, bhi = max(lo, box[cut][0]), min(hi, box[cut][1])
+                    at = box[cut][0]
+                    sub = _with(inbox, cut, slice(blo, bhi))
+                    piece.box = self._piece(
+                        c, sub, cut, blo, bhi, s1, _cut(own_keep, cut, blo - at, bhi - at),
+                        [(a, f, _cut(k, cut, blo - at, bhi - at)) for a, f, _, k in terms],
+                        forward, box)
+                    size = piece.box.d.size
+                    piece.new = s2[:size].reshape(piece.box.d.shape, order="F")
                 pieces.append(piece)
             out.append(pieces)
         return out
+
+    def _piece(self, c: str, part: tuple, cut: int, lo: int, hi: int, scratch, keep,
+               terms: list, forward: bool, box=None) -> _Piece:
+        """The update of ``c`` over ``part`` (cells [lo, hi) along ``cut``; the other axes
+        whole, or the box's ranges), its differences in ``scratch``, with the coefficients
+        ``keep`` and those of ``terms`` ((axis, curl field, coefficient)), each a number or
+        an array of the part's shape."""
+        g = self.grid
+        shape = tuple(s.stop - s.start for s in part)
+        d = scratch[:math.prod(shape)].reshape(shape, order="F")
+        piece = _Piece(self._f[c][part], d,
+                       None if np.isscalar(keep) and keep == 1.0 else keep)
+        for axis, src, coef in terms:
+            span = (lo, hi) if axis == cut else (part[axis].start, part[axis].stop)
+            f = self._f[src]
+            ops = tuple((d[o], f[x], f[y])
+                        for o, x, y in _diff_ops(g.shape, part, axis, *span, forward))
+            piece.terms.append((ops, coef))
+        return piece
 
     def _cpml_term(self, slab, comp: str, src: str, col: int) -> dict:
         """What the chunks of one CPML term share: its cells, coefficients, profiles and
@@ -458,8 +557,13 @@ class NumpyStepper(Stepper):
         table = self.model.tables[comp]
         psi = np.zeros(_with(ext, s, L), dtype=self.dtype, order="F")
         self._psi.append(psi)
+        _, box, bg = self._layouts[comp]
+        if box is None or not box[s][0] < prof.start + L or not prof.start < box[s][1]:
+            coef = float(table.table[bg, col])   # the background's: the slab misses the box
+        else:
+            coef = self._coef(table.table[:, col], table.ids[region])
         return {"comp": comp, "src": src, "axis": s, "start": prof.start, "region": region,
-                "coef": self._coef(table.table[:, col], table.ids[region]), "psi": psi,
+                "coef": coef, "psi": psi,
                 "b": prof.b.reshape(bshape).astype(self.dtype),
                 "c": prof.c.reshape(bshape).astype(self.dtype),
                 "kinv_m1": prof.kinv_m1.reshape(bshape).astype(self.dtype)}
@@ -541,14 +645,25 @@ class NumpyStepper(Stepper):
 
     @staticmethod
     def _update_piece(p: _Piece) -> None:
+        if p.box is not None:   # the box's cells first, into ``new``: they read the old
+            np.copyto(p.new, p.box.target)
+            NumpyStepper._update(p.box, p.new)
+        NumpyStepper._update(p, p.target)
+        if p.box is not None:
+            np.copyto(p.box.target, p.new)
+
+    @staticmethod
+    def _update(p: _Piece, target: np.ndarray) -> None:
+        """``target`` (p's cells, or a copy of them) times p's own coefficient, plus each
+        curl term's differences times its coefficient."""
         if p.self_coef is not None:
-            p.target *= p.self_coef
+            target *= p.self_coef
         d = p.d
         for ops, coef in p.terms:
             for out, a, b in ops:
                 np.subtract(a, b, out=out)
             d *= coef
-            p.target += d
+            target += d
 
     @staticmethod
     def _cpml_piece(p: _CpmlPiece) -> None:
@@ -608,11 +723,19 @@ class NumpyStepper(Stepper):
 
     def update_h_boundaries(self) -> None:
         self._run_cpml("h")
+        self._hold("h")
         self._store("h")
 
     def update_e_boundaries(self) -> None:
         self._run_cpml("e")
+        self._hold("e")
         self._store("e")
+
+    def _hold(self, kind: str) -> None:
+        """The planes held at zero (see _layout) back to zero, as their zero coefficients
+        left them."""
+        for plane in self._zero[kind]:
+            plane.fill(0)
 
     def inject_h(self, n: int) -> None:
         self._inject("h", n)

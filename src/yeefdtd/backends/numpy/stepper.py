@@ -1,8 +1,10 @@
 """The NumPy reference stepper.
 
-Vectorised in-place updates over each component's valid region. Coefficients that are the
-same at every point of a region become scalars (a vacuum background costs nothing);
-the others are per-point arrays in the run's dtype. All scratch space is allocated here,
+Vectorised in-place updates over each component's valid region. The background's
+coefficients are numbers (a vacuum background costs nothing); arrays of them, in the run's
+dtype, are kept only over the box that holds the objects (and the PMC walls), whose cells
+are updated from them; the walls held at zero (tangential E on PEC and CPML) are set back
+to zero after each half step (NumpyStepper._layout). All scratch space is allocated here,
 so the time loop allocates nothing but tiny views.
 
 Each half step's update of a component, and each CPML term, is cut into pieces along one
@@ -520,7 +522,7 @@ class NumpyStepper(Stepper):
                     piece.box = self._piece(
                         c, sub, cut, blo, bhi, s1, _cut(own_keep, cut, blo - at, bhi - at),
                         [(a, f, _cut(k, cut, blo - at, bhi - at)) for a, f, _, k in terms],
-                        forward, box)
+                        forward)
                     size = piece.box.d.size
                     piece.new = s2[:size].reshape(piece.box.d.shape, order="F")
                 pieces.append(piece)
@@ -528,7 +530,7 @@ class NumpyStepper(Stepper):
         return out
 
     def _piece(self, c: str, part: tuple, cut: int, lo: int, hi: int, scratch, keep,
-               terms: list, forward: bool, box=None) -> _Piece:
+               terms: list, forward: bool) -> _Piece:
         """The update of ``c`` over ``part`` (cells [lo, hi) along ``cut``; the other axes
         whole, or the box's ranges), its differences in ``scratch``, with the coefficients
         ``keep`` and those of ``terms`` ((axis, curl field, coefficient)), each a number or

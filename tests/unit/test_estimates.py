@@ -186,7 +186,7 @@ def _scenes():
 
 
 #: the NumPy backend's own count (memory_bytes) and the estimate's parts that it covers
-#: agree within this fraction (the estimate adds the CPML profiles, a few hundred bytes)
+#: agree within this fraction (rows_reached may count rows a box does not hold)
 TOLERANCE = 0.01
 
 
@@ -213,7 +213,7 @@ def test_the_memory_estimate_is_the_numpy_backends_own_count(monkeypatch, name, 
     assert parts["ids"] == ids
     records = sum(r.nbytes for r in stepper._probe_rec + stepper._snap_rec)
     assert parts["records"] >= records * (1 + 16 / stepper.dtype.itemsize)
-    assert sum(parts.values()) > stepper.memory_bytes() + ids
+    assert sum(parts.values()) >= stepper.memory_bytes() + ids
 
 
 def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(

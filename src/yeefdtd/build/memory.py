@@ -51,14 +51,20 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
       numbers);
     * ids: each component's material ids, 8 or 16 bits a node;
     * cpml: each CPML term's auxiliary values, its coefficients where they differ and its
-      slab meets the component's box, its profiles;
+      slab meets the component's box, its profiles (spread over all axes but the one its
+      chunks are cut along);
     * scratch: an array of the largest chunk and one of the largest CPML chunk for each
       thread (and the two of 16-bit rounding, of a chunk each);
     * sources: each source's value at every step, in float64 (the model) and in dtype;
     * records: probe and snapshot records in dtype, and at the end twice in float64 (as
       collected, then in the result) with their times.
     """
-    from ..backends.numpy.stepper import default_threads, round_spans, scratch_shape
+    from ..backends.numpy.stepper import (
+        cpml_spans,
+        default_threads,
+        round_spans,
+        scratch_shape,
+    )
 
     threads = default_threads() if threads is None else threads
     size = compute_dtype(dtype).itemsize
@@ -101,8 +107,9 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
             lo, hi = ranges[slab.axis]
             meets = box is not None and box[slab.axis][0] < hi and lo < box[slab.axis][1]
             rows = rows_reached(scene, grid, comp, ranges, faces)
+            cut = cpml_spans(grid, slab, comp, 1)[0]   # the profiles: spread over all but it
             out["cpml"] += cells * size * (1 + (meets and not _uniform(rows, col))) + \
-                3 * slab.cells * size
+                3 * cells // (ranges[cut][1] - ranges[cut][0]) * size
     out["sources"] = len(scene.sources) * steps * (8 + size)
     for mon in scene.monitors:
         records = steps // mon.every

@@ -416,6 +416,7 @@ class NumpyStepper(Stepper):
         self._updates = {kind: self._plan_updates(update_spans(g, kind, self.threads))
                          for kind in "eh"}
         self._psi = []            # each term's auxiliary values, in the slabs' order
+        self._profiles = []       # and their profiles, for memory_bytes
         terms = {"e": [], "h": []}
         for slab in model.slabs:
             for comp, src, col in slab.terms(g.components):
@@ -564,11 +565,15 @@ class NumpyStepper(Stepper):
             coef = float(table.table[bg, col])   # the background's: the slab misses the box
         else:
             coef = self._coef(table.table[:, col], table.ids[region])
+        # the profiles spread over every axis but the one the chunks cut, so that NumPy
+        # walks them together with psi in long runs: a profile along x alone made every
+        # operation of an x slab's term loop over runs of its few cells
+        spread = _with(psi.shape, cpml_spans(self.grid, slab, comp, 1)[0], 1)
+        profiles = {name: np.broadcast_to(getattr(prof, name).reshape(bshape), spread)
+                    .astype(self.dtype, order="F") for name in ("b", "c", "kinv_m1")}
+        self._profiles += list(profiles.values())
         return {"comp": comp, "src": src, "axis": s, "start": prof.start, "region": region,
-                "coef": coef, "psi": psi,
-                "b": prof.b.reshape(bshape).astype(self.dtype),
-                "c": prof.c.reshape(bshape).astype(self.dtype),
-                "kinv_m1": prof.kinv_m1.reshape(bshape).astype(self.dtype)}
+                "coef": coef, "psi": psi, **profiles}
 
     def _cpml_chunk(self, term: dict, t: int, cut: int, layer: int, lo: int,
                     hi: int) -> _CpmlPiece:
@@ -784,6 +789,7 @@ class NumpyStepper(Stepper):
         total = sum(a.nbytes for a in self._f.values())
         total += sum(a.nbytes + b.nbytes for a, b in self._scratch)   # views of one block
         total += sum(c.nbytes for c in self._coefs) + sum(p.nbytes for p in self._psi)
+        total += sum(p.nbytes for p in self._profiles)
         if self.storage.is16:   # the rounding's scratch
             total += sum(a.nbytes for a in self._t16 + self._t32)
         return total

@@ -237,26 +237,29 @@ def _compact(table_col: np.ndarray, ids: np.ndarray, dtype) -> np.ndarray | floa
     return out
 
 
-def _others(ids: np.ndarray, box, value: int) -> int:
-    """How many of ``ids`` in ``box`` ([lo, hi) per axis) differ from ``value``, counted a
-    few million at a time."""
+def _blocks(ids: np.ndarray, box, value: int):
+    """(the first z of each, whether each of ``ids`` differs from ``value``) over ``box``
+    ([lo, hi) per axis), a few million points at a time."""
     (x0, x1), (y0, y1), (z0, z1) = box
     step = max(1, (1 << 22) // max(1, (x1 - x0) * (y1 - y0)))
-    return sum(int(np.count_nonzero(ids[x0:x1, y0:y1, z:min(z + step, z1)] != value))
-               for z in range(z0, z1, step))
+    for z in range(z0, z1, step):
+        yield z, ids[x0:x1, y0:y1, z:min(z + step, z1)] != value
+
+
+def _others(ids: np.ndarray, box, value: int) -> int:
+    """How many of ``ids`` in ``box`` ([lo, hi) per axis) differ from ``value``."""
+    return sum(int(np.count_nonzero(other)) for _, other in _blocks(ids, box, value))
 
 
 def _tight(ids: np.ndarray, box, value: int):
     """The smallest box ([lo, hi) per axis) within ``box`` that holds every one of ``ids``
     there that differs from ``value``, or None."""
-    (x0, x1), (y0, y1), (z0, z1) = box
-    step = max(1, (1 << 22) // max(1, (x1 - x0) * (y1 - y0)))
-    seen = [np.zeros(x1 - x0, bool), np.zeros(y1 - y0, bool), np.zeros(z1 - z0, bool)]
-    for z in range(z0, z1, step):
-        other = ids[x0:x1, y0:y1, z:min(z + step, z1)] != value
+    seen = [np.zeros(hi - lo, bool) for lo, hi in box]
+    for z, other in _blocks(ids, box, value):
         seen[0] |= other.any(axis=(1, 2))
         seen[1] |= other.any(axis=(0, 2))
-        seen[2][z - z0:z - z0 + other.shape[2]] = other.any(axis=(0, 1))
+        at = z - box[2][0]
+        seen[2][at:at + other.shape[2]] = other.any(axis=(0, 1))
     if not seen[0].any():
         return None
     return [(lo + int(np.argmax(f)), lo + len(f) - int(np.argmax(f[::-1])))

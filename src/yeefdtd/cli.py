@@ -126,7 +126,6 @@ def _cmd_run(args) -> int:
 
 
 def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
-    from .plot import plot_result
     from .run import run
 
     try:
@@ -147,6 +146,12 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
                 return code
             print(f"yeefdtd: {exc}; what was recorded until then is in {saved}",
                   file=sys.stderr)
+            if args.plot:   # interrupted: no more work; diverged: plot what came before
+                if isinstance(exc, RunInterrupted):
+                    print(f"yeefdtd: no plots written; 'yeefdtd plot {saved}' writes them",
+                          file=sys.stderr)
+                else:
+                    _plot(saved, exc.partial)
         else:
             print(f"yeefdtd: {exc}", file=sys.stderr)
         return code
@@ -164,17 +169,27 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
           f"({how}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
           f"{st['bytes_per_cell']:.1f} bytes/cell -> {saved}")
     if args.plot:
-        for path in plot_result(result, saved.parent, saved.stem):
-            print(f"  plot: {path}")
+        _plot(saved, result)
     return 0 if saved == out else 1
+
+
+def _plot(saved: Path, result) -> None:
+    """The plots of ``result``, beside the file ``saved`` that holds it."""
+    from .plot import plot_result
+
+    for path in plot_result(result, saved.parent, saved.stem):
+        print(f"  plot: {path}")
 
 
 class _Signals:
     """While it holds: SIGTERM (a scheduler's or timeout's stop) is taken as Ctrl-C, so that
-    what a run recorded is saved as for Ctrl-C. While ``shield()`` holds, both are deferred
-    until the save inside it is done (``caught`` says whether one came), so that a result
-    being written is not lost to them. Outside the main thread, where Python cannot set
-    handlers, it changes nothing."""
+    what a run recorded is saved as for Ctrl-C. Only the first of them interrupts: those
+    after it wait (as in ``shield()``), since the run is then on its way to saving what it
+    recorded (a second Ctrl-C a few milliseconds after the first, while the partial result
+    was gathered, used to lose it). While ``shield()`` holds, both are deferred until the
+    save inside it is done (``caught`` says whether one came), so that a result being
+    written is not lost to them. Outside the main thread, where Python cannot set handlers,
+    it changes nothing."""
 
     def __init__(self):
         import signal
@@ -183,8 +198,9 @@ class _Signals:
         self._signals = (signal.SIGINT, signal.SIGTERM)
         self._before: dict = {}
 
-    @staticmethod
-    def _interrupt(signum, frame):
+    def _interrupt(self, signum, frame):
+        self._during = {sig: self._note for sig in self._ours}   # the next ones wait
+        self._set(self._during)
         raise KeyboardInterrupt
 
     def _note(self, signum, frame):
@@ -207,8 +223,7 @@ class _Signals:
         # handled outside Python (None) are left as they are
         self._ours = [sig for sig, h in self._before.items()
                       if h is not None and h is not signal.SIG_IGN]
-        self._during = {sig: self._interrupt if sig == signal.SIGTERM else self._before[sig]
-                        for sig in self._ours}
+        self._during = {sig: self._interrupt for sig in self._ours}
         self._set(self._during)
         return self
 
@@ -238,14 +253,17 @@ def _save_result(result, out: Path) -> Path | None:
         return result.save(out)
     except OSError as exc:
         why = one_line(exc)
-    fd, spare = tempfile.mkstemp(prefix=f"{out.stem}-", suffix=out.suffix)
-    os.close(fd)
+    spare = None
     try:
+        fd, spare = tempfile.mkstemp(prefix=f"{out.stem[:64]}-", suffix=out.suffix)
+        os.close(fd)
         result.save(spare)
     except OSError as exc:
-        Path(spare).unlink(missing_ok=True)
-        print(f"yeefdtd: error: could not write {out} ({why}) nor {spare} "
-              f"({one_line(exc)}); the result is lost", file=sys.stderr)
+        if spare is not None:
+            Path(spare).unlink(missing_ok=True)
+        print(f"yeefdtd: error: could not write {out} ({why}) nor "
+              f"{spare or 'a file in ' + tempfile.gettempdir()} ({one_line(exc)}); the "
+              "result is lost", file=sys.stderr)
         return None
     print(f"yeefdtd: error: could not write {out} ({why}); the result is in {spare}",
           file=sys.stderr)
@@ -467,6 +485,7 @@ def _cmd_kernels(args) -> int:
 
 
 def _cmd_plot(args) -> int:
+    from .exceptions import ValidationError
     from .plot import plot_result
     from .results import load
 
@@ -474,7 +493,11 @@ def _cmd_plot(args) -> int:
     result = load(path)
     outdir = check_writable(args.output_dir if args.output_dir is not None else path.parent,
                             "--output-dir", directory=True)
-    for p in plot_result(result, outdir, path.stem):
+    try:
+        plots = plot_result(result, outdir, path.stem)
+    except ValidationError as exc:   # a file that load() read but whose parts do not plot
+        raise ValidationError(f"{path}: {exc}") from None
+    for p in plots:
         print(p)
     return 0
 

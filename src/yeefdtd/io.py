@@ -119,7 +119,9 @@ def write_atomic(path: Path, write) -> Path:
     """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    # the name's first characters alone: a name near the longest a directory takes (255
+    # bytes) would not take the temporary file's 15 more
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".part", dir=path.parent)
     os.close(fd)
     try:
         write(Path(tmp))

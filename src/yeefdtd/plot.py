@@ -160,10 +160,18 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
 
     directory = check_writable(directory, "directory", directory=True)
     directory.mkdir(parents=True, exist_ok=True)
-    out = []
-    for name in result.probes:
-        out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
-    for name, snap in result.snapshots.items():
-        if len(snap.frames):
-            out.append(plot_snapshot(result, name, directory / f"{stem}_snapshot_{name}.png"))
+    from .exceptions import ValidationError
+
+    out, what = [], "the scene"
+    try:
+        for name in result.probes:
+            what = f"probe {name!r}"
+            out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
+        for name, snap in result.snapshots.items():
+            what = f"snapshot {name!r}"
+            if len(snap.frames):
+                out.append(plot_snapshot(result, name,
+                                         directory / f"{stem}_snapshot_{name}.png"))
+    except ValidationError as exc:   # what in the result cannot be plotted, named
+        raise ValidationError(f"{what}: {exc}") from None
     return out

@@ -39,7 +39,11 @@ class ProbeData:
 
     def __post_init__(self):
         for what in ("data", "times", "positions"):
-            setattr(self, what, Named(f"probe {self.name!r} component", getattr(self, what)))
+            v = getattr(self, what)
+            if not isinstance(v, dict):
+                raise ValidationError(f"probe {self.name!r} {what}: a dict of components, "
+                                      f"not {type(v).__name__}")
+            setattr(self, what, Named(f"probe {self.name!r} component", v))
 
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
@@ -107,6 +111,11 @@ class Result:
     fields: dict[str, np.ndarray] | None = None   #: final fields, when asked for
 
     def __post_init__(self):
+        for what in ("probes", "snapshots", "fields"):
+            v = getattr(self, what)
+            if not isinstance(v, dict) and not (what == "fields" and v is None):
+                raise ValidationError(f"{what}: a dict of names and their data, not "
+                                      f"{type(v).__name__}")
         self.probes = Named("probe", self.probes)
         self.snapshots = Named("snapshot", self.snapshots)
         if self.fields is not None:
@@ -142,6 +151,7 @@ class Result:
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")
+        self._check()
         nbytes = self.nbytes()
         if nbytes <= IMAGE_MAX:
             image = io.BytesIO()
@@ -158,6 +168,88 @@ class Result:
                 raise OSError(errno.EIO, one_line(exc)) from None
 
         return write_atomic(Path(path), write)
+
+    def _check(self) -> None:
+        """A one-line ValidationError naming the part that save() could not write, or that
+        load() would not read back: each name an HDF5 group or dataset can take, each
+        array real numbers of the dimensions its part has and the lengths that go
+        together."""
+        from .description.monitors import _file_safe_name
+
+        def name(v, what):
+            if not isinstance(v, str) or v == "":
+                raise ValidationError(f"{what}: {v!r} is not a name; give a non-empty string")
+            try:
+                v.encode("utf-8")
+                _file_safe_name(v)
+            except (UnicodeEncodeError, ValueError) as exc:
+                why = "not valid text" if isinstance(exc, UnicodeEncodeError) else str(exc)
+                raise ValidationError(f"{what}: {why}") from None
+
+        def array(v, what, ndim):
+            try:
+                a = np.asarray(v)
+            except (ValueError, TypeError):
+                a = None
+            if a is None or a.ndim != ndim or not (np.issubdtype(a.dtype, np.integer) or
+                                                  np.issubdtype(a.dtype, np.floating)):
+                got = "not an array" if a is None else f"{a.ndim}-D of {a.dtype}"
+                raise ValidationError(f"{what}: must be a {ndim}-D array of real numbers "
+                                      f"({got})")
+            return a
+
+        for what, part, kind in (("probes", self.probes, ProbeData),
+                                 ("snapshots", self.snapshots, SnapshotData)):
+            for key, item in part.items():
+                name(key, f"{what}[{key!r}]")
+                if not isinstance(item, kind):
+                    raise ValidationError(f"{what}[{key!r}]: a {kind.__name__}, not "
+                                          f"{type(item).__name__}")
+        for key, p in self.probes.items():
+            for part in ("data", "times", "positions"):
+                if not isinstance(getattr(p, part), dict):
+                    raise ValidationError(f"probes[{key!r}].{part}: a table of components")
+            if set(p.times) != set(p.data) or set(p.positions) != set(p.data):
+                raise ValidationError(f"probes[{key!r}]: data, times and positions must "
+                                      "name the same components")
+            for c, v in p.data.items():
+                at = f"probes[{key!r}].data[{c!r}]"
+                name(c, at)
+                if c.endswith("_time"):
+                    raise ValidationError(f"{at}: a component's name may not end in '_time'")
+                n = len(array(v, at, 1))
+                t = array(p.times[c], f"probes[{key!r}].times[{c!r}]", 1)
+                if len(t) != n:
+                    raise ValidationError(f"probes[{key!r}].times[{c!r}]: {len(t)} times "
+                                          f"for {n} values")
+                if array(p.positions[c], f"probes[{key!r}].positions[{c!r}]", 1).shape != (3,):
+                    raise ValidationError(f"probes[{key!r}].positions[{c!r}]: must be 3 "
+                                          "coordinates (x, y, z)")
+        for key, sn in self.snapshots.items():
+            at = f"snapshots[{key!r}]"
+            if sn.component not in ("ex", "ey", "ez", "hx", "hy", "hz"):
+                raise ValidationError(f"{at}.component: {sn.component!r} is not one of ex, "
+                                      "ey, ez, hx, hy, hz")
+            if sn.axis not in ("x", "y", "z"):
+                raise ValidationError(f"{at}.axis: {sn.axis!r} is not one of x, y, z")
+            array(sn.position, f"{at}.position", 0)
+            if not isinstance(sn.coords, (tuple, list)) or len(sn.coords) != 2:
+                raise ValidationError(f"{at}.coords: must be two arrays (u, v)")
+            want = (len(array(sn.times, f"{at}.times", 1)),
+                    len(array(sn.coords[0], f"{at}.coords[0]", 1)),
+                    len(array(sn.coords[1], f"{at}.coords[1]", 1)))
+            if array(sn.frames, f"{at}.frames", 3).shape != want:
+                raise ValidationError(f"{at}.frames: shape {np.shape(sn.frames)}, not {want} "
+                                      "(times, u, v)")
+        if self.fields is not None:
+            if not isinstance(self.fields, dict):
+                raise ValidationError("fields: a table of components and their arrays")
+            for c, a in self.fields.items():
+                name(c, f"fields[{c!r}]")
+                v = np.asarray(a) if isinstance(a, np.ndarray) else None
+                if v is None or not np.issubdtype(v.dtype, np.number) or \
+                        np.iscomplexobj(v) or v.ndim == 0:
+                    raise ValidationError(f"fields[{c!r}]: must be an array of real numbers")
 
     def _fill(self, f) -> None:
         """Everything save() writes, into the open HDF5 file ``f``."""
@@ -236,8 +328,8 @@ def _read(f) -> Result:
     def array(g, name, ndim):
         a = g[name][()]
         if not isinstance(a, np.ndarray) or a.ndim != ndim or \
-                not np.issubdtype(a.dtype, np.number):
-            raise ValueError(f"{g.name}/{name} is not a {ndim}-D array of numbers")
+                not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+            raise ValueError(f"{g.name}/{name} is not a {ndim}-D array of real numbers")
         return a
 
     stats = json.loads(f.attrs["stats"])
@@ -297,17 +389,27 @@ def load(path: str | Path) -> Result:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValidationError(f"{path}: not an HDF5 file ({first})") from None
     with f:
-        if f.attrs.get("format") != "yeefdtd-result":
-            raise ValidationError(f"{path}: not a yeefdtd result file")
-        version = f.attrs.get("format_version", 1)
-        if not isinstance(version, (int, np.integer)) or not 1 <= version <= FORMAT_VERSION:
-            shown = int(version) if isinstance(version, (int, np.integer)) else repr(version)
-            raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
-                                  f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
-                                  "yeefdtd)")
         try:
-            res = _read(f)
-        except (KeyError, ValueError, TypeError, AttributeError, OSError) as exc:
-            what = exc.args[0] if exc.args else type(exc).__name__
+            return _checked(f, path)
+        except ValidationError:
+            raise
+        except (KeyError, ValueError, TypeError, AttributeError, OSError, RuntimeError) as exc:
+            # h5py's own errors where the file's bytes are damaged (RuntimeError: a group's
+            # links; OSError: a block that does not decode)
+            first = exc.args[0] if exc.args else None
+            what = " ".join(first.split()) if isinstance(first, str) else one_line(exc)
             raise ValidationError(f"{path}: a damaged or foreign result file ({what})") from None
-    return res
+
+
+def _checked(f, path) -> Result:
+    """load's reading of the open result file ``f``: its format and version checked, then
+    _read."""
+    if f.attrs.get("format") != "yeefdtd-result":
+        raise ValidationError(f"{path}: not a yeefdtd result file")
+    version = f.attrs.get("format_version", 1)
+    if not isinstance(version, (int, np.integer)) or not 1 <= version <= FORMAT_VERSION:
+        shown = int(version) if isinstance(version, (int, np.integer)) else repr(version)
+        raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
+                              f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
+                              "yeefdtd)")
+    return _read(f)

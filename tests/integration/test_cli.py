@@ -738,3 +738,81 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_status_130(module, tmp_
     if module in ("numpy", "pydantic"):   # the package itself: a program's Ctrl-C stays its own
         done = _started_with_ctrl_c([sys.executable, "-c", "import yeefdtd"], module, tmp_path)
         assert done.returncode != 130 and "KeyboardInterrupt" in done.stderr
+
+
+def test_a_second_signal_while_the_partial_result_is_gathered_waits(scene_file, tmp_path,
+                                                                      capsys, monkeypatch):
+    """Only the first Ctrl-C or SIGTERM interrupts: one more a few milliseconds later, while
+    the run gathers what it recorded, waits, and the partial result is saved (it was lost
+    when that second one raised KeyboardInterrupt too)."""
+    import signal
+
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real_advance, real_collect = stepper_mod.NumpyStepper.advance, stepper_mod.NumpyStepper.collect
+    calls = []
+
+    def advance(self, *a, **k):
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_advance(self, *a, **k)
+
+    def collect(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGINT)
+        return real_collect(self)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
+    out = tmp_path / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and str(out) in err and err.count("\n") == 1
+    assert 0 < yf.load(out).stats["steps"] < 60
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_output_name_near_the_longest_is_written(scene_file, tmp_path, capsys):
+    """A name of 248 characters is one a directory takes (up to 255 bytes), but not with
+    the 15 more of the temporary file it is written through: that file takes the name's
+    first characters alone."""
+    out = tmp_path / ("y" * 245 + ".h5")
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 0
+    assert yf.load(out).stats["status"] == "completed"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+
+
+def test_plot_after_a_run_that_stopped_early(tmp_path, capsys, monkeypatch):
+    """--plot: a diverged run's plots are written from what it recorded; an interrupted one
+    writes none (no more work after a Ctrl-C) and says how to write them."""
+    import signal
+
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
+                                waveform=yf.Gaussian(tau=2e-12, t0=4e-12))],
+        monitors=[yf.Probe(name="p", cell=(12, 10))],
+        run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
+    path = scene.save(tmp_path / "bad.json")
+    assert main(["run", str(path), "-o", str(tmp_path / "bad.h5"), "-q", "--plot"]) == 1
+    out, err = capsys.readouterr()
+    assert (tmp_path / "bad_probe_p.png").is_file() and "bad_probe_p.png" in out
+
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real = stepper_mod.NumpyStepper.advance
+    calls = []
+
+    def advance(self, *a, **k):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    good = scene.model_copy(update={"sources": (scene.sources[0].model_copy(
+        update={"amplitude": 1.0}),)})
+    path = good.save(tmp_path / "good.json")
+    assert main(["run", str(path), "-o", str(tmp_path / "good.h5"), "-q", "--plot"]) == 130
+    out, err = capsys.readouterr()
+    assert out == "" and not (tmp_path / "good_probe_p.png").exists()
+    assert f"no plots written; 'yeefdtd plot {tmp_path / 'good.h5'}' writes them" in err

@@ -79,7 +79,7 @@ def _swap(f, name, data):
     (lambda f: f.__delitem__("probes/a/ez_time"), "ez_time"),
     (lambda f: _swap(f, "probes/a/ez", np.zeros((3, 3))), "1-D array"),
     (lambda f: _swap(f, "probes/a/ez", np.zeros(3)), "values for"),
-    (lambda f: _swap(f, "probes/a/ez", np.array([b"x"] * 40)), "array of numbers"),
+    (lambda f: _swap(f, "probes/a/ez", np.array([b"x"] * 40)), "array of real numbers"),
     (lambda f: _swap(f, "snapshots/s/frames", np.zeros((4, 3, 3))), "frames of shape"),
     (lambda f: f["snapshots/s"].attrs.__setitem__("axis", "w"), "axis 'w'"),
     (lambda f: f["snapshots/s"].attrs.__setitem__("component", "q"), "component 'q'"),
@@ -99,3 +99,87 @@ def test_load_refuses_a_directory_and_a_non_path(tmp_path):
         yf.load(tmp_path)
     with pytest.raises(yf.ValidationError, match="a file name, not NoneType"):
         yf.load(None)
+
+
+def test_load_says_in_one_line_where_h5py_finds_the_bytes_damaged(tmp_path, monkeypatch):
+    """h5py reports some damage as RuntimeError (a group's links) or as an OSError while
+    reading a block: each is the file's one-line error, naming it."""
+    from yeefdtd import results
+
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    for exc in (RuntimeError("Unable to get group info (unknown symbol table entry\n"
+                             "cache type)"),
+                OSError("Can't synchronously read data (ran off end of input buffer)")):
+        def broken(f, exc=exc):
+            raise exc
+        monkeypatch.setattr(results, "_read", broken)
+        with pytest.raises(yf.ValidationError, match="damaged or foreign") as info:
+            yf.load(path)
+        assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def _probe(data=(0.0, 1.0, 2.0), times=(0.0, 1.0, 2.0), where=(0.0, 0.0, 0.0), c="ez",
+           name="p"):
+    return yf.ProbeData(name, {c: data}, {c: times}, {c: where})
+
+
+def _snapshot(**change):
+    parts = dict(name="s", component="ez", axis="z", position=0.0,
+                 frames=np.zeros((2, 3, 4)), times=np.arange(2.0),
+                 coords=(np.arange(3.0), np.arange(4.0)))
+    parts.update(change)
+    return yf.SnapshotData(**parts)
+
+
+@pytest.mark.parametrize("parts, says", [
+    (dict(probes={"p": _probe(data=np.zeros(3), times=np.arange(5.0))}),
+     r"probes\['p'\].times\['ez'\]: 5 times for 3 values"),
+    (dict(probes={"p": _probe(data=np.zeros((3, 2)))}), "must be a 1-D array of real numbers"),
+    (dict(probes={"p": _probe(data="abc")}), "1-D array of real numbers"),
+    (dict(probes={"p": _probe(data=np.zeros(3, complex))}), "real numbers"),
+    (dict(probes={"p": _probe(data=[None] * 3)}), "real numbers"),
+    (dict(probes={"p": _probe(where="abc")}), r"positions\['ez'\]"),
+    (dict(probes={"a/b": _probe(name="a/b")}), "slash"),
+    (dict(probes={"": _probe()}), "is not a name"),
+    (dict(probes={1: _probe()}), "is not a name"),
+    (dict(probes={"p": _probe(c="ez_time")}), "may not end in '_time'"),
+    (dict(probes={"p": 3}), "a ProbeData, not int"),
+    (dict(snapshots={"s": _snapshot(times=np.arange(5.0))}), r"frames: shape \(2, 3, 4\)"),
+    (dict(snapshots={"s": _snapshot(component="qq")}), "component: 'qq'"),
+    (dict(snapshots={"s": _snapshot(axis="w")}), "axis: 'w'"),
+    (dict(fields={"ez": "x"}), r"fields\['ez'\]: must be an array of real numbers"),
+])
+def test_save_refuses_in_one_line_what_load_could_not_read_back(parts, says, tmp_path):
+    """Result.save writes only what load() reads back: each part a name HDF5 takes and
+    arrays of real numbers whose lengths go together; else one line naming the part, and
+    no file."""
+    res = yf.Result(scene_json=small_result(keep_fields=False).scene_json, **parts)
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        res.save(tmp_path / "r.h5")
+    assert "\n" not in str(info.value) and not (tmp_path / "r.h5").exists()
+
+
+def test_results_parts_must_be_tables():
+    with pytest.raises(yf.ValidationError, match="probes: a dict of names and their data, "
+                                                 "not list"):
+        yf.Result(scene_json="{}", probes=[1, 2])
+    with pytest.raises(yf.ValidationError, match="fields: a dict"):
+        yf.Result(scene_json="{}", fields=[1])
+    with pytest.raises(yf.ValidationError, match="probe 'p' data: a dict of components"):
+        yf.ProbeData("p", [1], {}, {})
+
+
+def test_saved_parts_that_do_not_plot_are_named_with_the_file(tmp_path, capsys):
+    from yeefdtd.cli import main
+
+    base = small_result(keep_fields=False)
+    probe = base.probes["a"]
+    times = {c: t[::-1].copy() for c, t in probe.times.items()}   # read back, not plotted
+    res = yf.Result(scene_json=base.scene_json,
+                    probes={"a": yf.ProbeData("a", dict(probe.data), times,
+                                              dict(probe.positions))})
+    path = res.save(tmp_path / "r.h5")
+    assert main(["plot", str(path), "-o", str(tmp_path / "png")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"yeefdtd: error: {path}: probe 'a': times: not evenly spaced")
+    assert err.count("\n") == 1

@@ -177,6 +177,9 @@ CASES = [
                                              "radius": 0.005, "length": 0.01,
                                              "material": "pec"}], base2d),
      "objects[0].length: a 2D grid is the same at every z"),
+    # valid until the run's end, whose result could not hold it
+    ("material-name-surrogate", _set("materials", {"m\ud800": {"eps_r": 2.0}}),
+     "materials: the name 'm\\ud800' is not valid text"),
     # the result kept one series of the two
     ("probe-component-twice", _set("monitors.0.components", ["ez", "hx", "ez"]),
      "monitors[0].components: 'ez' is listed 2 times; list each component once"),

@@ -116,6 +116,11 @@ class Scene(StrictModel):
             raise FieldError("materials", f"{len(self.materials)} materials is more than "
                              f"{MAX_MATERIALS}; merge materials that are the same")
         for name in self.materials:
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:   # a lone surrogate: no file could hold the scene
+                raise FieldError("materials", f"the name {name!r} is not valid text (it holds "
+                                 "a lone surrogate); use letters, digits, '_' or '-'") from None
             if name in BUILTIN_MATERIALS:
                 raise FieldError(f"materials.{name}", f"'{name}' is built in; choose another name")
         known = set(self.materials) | set(BUILTIN_MATERIALS)

@@ -86,9 +86,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     """
     from .exceptions import ValidationError
 
-    for what, value in (("keep_fields", keep_fields), ("progress", progress)):
-        if not (isinstance(value, (bool, np.bool_)) or (what == "progress" and value is None)):
-            raise ValidationError(f"{what}: True or False, not {value!r}")
+    _check_flags(progress, keep_fields)
     if stepper_options is not None and not (isinstance(stepper_options, dict) and all(
             isinstance(k, str) for k in stepper_options)):
         got = type(stepper_options).__name__ if not isinstance(stepper_options, dict) else \
@@ -105,17 +103,31 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
 
 
+def _check_flags(progress, keep_fields) -> None:
+    from .exceptions import ValidationError
+
+    for what, value in (("keep_fields", keep_fields), ("progress", progress)):
+        if not (isinstance(value, (bool, np.bool_)) or (what == "progress" and value is None)):
+            raise ValidationError(f"{what}: True or False, not {value!r}")
+
+
 def run_model(model: Model, stepper, *, progress: bool | None = None,
               keep_fields: bool = False) -> Result:
-    """Advance ``stepper`` through ``model.steps`` steps and collect the result."""
+    """Advance ``stepper`` through ``model.steps`` steps from step 0 and collect the result
+    (a stepper that has run steps already is refused: its fields and records are those
+    of that run, which this one would go on from while it counts time from zero)."""
     from tqdm import tqdm
 
     from .exceptions import SetupError
 
+    _check_flags(progress, keep_fields)
     _check_model(model)
     if getattr(stepper, "model", None) is not model:
         raise SetupError("stepper: built for another model; build it with "
                          "make_stepper(model) for this one")
+    if getattr(stepper, "steps_done", 0):
+        raise SetupError(f"stepper: it has run {stepper.steps_done} steps already; a run "
+                         "starts at step 0: make a new one with make_stepper(model)")
 
     total = model.steps
     cells = model.grid.num_cells

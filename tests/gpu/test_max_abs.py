@@ -47,7 +47,6 @@ def test_a_cuda_run_that_diverges_stops_with_its_partial_result():
         update={"run": yf.RunSettings(steps=60, check_every=20)})
     model = yf.build_model(scene)
     st = CudaStepper(model, "float32", variant="indexed")
-    st.advance(0, 1)
     with st._stream:
         st._f["ez"][4, 4, 4] = np.nan
     with pytest.raises(yf.DivergenceError) as info:

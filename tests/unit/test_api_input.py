@@ -140,6 +140,21 @@ def test_run_model_refuses_a_stepper_of_another_model():
         yf.make_stepper(a.scene, "numpy")
 
 
+def test_run_model_refuses_a_stepper_that_has_run_and_flags_that_are_not_booleans():
+    """A stepper that ran before holds that run's fields: a second run_model went on from
+    them with its times counted from zero, as a run of its own."""
+    m = yf.build_model(yf.Scene(grid=yf.Grid(cells=(8, 8, 8), spacing=1e-3),
+                                boundaries="pec", run=yf.RunSettings(steps=3)))
+    st = yf.make_stepper(m, "numpy")
+    for what, value in (("progress", "yes"), ("keep_fields", "yes")):
+        with pytest.raises(yf.ValidationError, match=f"{what}: True or False, not 'yes'"):
+            yf.run_model(m, st, **{what: value})
+    assert yf.run_model(m, st, progress=False).stats["steps"] == 3
+    with pytest.raises(yf.SetupError, match="stepper: it has run 3 steps already; a run "
+                                            "starts at step 0: make a new one"):
+        yf.run_model(m, st, progress=False)
+
+
 def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
     m = yf.Material(eps_r=np.float32(4), sigma_e=np.float64(0.1), mu_r=np.int32(2))
     assert m.eps_r == (4.0, 4.0, 4.0) and m.mu_r == (2.0, 2.0, 2.0)

@@ -87,6 +87,10 @@ class Stepper:
             raise SetupError(f"advance: steps {start} to {start + count - 1} pass the model's "
                              f"{self.model.steps} steps (0 to {self.model.steps - 1}); build "
                              "it with more steps (build_model(scene, steps=...))")
+        self.steps_done = start + count   # every advance checks its span here first
+
+    #: the step after the last one advanced (0: none yet; run_model starts only from it)
+    steps_done: int = 0
 
     def advance(self, start: int, count: int) -> None:
         """Run steps ``start`` .. ``start + count - 1``."""

@@ -215,6 +215,23 @@ def test_probe_snaps_each_component_to_its_nearest_point():
     assert ch["hz"].position == pytest.approx((0.0105, 0.0045, 0.010))
 
 
+def test_positions_wrap_on_a_periodic_axis():
+    """x = L is x = 0 where x is periodic, and a point just short of L is nearest to the
+    first point (they were clamped to the last before, a cell away); along the PEC axes
+    the last point still stands for the wall."""
+    s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
+              boundaries={"x_min": "periodic", "x_max": "periodic", "y_min": "pec",
+                          "y_max": "pec", "z_min": "pec", "z_max": "pec"},
+              monitors=[yf.Probe(name="p", position=(0.020, 0.020, 0.0101)),
+                        yf.Probe(name="q", position=(0.0198, 0.0101, 0.0101))])
+    m = yf.build_model(s)
+    ch = {(c.probe, c.component): c for g in m.probes for c in g.channels}
+    p = {c: ch["p", c] for c in ("ex", "ez")}
+    q = {c: ch["q", c] for c in ("ex", "ez")}
+    assert p["ez"].index[:2] == (0, 20) and p["ex"].index[:2] == (0, 20)
+    assert q["ez"].index[0] == 0 and q["ex"].index[0] == 19   # ex: 19.5 mm is nearer
+
+
 def _region_cases():
     glass = {"glass": yf.Material(eps_r=4, sigma_e=0.1), "ferr": yf.Material(mu_r=3)}
     g3 = yf.Grid(cells=(24, 20, 16), spacing=1e-3)

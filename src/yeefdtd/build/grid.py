@@ -110,7 +110,10 @@ class YeeGrid:
         return (np.arange(self.shape[axis]) + OFFSETS[component][axis]) * d
 
     def nearest(self, component: str, position) -> tuple[int, int, int]:
-        """Index of the point of ``component`` nearest to ``position`` (metres)."""
+        """Index of the point of ``component`` nearest to ``position`` (metres). Along a
+        periodic axis the points wrap (x = L is x = 0, and a point past the last one may
+        be nearest to the first); along the others the first or last point stands for what
+        lies beyond it."""
         ext = self.extent(component)
         idx = []
         for a in range(3):
@@ -119,7 +122,7 @@ class YeeGrid:
                 idx.append(0)
                 continue
             i = math.floor(position[a] / d - OFFSETS[component][a] + 0.5)
-            idx.append(min(max(i, 0), ext[a] - 1))
+            idx.append(i % ext[a] if self.periodic[a] else min(max(i, 0), ext[a] - 1))
         return tuple(idx)
 
     def point(self, component: str, index) -> tuple[float, float, float]:

@@ -444,3 +444,23 @@ def test_an_object_on_no_point_of_the_grid_gets_a_note(obj, noted):
     seen = any((voxelize(scene, grid, c) == material_numbers(scene)["pec"]).any()
                for c in grid.components)
     assert seen != noted
+
+
+@pytest.mark.parametrize("second", [{"kind": "hard", "amplitude": 0.0}, {"kind": "soft"},
+                                    {"kind": "hard", "position": [0.0101, 0.0149, 0.0151]}])
+def test_a_source_at_a_hard_sources_point_is_refused(second, tmp_path, capsys):
+    """A hard source sets its component at every step: a second hard one there replaced
+    the first (a probe read 0 with amplitudes 1 then 0), and a soft one added nothing or
+    onto it by the list's order. validate and run both say so in one line; the same
+    point of another component is fine."""
+    d = base3d()
+    first = {**d["sources"][0], "kind": "hard"}
+    d["sources"] = [first, {**first, **second}]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    for argv in (["validate", str(path)], ["run", str(path), "-o", str(tmp_path / "r.h5")]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "sources[1]: at the point of sources[0] (ez at " in err
+    d["sources"][1]["component"] = "ex"
+    yf.build_model(yf.Scene.parse(d))

@@ -126,7 +126,8 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
     the run samples it (its pulse lies past the run's end, or is too narrow for the time
     step), and a frequency of fewer than LEAST_CELLS_PER_WAVELENGTH cells a wavelength in
     the grid's coarsest spacing, which the grid cannot carry (the run gives aliased noise
-    there). ``samples``: source_samples',
+    there); for the waveforms without a frequency, a spectrum past what the time step
+    samples (half its rate). ``samples``: source_samples',
     where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
     (and checked to be finite, as a run checks them)."""
     from ..constants import C0
@@ -155,6 +156,18 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
                        f"{C0 / f / coarsest:.2g} cells a wavelength, fewer than the "
                        f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for "
                        f"accuracy); use smaller cells or a lower frequency")
+        elif src.waveform.max_frequency() > 0.5 / grid.dt:   # not even the time step's
+            if src.waveform.type == "samples":
+                out.append(f"sources[{i}].waveform.dt: samples {src.waveform.dt:.4g} s "
+                           f"apart, closer than the time step of {grid.dt:.4g} s: the run "
+                           "reads the waveform at its own instants and misses what lies "
+                           f"between; resample it at {grid.dt:.4g} s or more")
+            else:
+                out.append(f"sources[{i}].waveform: its {src.waveform.type} spectrum "
+                           f"reaches {src.waveform.max_frequency():.4g} Hz (1e-3 of its "
+                           f"peak), past the {0.5 / grid.dt:.4g} Hz that the time step of "
+                           f"{grid.dt:.4g} s samples, so the run samples an aliased pulse "
+                           "of a few values; use a wider pulse (tau) or smaller cells")
     return tuple(out)
 
 
@@ -176,6 +189,7 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
     ``tables``, or without them from the source's point alone, which ``faces`` then
     describes: held_at_zero); with ``steps``, waveform_notes' too (from ``samples``, where
     the caller has them)."""
+    check_hard_points(scene, grid)
     out = list(waveform_notes(scene, grid, steps, samples)) if steps is not None else []
     for i, src in enumerate(scene.sources):
         c = src.component
@@ -191,6 +205,28 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
                        "or PMC object, or on a PEC wall) adds nothing; move it off the "
                        "conductor, or make it kind = 'hard'")
     return tuple(out)
+
+
+def check_hard_points(scene, grid: YeeGrid) -> None:
+    """A one-line SetupError where a source meets a hard source of the same component at
+    the point both snap to: the hard one sets the field there at every step, so a second
+    hard one replaced the first, and a soft one added nothing or onto it by the order of
+    the scene's list (silently, before)."""
+    hard = {}
+    for i, src in enumerate(scene.sources):
+        if src.kind == "hard":
+            hard.setdefault((src.component, _node(grid, src.component, src)), i)
+    for j, src in enumerate(scene.sources):
+        key = (src.component, _node(grid, src.component, src))
+        i = hard.get(key)
+        if i is not None and i != j:
+            first, second = min(i, j), max(i, j)
+            where = ", ".join(f"{v * 1e3:.4g}" for v in grid.point(*key)[:len(
+                scene.grid.cells)])
+            raise SetupError(f"sources[{second}]: at the point of sources[{first}] ("
+                             f"{key[0]} at ({where}) mm), where a hard source sets {key[0]} "
+                             "at every step, so the other is replaced or adds in the "
+                             "order listed; remove one, or move it")
 
 
 def _finite(i: int, src, t: np.ndarray, vals: np.ndarray) -> None:

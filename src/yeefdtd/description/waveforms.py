@@ -1,8 +1,9 @@
 """Source waveforms: dimensionless time functions w(t) with peak magnitude about 1.
 
 The source's ``amplitude`` carries the units. Each waveform evaluates at an array of times
-(seconds) and reports its spectrum ``W(f) = integral w(t) exp(-2j pi f t) dt`` (analytic for
-the Gaussian family, numerical for the others).
+(seconds) and reports its spectrum ``W(f) = integral w(t) exp(-2j pi f t) dt`` (in closed
+form for the Gaussian family and for samples, numerically for the sine; a frequency that
+the numerical spectrum cannot resolve is refused).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class _Waveform(StrictModel):
             return np.empty(f.shape, dtype=np.complex128)
         # a t_end inside the support asks for the transform of part of the pulse, which
         # the closed form (of all of it) is not
-        exact = self._closed_form(f) if t1 >= end else None
+        with np.errstate(all="ignore"):   # far past the band: magnitudes that underflow
+            exact = self._closed_form(f) if t1 >= end else None
         return exact if exact is not None else self._numerical(f, t0, t1, t_end is not None)
 
     def _closed_form(self, f: np.ndarray):
@@ -71,12 +73,25 @@ class _Waveform(StrictModel):
         """W(f) by the trapezoid rule over [t0, t1] (``chosen``: t1 is the caller's)."""
         from ..exceptions import ValidationError
 
-        fmax = max(float(np.max(np.abs(f))), self.max_frequency())
+        asked = float(np.max(np.abs(f)))
+        fmax = max(asked, self.max_frequency())
         need = 40 * fmax * (t1 - t0)   # samples: 40 a period of the highest frequency
-        if need > self.MAX_SAMPLES and chosen:   # a span past the support aliases
-            raise ValidationError(f"t_end: {t1 - t0:.4g} s is {fmax * (t1 - t0):.3g} periods "
-                                  f"of {fmax:.4g} Hz, more than a numerical spectrum takes "
-                                  f"({self.MAX_SAMPLES // 40}); give a shorter t_end")
+        if need > self.MAX_SAMPLES:   # fewer samples would alias, not sample
+            if chosen:
+                raise ValidationError(f"t_end: {t1 - t0:.4g} s is {fmax * (t1 - t0):.3g} "
+                                      f"periods of {fmax:.4g} Hz, more than a numerical "
+                                      f"spectrum takes ({self.MAX_SAMPLES // 40}); give a "
+                                      "shorter t_end")
+            top = self.MAX_SAMPLES / (40 * (t1 - t0))
+            if asked > top:
+                raise ValidationError(f"freqs: {asked:.4g} Hz is past what a numerical "
+                                      f"spectrum of this {self.type} waveform resolves over "
+                                      f"its {t1 - t0:.4g} s ({top:.4g} Hz); ask for lower "
+                                      "frequencies")
+            raise ValidationError(f"waveform: {t1 - t0:.4g} s of this {self.type} waveform "
+                                  f"is {fmax * (t1 - t0):.3g} periods of its {fmax:.4g} Hz, "
+                                  "more than a numerical spectrum takes "
+                                  f"({self.MAX_SAMPLES // 40}); give a t_end")
         n = int(min(max(need, 4000), self.MAX_SAMPLES))
         t = np.linspace(t0, t1, n + 1)
         w = self(t)
@@ -91,6 +106,17 @@ class _Waveform(StrictModel):
 
 def _gauss_ft(f, tau):
     return tau * math.sqrt(math.pi) * np.exp(-(np.pi * f * tau) ** 2)
+
+
+def _delayed(mag, f, delay):
+    """``mag`` times the phase of a delay, exp(-2 pi i f delay); 0 where ``mag`` is (far
+    past the band, where f delay may overflow the phase into NaN) or overflowed there
+    (a power of f times an exponential that underflowed)."""
+    mag = np.asarray(mag, dtype=np.complex128)
+    out = np.zeros(np.shape(mag), dtype=np.complex128)
+    live = np.isfinite(mag) & (mag != 0)
+    out[live] = mag[live] * np.exp(-2j * np.pi * np.asarray(f)[live] * delay)
+    return out
 
 
 class Gaussian(_Waveform):
@@ -115,7 +141,7 @@ class Gaussian(_Waveform):
         return math.sqrt(math.log(1e3)) / (math.pi * self.tau)
 
     def _closed_form(self, f):
-        return _gauss_ft(f, self.tau) * np.exp(-2j * np.pi * f * self.delay)
+        return _delayed(_gauss_ft(f, self.tau), f, self.delay)
 
 
 class DiffGaussian(Gaussian):
@@ -131,8 +157,9 @@ class DiffGaussian(Gaussian):
         return 1.2 * super().max_frequency()
 
     def _closed_form(self, f):
-        g = super()._closed_form(f)
-        return math.sqrt(2 * math.e) * 0.5 * self.tau * (2j * np.pi * f) * g
+        mag = math.sqrt(2 * math.e) * 0.5 * self.tau * (2j * np.pi * f) * \
+            _gauss_ft(f, self.tau)
+        return _delayed(mag, f, self.delay)
 
 
 class Ricker(_Waveform):
@@ -161,7 +188,7 @@ class Ricker(_Waveform):
     def _closed_form(self, f):
         fp = self.frequency
         mag = 2.0 * f**2 / (fp**3 * math.sqrt(math.pi)) * np.exp(-((f / fp) ** 2))
-        return mag * np.exp(-2j * np.pi * f * self.delay)
+        return _delayed(mag, f, self.delay)
 
 
 class ModulatedGaussian(_Waveform):
@@ -195,7 +222,7 @@ class ModulatedGaussian(_Waveform):
     def _closed_form(self, f):
         env = 0.5 * (_gauss_ft(f - self.frequency, self.width)
                      + _gauss_ft(f + self.frequency, self.width))
-        return env * np.exp(-2j * np.pi * f * self.delay)
+        return _delayed(env, f, self.delay)
 
 
 class Sine(_Waveform):
@@ -254,6 +281,33 @@ class Samples(_Waveform):
 
     def max_frequency(self):
         return 0.5 / self.dt
+
+    def _closed_form(self, f):
+        """The transform of the samples joined by straight lines, exactly: each sample
+        times a triangle of half-width dt (dt sinc^2(f dt)), less the halves of the first
+        and last triangles that lie outside the span (where the waveform is zero)."""
+        v = np.asarray(self.values, dtype=np.float64)
+        dt, n = self.dt, len(v)
+        x = 2 * np.pi * f * dt
+        full = dt * np.sinc(f * dt) ** 2
+        small = np.abs(x) < 1e-3   # (x - sin x) / x^2, by its series where it cancels
+        with np.errstate(all="ignore"):
+            g = np.where(small, x / 6 - x**3 / 120, (x - np.sin(x)) / x**2)
+        right, left = 0.5 * (full - 2j * dt * g), 0.5 * (full + 2j * dt * g)
+        total = np.zeros(f.shape, dtype=np.complex128)
+        flat = f.reshape(-1)
+        rows = max(1, SUM_ENTRIES // n)   # frequencies a chunk, so that it holds SUM_ENTRIES
+        for a in range(0, flat.size, rows):
+            fa = flat[a:a + rows, None]
+            total.reshape(-1)[a:a + rows] = np.exp(-2j * np.pi * fa * dt * np.arange(n)) @ v
+        total = total * np.exp(-2j * np.pi * f * self.start)
+        end = self.start + dt * (n - 1)
+        return full * total - v[0] * left * np.exp(-2j * np.pi * f * self.start) \
+            - v[-1] * right * np.exp(-2j * np.pi * f * end)
+
+
+#: the most phase factors Samples' exact transform holds at once (16 bytes each)
+SUM_ENTRIES = 1 << 22
 
 
 Waveform = Annotated[

@@ -277,6 +277,9 @@ def _cmd_validate(args) -> int:
     from .description.scene import Scene
 
     scene = Scene.load(args.scene)
+    if scene.run.backend != "numpy":   # what the CUDA backend would refuse when it starts
+        _check_variants([scene.run.variant], scene.grid.mode, [scene.run.dtype],
+                        "run.variant", "run.dtype")
     grid = make_grid(scene)
     steps = step_count(scene, grid.dt)
     # the run's notes, from the points involved alone (no arrays of the grid); raises
@@ -479,7 +482,10 @@ def _cmd_kernels(args) -> int:
             var = make_variant(v)
             print(f"{v:<16} {'/'.join(var.dims):<14} coefficients: {var.form}")
         return 0
-    var = make_variant(args.variant)
+    try:
+        var = make_variant(args.variant)
+    except YeeError as exc:
+        raise type(exc)(f"--variant {str(exc).removeprefix('variant: ')}") from None
     print(kernel_source(var.files))
     return 0
 

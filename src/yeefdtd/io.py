@@ -101,10 +101,16 @@ def one_line(exc: BaseException) -> str:
 
 def load_scene(path: str | Path):
     """Read and validate a scene from a .json or .toml file."""
+    if isinstance(path, (str, os.PathLike)) and os.fspath(path) == "":
+        raise ValidationError("scene: an empty path; give a .toml or .json file")
     path = path_arg(path)
     fmt = _format_of(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.exists() and not path.is_file() and not path.is_dir():
+            # a FIFO or a device would hold the read open until something writes to it
+            raise ValidationError(f"{path}: not a regular file; give a .toml or .json file")
+        # a byte-order mark (some editors write one) is not part of the text
+        text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except FileNotFoundError:
         raise ValidationError(f"{path}: no such file; check the path") from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:

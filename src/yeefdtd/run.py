@@ -98,8 +98,12 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))
     except MemoryError as exc:   # the host's memory (the CUDA backend says its own)
-        raise OutOfMemory(f"the model does not fit in this machine's memory ({exc}); use "
-                          "fewer or larger cells, or fewer steps") from None
+        from .build.memory import largest_part
+
+        advice = largest_part(scene, steps, dtype or scene.run.dtype) or \
+            "use fewer or larger cells, or fewer steps"
+        raise OutOfMemory(f"the model does not fit in this machine's memory ({exc}); "
+                          f"{advice}") from None
     return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
 
 

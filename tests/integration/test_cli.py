@@ -179,6 +179,8 @@ def test_plots_leave_out_values_that_are_not_finite(tmp_path):
     (["run", "missing.toml"], "no such file"),
     (["plot", "missing.h5"], "no such file"),
     (["validate", "scene.yaml"], "unknown scene file type"),
+    (["validate", ""], "scene: an empty path; give a .toml or .json file"),
+    (["kernels", "--variant", "bogus"], "--variant unknown kernel variant 'bogus'"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -816,3 +818,19 @@ def test_plot_after_a_run_that_stopped_early(tmp_path, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert out == "" and not (tmp_path / "good_probe_p.png").exists()
     assert f"no plots written; 'yeefdtd plot {tmp_path / 'good.h5'}' writes them" in err
+
+
+def test_a_scene_file_with_a_byte_order_mark_and_one_that_is_a_fifo(scene_file, tmp_path,
+                                                                     capsys):
+    """A byte-order mark (some editors write one) is not part of the text, in TOML as in
+    JSON; a FIFO is refused before it is read (the read waited for a writer)."""
+    for path in (scene_file, yf.Scene.load(scene_file).save(tmp_path / "s.json")):
+        marked = tmp_path / f"bom{path.suffix}"
+        marked.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+        assert main(["validate", str(marked)]) == 0
+    capsys.readouterr()
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    assert main(["validate", str(fifo)]) == 2
+    assert capsys.readouterr().err == f"yeefdtd: error: {fifo}: not a regular file; give a " \
+                                      ".toml or .json file\n"

@@ -149,6 +149,10 @@ CASES = [
     ("variant-steps-one", _set("run.variant", "temporal:steps=1"), "run.variant"),
     ("variant-cells-text", _set("run.variant", "seed-multicell:cells=many"), "run.variant"),
     ("variant-switch-value", _set("run.variant", "seed-xyz:pad32=yes"), "run.variant"),
+    ("variant-empty-option", _set("run.variant", "indexed:"), "run.variant: 'indexed:' has "
+     "an empty option"),
+    ("variant-option-twice", _set("run.variant", "seed-xyz:pad32,pad32"), "run.variant: "
+     "'seed-xyz:pad32,pad32' gives option 'pad32' twice"),
     ("variant-auto-options", _set("run.variant", "auto:steps=2"), "run.variant"),
     ("cpml-too-thick", _set("boundaries", {"x_min": {"cells": 11}}), "boundaries.x_min.cells"),
     ("cpml-order-zero", _set("boundaries", {"y_max": {"order": 0}}), "boundaries.y_max.order"),
@@ -284,6 +288,12 @@ def test_memory_a_model_cannot_have_is_a_one_line_error(monkeypatch):
     monkeypatch.setattr(run_mod, "build_model", build)
     with pytest.raises(yf.OutOfMemory, match="does not fit in this machine's memory"):
         yf.run(yf.Scene.parse(base3d()), progress=False)
+    # it names the largest part and what shrinks it, as validate's note does
+    d = base3d()
+    d["monitors"][1]["every"] = 1
+    with pytest.raises(yf.OutOfMemory, match=r"its largest part is the records \(.*\): "
+                                             "record less"):
+        yf.run(yf.Scene.parse(d), steps=200_000, progress=False)
 
 
 def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch):
@@ -464,3 +474,24 @@ def test_a_source_at_a_hard_sources_point_is_refused(second, tmp_path, capsys):
         assert err.count("\n") == 1 and "sources[1]: at the point of sources[0] (ez at " in err
     d["sources"][1]["component"] = "ex"
     yf.build_model(yf.Scene.parse(d))
+
+
+@pytest.mark.parametrize("run, says", [
+    ({"variant": "tiled-2d"}, "run.variant tiled-2d: variant 'tiled-2d' does not run 3d grids"),
+    ({"variant": "temporal:steps=99"}, "run.variant temporal:steps=99: temporal steps must be"),
+    ({"variant": "seed-xyz", "dtype": "float16"}, "run.variant seed-xyz: variant 'seed-xyz' "
+     "stores float32 or float64 fields only"),
+])
+def test_validate_refuses_a_variant_the_cuda_backend_would(run, says, tmp_path, capsys):
+    """validate says what a run on the CUDA backend (the default where a GPU is) would
+    refuse as it starts, without a GPU; with backend numpy the variant is not used."""
+    d = base3d()
+    d["run"].update(run)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"yeefdtd: error: {says}" + err.split(says, 1)[1] and err.count("\n") == 1
+    d["run"]["backend"] = "numpy"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0

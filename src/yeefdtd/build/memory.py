@@ -205,6 +205,22 @@ def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str |
                   f"{name} ({show_bytes(parts[big])}): {advice}")
 
 
+def largest_part(scene, steps: int | None, dtype: str) -> str:
+    """What shrinks a run's largest part of memory (run_memory's), to say after a
+    MemoryError: '<part> (<bytes>): <advice>'; '' where the estimate itself fails."""
+    from .model import face_kinds, make_grid, step_count
+
+    try:
+        grid = make_grid(scene)
+        n = steps if steps is not None else step_count(scene, grid.dt)
+        parts = run_memory(scene, grid, n, dtype, face_kinds(scene))
+    except Exception:   # an estimate for a message, never an error of its own
+        return ""
+    big = max(parts, key=parts.get)
+    name, advice = PARTS[big]
+    return f"its largest part is the {name} ({show_bytes(parts[big])}): {advice}"
+
+
 def gpu_line(parts: dict, dtype: str) -> str:
     """The line that says gpu_memory's estimate (``parts``)."""
     if dtype == "bfloat16":

@@ -665,13 +665,21 @@ _OPTIONS = {"indexed": {}, "seed-xyz": {"pad32": None, "noshared": None},
 
 def make_variant(spec: str) -> Variant:
     """A variant from its name with options: 'seed-xyz:pad32,noshared'."""
-    name, _, opts = spec.partition(":")
+    name, colon, opts = spec.partition(":")
     if name not in _CLASSES:
         raise ValidationError(f"variant: unknown kernel variant {name!r}; use one of "
                               f"{', '.join(VARIANTS)}")
+    items = opts.split(",")
+    if colon and (not opts or "" in items):
+        raise ValidationError(f"variant: {spec!r} has an empty option (a ':' or ',' with "
+                              f"nothing after it); write it as '{name}' or "
+                              f"'{name}:option,option'")
     options = {}
-    for item in filter(None, opts.split(",")):
+    for item in filter(None, items):
         key, eq, value = item.partition("=")
+        if key in options:
+            raise ValidationError(f"variant: {spec!r} gives option {key!r} twice; give it "
+                                  "once")
         if key not in _OPTIONS[name]:
             raise ValidationError(f"variant: {name!r} has no option {key!r}; its options are "
                                   f"{sorted(_OPTIONS[name]) or 'none'}")

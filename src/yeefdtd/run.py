@@ -53,7 +53,7 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     _check_model(model)
     _check_variant(options)
-    name, note = resolve(backend or model.scene.run.backend)
+    name, note = resolve(model.scene.run.backend if backend is None else backend)
     for text in (note, *model.notes):
         if text:
             _note_once(text)
@@ -65,7 +65,7 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
                      if k not in accepted and v is not None and v != "auto")
     if ignored:
         _note_once(f"the {name} backend ignores {', '.join(ignored)} (options of another backend)")
-    stepper = cls(model, dtype or model.scene.run.dtype,
+    stepper = cls(model, model.scene.run.dtype if dtype is None else dtype,
                   **{k: v for k, v in options.items() if k in accepted})
     if stepper.storage.note:
         _note_once(stepper.storage.note)
@@ -100,7 +100,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     except MemoryError as exc:   # the host's memory (the CUDA backend says its own)
         from .build.memory import largest_part
 
-        advice = largest_part(scene, steps, dtype or scene.run.dtype) or \
+        advice = largest_part(scene, steps, scene.run.dtype if dtype is None else dtype) or \
             "use fewer or larger cells, or fewer steps"
         raise OutOfMemory(f"the model does not fit in this machine's memory ({exc}); "
                           f"{advice}") from None

@@ -282,3 +282,18 @@ def test_a_monitor_that_records_nothing_in_the_run_is_noted():
     assert len(said) == 1 and said[0].startswith("monitors[1] ('late'): records every 10")
     res = yf.run(scene, steps=10, backend="numpy", progress=False)
     assert not any("records nothing" in n for n in res.stats.get("notes", []))
+
+
+def test_empty_backend_or_dtype_and_boundaries_of_other_dimensions_are_refused():
+    """An empty backend or dtype was taken as not given (the scene's ran); uniform
+    boundaries for 0 or 5 dimensions gave a scene of CPML everywhere or took it."""
+    scene = yf.Scene(grid=yf.Grid(cells=(8, 8, 8), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=2, backend="numpy"))
+    with pytest.raises(yf.YeeError, match="unknown backend ''"):
+        yf.run(scene, backend="", progress=False)
+    with pytest.raises(yf.ValidationError, match="dtype: '' is not one of"):
+        yf.run(scene, dtype="", progress=False)
+    for n in (0, 5, True):
+        with pytest.raises(yf.ValidationError, match=r"ndim: 2 or 3 \(the grid's "):
+            yf.Boundaries.uniform("pec", ndim=n)
+    assert yf.Boundaries.uniform("pec", ndim=2).z_min is None

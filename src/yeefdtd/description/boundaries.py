@@ -72,7 +72,11 @@ class Boundaries(StrictModel):
 
     @classmethod
     def uniform(cls, face, ndim: int = 3) -> Boundaries:
-        """The same condition on every face of a grid of ``ndim`` dimensions."""
+        """The same condition on every face of a grid of ``ndim`` dimensions (2 or 3)."""
+        from ..exceptions import ValidationError
+
+        if isinstance(ndim, bool) or ndim not in (2, 3):
+            raise ValidationError(f"ndim: 2 or 3 (the grid's dimensions), not {ndim!r}")
         return cls(**{f: face for f in FACES[: 2 * ndim]})
 
     def face(self, name: str):

@@ -333,6 +333,16 @@ def test_sources_too_weak_for_32_or_16_bits_get_a_note(dtype, capsys, monkeypatc
     assert res.stats["steps"] == 10 and f"below what {dtype} holds" in res.stats["notes"][0]
     assert capsys.readouterr().err.count("note: sources: in these 10 steps") == 1
     assert "notes" not in yf.run(scene, dtype="float64", progress=False).stats
+    # validate gives the same note, with the same bound, for the scene's dtype
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    for name in (dtype, "float64"):
+        d["run"]["dtype"] = name
+        s2 = yf.Scene.parse(d)
+        notes = notes_before_run(s2, make_grid(s2), 10)
+        want = [n for n in res.stats["notes"] if n.startswith("sources: in these")]
+        assert [n for n in notes if n.startswith("sources: in these")] == \
+            (want if name == dtype else [])
 
 
 def test_a_json_key_given_twice_is_an_error_not_the_last_one():

@@ -7,6 +7,7 @@ probe points grouped by sampling interval, and the planes of snapshots.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +16,7 @@ from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable, held_at_zero
 from .grid import OFFSETS, YeeGrid
+from .storage import H_SHIFT, weak_note
 
 
 def sample_times(component: str, kind: str, steps: int, dt: float,
@@ -119,8 +121,8 @@ LEAST_CELLS_PER_WAVELENGTH = 2
 NOTE_CHUNK = 1 << 20
 
 
-def waveform_notes(scene, grid: YeeGrid, steps: int,
-                   samples: list | None = None) -> tuple[str, ...]:
+def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None,
+                   sizes: list | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
     too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
     the run samples it (its pulse lies past the run's end, or is too narrow for the time
@@ -129,7 +131,8 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
     there); for the waveforms without a frequency, a spectrum past what the time step
     samples (half its rate). ``samples``: source_samples',
     where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
-    (and checked to be finite, as a run checks them)."""
+    (and checked to be finite, as a run checks them). ``sizes``: a list that gets, for each
+    source, the sum of its |values| over the steps and the largest."""
     from ..constants import C0
 
     out = []
@@ -139,9 +142,14 @@ def waveform_notes(scene, grid: YeeGrid, steps: int,
             _source_chunks(i, src, grid, steps, NOTE_CHUNK)
         # analytic waveforms peak at 1; sampled ones at whatever the user's units give
         floor = 0.0 if src.waveform.type == "samples" else WEAKEST * abs(src.amplitude)
-        driven = False
+        driven, total, top = False, 0.0, 0.0
         for _, vals in chunks:   # every chunk: each is checked to be finite
-            driven = driven or bool(np.any(np.abs(vals) > floor))
+            size = np.abs(vals)
+            driven = driven or bool(np.any(size > floor))
+            if sizes is not None and size.size:
+                total, top = total + float(size.sum()), max(top, float(size.max()))
+        if sizes is not None:
+            sizes.append((total, top))
         if src.amplitude != 0 and not driven:   # 0: switched off
             how = "is zero" if floor == 0 else f"stays below {WEAKEST:g} of its peak"
             where = "its samples into the run (start)" if src.waveform.type == "samples" \
@@ -190,7 +198,9 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
     describes: held_at_zero); with ``steps``, waveform_notes' too (from ``samples``, where
     the caller has them)."""
     check_hard_points(scene, grid)
-    out = list(waveform_notes(scene, grid, steps, samples)) if steps is not None else []
+    sizes = [] if tables is None else None   # validate's: the storage note too (below)
+    out = list(waveform_notes(scene, grid, steps, samples, sizes)) if steps is not None \
+        else []
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
@@ -204,7 +214,31 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
             out.append(f"sources[{i}]: a soft source where {c} is held at zero (inside a PEC "
                        "or PMC object, or on a PEC wall) adds nothing; move it off the "
                        "conductor, or make it kind = 'hard'")
+    if sizes:
+        note = weak_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
+        out += [note] if note else []
     return tuple(out)
+
+
+def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:
+    """storage.field_bound's bound from the scene alone (``sizes``: waveform_notes'): a soft
+    source adds its values times its point's source coefficient, a hard one sets them."""
+    from .coefficients import material_rows
+    from .voxelize import material_map
+
+    peak = 0.0
+    for src, (total, top) in zip(scene.sources, sizes, strict=True):
+        c = src.component
+        idx = _node(grid, c, src)
+        if src.kind == "soft":
+            if held_at_zero(scene, grid, c, idx, faces):
+                continue
+            m = int(material_map(scene, *grid.point(c, idx)))
+            total *= abs(float(material_rows(scene, c, grid.dt, grid.steps)[m][SRC]))
+        v = (total if src.kind == "soft" else top) * (2.0**H_SHIFT if c[0] == "h" else 1.0)
+        if math.isfinite(v):
+            peak = max(peak, v)
+    return peak
 
 
 def check_hard_points(scene, grid: YeeGrid) -> None:

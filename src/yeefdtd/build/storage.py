@@ -72,17 +72,22 @@ def storage_for(model, name: str) -> Storage:
     where the sources drive fields too weak for 32 or 16 bits to hold in the model's steps."""
     compute_dtype(name)
     peak = field_bound(model)
-    note = None
-    if name != "float64" and 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
-        note = (f"sources: in these {model.steps} steps they drive fields of at most "
-                f"{peak:.3g} V/m, below what {name} holds (about {SMALLEST_BOUND:.0e}), which "
-                "may round to zero; raise their amplitudes (the fields are linear in them) or "
-                "use float64")
+    note = weak_note(peak, model.steps, name)
     if name != "float16":
         return Storage(str(name), note=note)
     shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
     shift = max(-SHIFT_LIMIT, min(SHIFT_LIMIT, shift))
     return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT), note)
+
+
+def weak_note(peak: float, steps: int, name: str) -> str | None:
+    """The note for sources that drive fields of at most ``peak`` V/m (field_bound's) in
+    ``steps`` steps stored as ``name``, where 32 or 16 bits may round them to zero."""
+    if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
+        return None
+    return (f"sources: in these {steps} steps they drive fields of at most {peak:.3g} V/m, "
+            f"below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round to zero; "
+            "raise their amplitudes (the fields are linear in them) or use float64")
 
 
 #: float16: the sources' field bound is stored at or below 2^12, 16 times below the largest

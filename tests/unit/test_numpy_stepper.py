@@ -233,3 +233,25 @@ def test_set_field_in_float16_takes_what_its_scale_holds():
     v[3, 3, 3] = 2 * most
     with pytest.raises(yf.SetupError, match="or float32"):
         st.set_field("ez", v)
+
+
+def test_set_field_in_float16_without_sources_refuses_values_below_its_scale():
+    """With no sources float16's scale stays 1, where an initial field of 1e-6 V/m was kept
+    as subnormals and came back with errors of twice its size: refused in one line. With
+    sources the scale is theirs, and a weaker field is small beside what they drive."""
+    quiet = yf.Scene(grid=yf.Grid(cells=(10, 8, 6), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=2))
+    st = yf.make_stepper(yf.build_model(quiet), "numpy", "float16")
+    v = np.zeros(st.model.grid.shape)
+    v[3, 3, 3] = 1e-6
+    with pytest.raises(yf.SetupError, match="ez values peak at 1e-06, below the 1 that this "
+                                            "run's float16 fields are scaled to"):
+        st.set_field("ez", v)
+    v[3, 3, 3] = 1.0
+    st.set_field("ez", v)
+    for dtype in ("bfloat16", "float32"):
+        yf.make_stepper(yf.build_model(quiet), "numpy", dtype).set_field("ez", 1e-6 * v)
+    loud = yf.make_stepper(yf.build_model(lossy_scene(steps=2)), "numpy", "float16")
+    w = np.zeros(loud.model.grid.shape)
+    w[3, 3, 3] = 1e-6 * loud.storage.scale("ez")
+    loud.set_field("ez", w)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..build.model import Model
-from ..build.storage import compute_dtype, storage_for
+from ..build.storage import compute_dtype, field_bound, storage_for
 
 
 @dataclass
@@ -151,6 +151,16 @@ class Stepper:
             raise SetupError(f"set_field: {component} values up to {peak:.3g} are more than "
                              f"this run's {name} fields hold ({most:.3g}); use smaller values"
                              + (", or float32" if name == "float16" else ", or float64"))
+        if name == "float16" and 0 < peak < self.storage.scale(component) and \
+                field_bound(self.model) == 0:
+            # float16's scale comes from what the sources drive; with none it stays 1, where
+            # a field of small values is stored in few bits or as subnormals (a field of
+            # 1e-6 V/m came back with errors of twice its size)
+            raise SetupError(f"set_field: {component} values peak at {peak:.3g}, below the "
+                             f"{self.storage.scale(component):.3g} that this run's float16 "
+                             "fields are scaled to (it has no sources to scale them by); "
+                             "scale the values up (the fields are linear in them), or use "
+                             "bfloat16 or float32")
         return a
 
     def collect(self) -> Records:

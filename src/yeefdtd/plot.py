@@ -124,7 +124,9 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
         pts[inplane[0]] = u[:, None]
         pts[inplane[1]] = v[None, :]
         pts["xyz".index(snap.axis)] = np.array(snap.position)
-        mats = material_map(scene, *pts)
+        from .build.model import make_grid
+
+        mats = material_map(scene, *pts, grid=make_grid(scene))   # periodic images too
         if mats.min() != mats.max():
             for m in np.unique(mats):
                 ax.contour(u * 1e3, v * 1e3, (mats == m).T.astype(float), levels=[0.5],

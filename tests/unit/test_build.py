@@ -232,6 +232,52 @@ def test_positions_wrap_on_a_periodic_axis():
     assert q["ez"].index[0] == 0 and q["ex"].index[0] == 19   # ex: 19.5 mm is nearer
 
 
+@pytest.mark.parametrize("mode", ["3d", "tmz"])
+def test_objects_repeat_along_periodic_axes(mode):
+    """A periodic unit cell with an inclusion across its face is the same however it is
+    written: one object centred on the face, or the object and its image one period over,
+    give the same materials and the same run, bit for bit (the part past the face was cut
+    off, and a box ending at x = L left node 0 out, though x = L is x = 0). One centred
+    before x = 0 comes back in at x = L; across a PEC face nothing repeats."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize
+
+    n = (20, 6, 6) if mode == "3d" else (20, 6)
+    lx = 20e-3
+    walls = {"x_min": "periodic", "x_max": "periodic", "y_min": "pec", "y_max": "pec"}
+    if mode == "3d":
+        walls.update(z_min="periodic", z_max="periodic")
+
+    def at(x, y=3e-3, r=2.5e-3):
+        centre = (x, y, 3e-3)[:len(n)]
+        return yf.Sphere(center=centre, radius=r, material="g")
+
+    def run(objects):
+        s = scene(grid=yf.Grid(mode=mode, cells=n, spacing=1e-3), boundaries=walls,
+                  materials={"g": yf.Material(eps_r=4.0, sigma_e=0.1)}, objects=objects,
+                  sources=[yf.PointSource(component="ez", cell=(5, 3, 3)[:len(n)],
+                                          waveform=yf.DiffGaussian(tau=10e-12))],
+                  monitors=[yf.Probe(name="p", cell=(12, 2, 2)[:len(n)])],
+                  run=yf.RunSettings(steps=60, backend="numpy", dtype="float64"))
+        return s, yf.run(s, progress=False, keep_fields=True)
+
+    one, r1 = run([at(lx)])
+    two, r2 = run([at(lx), at(0.0)])
+    out, _ = run([at(-1e-3)])   # centre 1 mm before the face: mostly in its image
+    g = make_grid(one)
+    for c in g.components:
+        assert np.array_equal(voxelize(one, g, c), voxelize(two, g, c)), c
+    ez = voxelize(one, g, "ez")
+    assert ez[0].max() > 0 and ez[10].max() == 0   # node 0 (x = L) inside, the middle not
+    for c in r1.fields:
+        assert np.array_equal(r1.fields[c], r2.fields[c]), c
+    assert voxelize(out, g, "ez")[17:20].max() > 0 and voxelize(out, g, "ez")[5:15].max() == 0
+    # across a PEC face (y = 0) the sphere is cut, not repeated at the far side
+    cut, _ = run([at(10e-3, y=0.0)])
+    assert voxelize(cut, g, "ez")[10, 0].max() > 0
+    assert voxelize(cut, g, "ez")[10, -2].max() == 0
+
+
 def _region_cases():
     glass = {"glass": yf.Material(eps_r=4, sigma_e=0.1), "ferr": yf.Material(mu_r=3)}
     g3 = yf.Grid(cells=(24, 20, 16), spacing=1e-3)

@@ -32,7 +32,15 @@ import numpy as np
 
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
-from .voxelize import Voxels, covers, material_map, material_numbers, objects_box, reaches
+from .voxelize import (
+    Voxels,
+    covers,
+    material_map,
+    material_numbers,
+    objects_box,
+    placed,
+    reaches,
+)
 
 #: columns of a coefficient table
 SELF, CB, CC, SRC = 0, 1, 2, 3
@@ -258,7 +266,7 @@ def held_at_zero(scene, grid: YeeGrid, component: str, index, faces: dict[str, s
                                    for s, idx, kind in _tangential_walls(grid, component,
                                                                          faces)):
         return True
-    m = int(material_map(scene, *grid.point(component, index)))
+    m = int(material_map(scene, *grid.point(component, index), grid=grid))
     return not material_rows(scene, component, grid.dt, grid.steps)[m].any()
 
 
@@ -273,7 +281,7 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
         base = material_rows(scene, component, grid.dt, grid.steps)
     numbers = material_numbers(scene)
     mats = {numbers[scene.background]}
-    for obj in scene.objects:
+    for obj in placed(scene, grid):
         if covers(obj, grid, component, ranges):
             mats = {numbers[obj.material]}
         elif reaches(obj, grid, component, ranges):

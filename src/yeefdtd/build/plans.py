@@ -233,7 +233,7 @@ def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:
         if src.kind == "soft":
             if held_at_zero(scene, grid, c, idx, faces):
                 continue
-            m = int(material_map(scene, *grid.point(c, idx)))
+            m = int(material_map(scene, *grid.point(c, idx), grid=grid))
             total *= abs(float(material_rows(scene, c, grid.dt, grid.steps)[m][SRC]))
         v = (total if src.kind == "soft" else top) * (2.0**H_SHIFT if c[0] == "h" else 1.0)
         if math.isfinite(v):

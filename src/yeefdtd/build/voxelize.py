@@ -2,8 +2,11 @@
 
 Each component is sampled at its own staggered position, so the faces of an object fall
 where the Yee grid puts them (the usual staircase). Objects are painted in scene order; a
-point inside no object keeps the background. Material numbers follow
-``Scene.material_names()``: 0 vacuum, 1 pec, 2 pmc, then the scene's materials.
+point inside no object keeps the background. Along a periodic axis of length L an object
+repeats with the period: it is painted with its images shifted by L either way that reach
+the domain (placed()), so one that crosses the face x = L comes back in at x = 0, as a
+wave does. Material numbers follow ``Scene.material_names()``: 0 vacuum, 1 pec, 2 pmc,
+then the scene's materials.
 """
 
 from __future__ import annotations
@@ -22,12 +25,45 @@ def material_numbers(scene) -> dict[str, int]:
     return {name: i for i, name in enumerate(scene.material_names())}
 
 
-def material_map(scene, x, y, z) -> np.ndarray:
-    """Material number at the points (x, y, z) (broadcast arrays, metres)."""
+def placed(scene, grid: YeeGrid | None) -> list:
+    """The scene's objects in order, each followed by its images along the grid's periodic
+    axes (shifted by the axis's length either way, alone and in combination) whose bounds
+    reach the domain; the objects alone where ``grid`` is None."""
+    if grid is None:
+        return list(scene.objects)
+    ndim = 2 if grid.mode != "3d" else 3
+    period = [grid.cells[a] * grid.steps[a] if a < ndim and grid.periodic[a] else None
+              for a in range(3)]
+    if not any(period):
+        return list(scene.objects)
+    out = []
+    for obj in scene.objects:
+        lo, hi = obj.bounds()
+        # an image where the shifted bounds reach [0, L] (x = L is x = 0 again), unless
+        # the object spans the whole period already
+        shifts = [[0.0] + [k * p for k in (-1, 1) if lo[a] + k * p <= p * (1 + 1e-9) and
+                           hi[a] + k * p >= -p * 1e-9]
+                  if p and a < len(obj.center) and not (lo[a] <= 0 and hi[a] >= p) else [0.0]
+                  for a, p in enumerate(period)]
+        for dx in shifts[0]:
+            for dy in shifts[1]:
+                for dz in shifts[2]:
+                    if dx == dy == dz == 0.0:
+                        out.append(obj)
+                        continue
+                    move = (dx, dy, dz)[:len(obj.center)]
+                    out.append(obj.model_copy(update={"center": tuple(
+                        c + d for c, d in zip(obj.center, move, strict=True))}))
+    return out
+
+
+def material_map(scene, x, y, z, grid: YeeGrid | None = None) -> np.ndarray:
+    """Material number at the points (x, y, z) (broadcast arrays, metres); with ``grid``,
+    the objects repeat along its periodic axes (placed())."""
     numbers = material_numbers(scene)
     shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
     out = np.full(shape, numbers[scene.background], dtype=MATERIAL_DTYPE)
-    for obj in scene.objects:
+    for obj in placed(scene, grid):
         out[np.broadcast_to(obj.contains(x, y, z), shape)] = numbers[obj.material]
     return out
 
@@ -84,13 +120,13 @@ def voxelize(scene, grid: YeeGrid, component: str) -> np.ndarray:
     return voxelize_region(scene, grid, component).full()
 
 
-def _object_boxes(scene, grid: YeeGrid, component: str, coords=None) -> list:
-    """Per object, the slices of ``component``'s points within its bounding box (None
-    where it holds none)."""
+def _object_boxes(scene, grid: YeeGrid, component: str, coords=None, objects=None) -> list:
+    """Per object of placed() (or ``objects``), the slices of ``component``'s points within
+    its bounding box (None where it holds none)."""
     coords = coords or [grid.coords(component, a) for a in range(3)]
     ndim = 2 if grid.mode != "3d" else 3
     boxes = []
-    for obj in scene.objects:
+    for obj in placed(scene, grid) if objects is None else objects:
         lo, hi = obj.bounds()
         box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim
                     else slice(0, grid.shape[a]) for a in range(3))
@@ -116,13 +152,14 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
     numbers = material_numbers(scene)
     background = numbers[scene.background]
     coords = [grid.coords(component, a) for a in range(3)]
-    boxes = _object_boxes(scene, grid, component, coords)
+    objects = placed(scene, grid)
+    boxes = _object_boxes(scene, grid, component, coords, objects)
     region = objects_box(scene, grid, component, boxes)
     if region is None:
         return Voxels(grid.shape, background, None, None)
     inner = np.full(tuple(s.stop - s.start for s in region), background,
                     dtype=MATERIAL_DTYPE, order="F")
-    for obj, box in zip(scene.objects, boxes, strict=True):
+    for obj, box in zip(objects, boxes, strict=True):
         if box is None:
             continue
         X = coords[0][box[0]][:, None, None]
@@ -200,7 +237,9 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
     grid's resolution, there for a finer one)."""
     out = []
     for i, obj in enumerate(scene.objects):
-        if not any(reaches(obj, grid, c, full_ranges(grid, c)) for c in grid.components):
+        images = placed(scene.model_copy(update={"objects": (obj,)}), grid)
+        if not any(reaches(im, grid, c, full_ranges(grid, c)) for im in images
+                   for c in grid.components):
             size = f"radius {obj.radius:.4g} m" if hasattr(obj, "radius") else \
                 f"size {' x '.join(f'{v:.4g}' for v in obj.size)} m"
             out.append(f"objects[{i}]: this {obj.type} ({size}) holds no point of any field "

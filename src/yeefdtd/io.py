@@ -121,9 +121,17 @@ def load_scene(path: str | Path):
     return scene_from_text(text, fmt, str(path))
 
 
+def _through_link(path: Path) -> Path:
+    """The file a symbolic link at ``path`` names (resolved), or ``path`` itself."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
 def write_atomic(path: Path, write) -> Path:
-    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves half a file."""
-    path = Path(path)
+    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves half a file.
+    A symbolic link at ``path`` is written through (its target replaced, the link kept);
+    returns ``path`` as given."""
+    given = Path(path)
+    path = _through_link(given)
     path.parent.mkdir(parents=True, exist_ok=True)
     # the name's first characters alone: a name near the longest a directory takes (255
     # bytes) would not take the temporary file's 15 more
@@ -136,7 +144,7 @@ def write_atomic(path: Path, write) -> Path:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return given
 
 
 def output_path(path, what: str = "path") -> Path:
@@ -187,9 +195,14 @@ def _check_writable(path: Path, what: str, directory: bool) -> Path:
     st = _stat(path)
     if not directory and st is not None and stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a directory; give a file name in it")
+    if not directory and st is not None and not stat.S_ISREG(st.st_mode):
+        # a writer renames its file onto the path: a device or a FIFO would be replaced
+        raise ValidationError(f"{what}: {path} is not a regular file (a device, a FIFO or "
+                              "a socket); give a file name")
     if directory and st is not None and not stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a file; give a directory")
-    up, st = nearest_existing(path if directory else path.parent)   # must be a directory
+    target = _through_link(path) if not directory else path   # where the writer writes
+    up, st = nearest_existing(target if directory else target.parent)   # a directory
     if not stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {up} is a file, not a directory; choose another "
                               "path")

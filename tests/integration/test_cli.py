@@ -834,3 +834,23 @@ def test_a_scene_file_with_a_byte_order_mark_and_one_that_is_a_fifo(scene_file, 
     assert main(["validate", str(fifo)]) == 2
     assert capsys.readouterr().err == f"yeefdtd: error: {fifo}: not a regular file; give a " \
                                       ".toml or .json file\n"
+
+
+def test_writers_refuse_what_is_not_a_regular_file_and_write_through_links(scene_file,
+                                                                           tmp_path, capsys):
+    """A writer renames its file onto the path: a FIFO (or a device) there was replaced by a
+    regular file, and a link by the file instead of its target. Now the first is refused in
+    one line before any work, and a link is written through (its target replaced)."""
+    fifo = tmp_path / "f.h5"
+    os.mkfifo(fifo)
+    assert main(["run", str(scene_file), "-o", str(fifo), "-q"]) == 2
+    assert capsys.readouterr().err == f"yeefdtd: error: --output: {fifo} is not a regular " \
+                                      "file (a device, a FIFO or a socket); give a file name\n"
+    with pytest.raises(yf.ValidationError, match="not a regular file"):
+        yf.Scene.load(scene_file).save(tmp_path / "f.h5")
+    target = tmp_path / "target.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target.name)
+    assert main(["schema", "-o", str(link)]) == 0
+    assert link.is_symlink() and json.loads(target.read_text())["title"] == "Scene"

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import __version__
 from .backends import get_stepper_class, resolve
-from .build.model import Model, build_model
+from .build.model import Model, build_model, check_run_arguments
 from .build.plans import record_times
 from .constants import DIVERGENCE_LIMIT
 from .description.scene import RunSettings, Scene
@@ -94,6 +94,15 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
         raise ValidationError(f"stepper_options: a dict of options by name, such as "
                               f"{{'variant': 'temporal'}}, not {got}")
     _check_variant(stepper_options or {})   # before the model is built
+    check_run_arguments(scene, steps)
+    steps = None if steps is None else int(steps)   # a NumPy integer of few bits overflows
+    if resolve(scene.run.backend if backend is None else backend)[0] == "numpy":
+        from .build.memory import check_fits
+        from .build.model import face_kinds, make_grid, step_count
+
+        grid = make_grid(scene)   # the whole run, before the model takes its part
+        check_fits(scene, grid, step_count(scene, grid.dt) if steps is None else steps,
+                   scene.run.dtype if dtype is None else dtype, face_kinds(scene))
     try:
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))

@@ -505,3 +505,27 @@ def test_validate_refuses_a_variant_the_cuda_backend_would(run, says, tmp_path, 
     d["run"]["backend"] = "numpy"
     path.write_text(json.dumps(d))
     assert main(["validate", str(path)]) == 0
+
+
+def test_a_run_past_the_memory_available_is_refused_before_any_array(monkeypatch):
+    """Arrays are made lazily, so a run past the memory available was ended by the system
+    once it filled them in (status 137, no message, no file): run, build_model and the
+    NumPy stepper each refuse first, naming the largest part (free memory faked)."""
+    from yeefdtd import host
+
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    scene = yf.Scene.parse(d)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 20)
+    with pytest.raises(yf.OutOfMemory, match=r"the run would need about .* more than the 1\.05 "
+                                             r"MB available here; its largest part is the "):
+        yf.run(scene, progress=False)
+    with pytest.raises(yf.OutOfMemory, match=r"more than the 1\.05 MB available"):
+        yf.run(scene, steps=200_000, progress=False)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 40)
+    model = yf.build_model(scene)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 20)
+    with pytest.raises(yf.OutOfMemory, match="its largest part is the CPML"):
+        yf.make_stepper(model, "numpy")
+    with pytest.raises(yf.OutOfMemory, match="its largest part is the source values"):
+        yf.build_model(scene, steps=200_000)

@@ -174,6 +174,15 @@ def test_run_and_build_model_refuse_a_step_count_that_is_not_one(steps):
         yf.build_model(lossy_scene(steps=2), steps=steps)
 
 
+def test_a_step_count_of_a_small_numpy_integer_type_is_taken_as_a_number():
+    """np.int16(300) gave a negative speed and np.uint8(250) an OverflowError after the
+    run (the result lost): counts made from them overflowed their few bits."""
+    m = yf.build_model(lossy_scene(steps=2), steps=np.uint8(250))
+    assert type(m.steps) is int and m.steps == 250
+    res = yf.run(lossy_scene(steps=2), steps=np.int16(300), progress=False)
+    assert res.stats["steps"] == 300 and res.stats["mcells_per_s"] > 0
+
+
 @pytest.mark.parametrize("call", [lambda: yf.run({}), lambda: yf.run("scene.json"),
                                   lambda: yf.Scene.load(None), lambda: yf.Scene.from_toml(None),
                                   lambda: yf.load(None)])

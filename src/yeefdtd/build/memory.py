@@ -205,6 +205,36 @@ def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str |
                   f"{name} ({show_bytes(parts[big])}): {advice}")
 
 
+def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
+               parts: tuple[str, ...] | None = None, sources: int = 1) -> None:
+    """An OutOfMemory where run_memory's ``parts`` (default: all) of a run are more than
+    the memory available now (within a container's limit): refused before any array is
+    made, since such arrays are made lazily and the system ends the process once they are
+    filled in (status 137, no message, no file). ``sources``: how many times the source
+    values count (3 while a model is built: each source's times and values in float64 and
+    their copy merged by point)."""
+    from .. import host
+    from ..exceptions import OutOfMemory
+
+    got = run_memory(scene, grid, steps, dtype, faces)
+    got["sources"] *= sources
+    keys = [k for k in got if parts is None or k in parts]
+    need = sum(got[k] for k in keys)
+    free = host.free_bytes()
+    if need <= free:
+        return
+    big = max(keys, key=got.get)
+    name, advice = PARTS[big]
+    raise OutOfMemory(f"the run would need about {show_bytes(need)} of memory, more than "
+                      f"the {show_bytes(free)} available here; its largest part is the "
+                      f"{name} ({show_bytes(got[big])}): {advice}")
+
+
+#: what a model holds (build_model checks them), and what a NumPy stepper adds
+MODEL_PARTS = ("ids", "sources")
+STEPPER_PARTS = ("fields", "coefficients", "cpml", "scratch", "records")
+
+
 def largest_part(scene, steps: int | None, dtype: str) -> str:
     """What shrinks a run's largest part of memory (run_memory's), to say after a
     MemoryError: '<part> (<bytes>): <advice>'; '' where the estimate itself fails."""

@@ -286,9 +286,18 @@ def _source_chunks(i: int, src, grid: YeeGrid, steps: int, chunk: int):
 
 def source_samples(scene, grid: YeeGrid, steps: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """(times, amplitude x waveform) of each source at the instants a run of ``steps``
-    samples it, every step; a one-line SetupError where a value is not finite."""
-    return [next(_source_chunks(i, src, grid, steps, steps))   # one chunk: every step
-            for i, src in enumerate(scene.sources)]
+    samples it, every step; a one-line SetupError where a value is not finite. Evaluated
+    NOTE_CHUNK steps at a time into the two arrays: a waveform's temporaries over every
+    step at once took several times their memory (1e9 steps: tens of GB)."""
+    out = []
+    for i, src in enumerate(scene.sources):
+        t, vals = np.empty(steps), np.empty(steps)
+        at = 0
+        for tc, vc in _source_chunks(i, src, grid, steps, NOTE_CHUNK):
+            t[at:at + len(tc)], vals[at:at + len(tc)] = tc, vc
+            at += len(tc)
+        out.append((t, vals))
+    return out
 
 
 def source_groups(scene, grid: YeeGrid, steps: int, tables: dict[str, ComponentTable],

@@ -400,6 +400,11 @@ class NumpyStepper(Stepper):
         self.threads = int(threads)
         self._pool_ = None
         g: YeeGrid = model.grid
+        from ...build.memory import STEPPER_PARTS, check_fits
+        from ...build.model import face_kinds
+
+        check_fits(model.scene, g, model.steps, self.storage.name, face_kinds(model.scene),
+                   STEPPER_PARTS)   # beside the model, made already
         self.grid = g
         N = g.shape
         dt = self.dtype

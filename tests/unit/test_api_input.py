@@ -297,3 +297,27 @@ def test_empty_backend_or_dtype_and_boundaries_of_other_dimensions_are_refused()
         with pytest.raises(yf.ValidationError, match=r"ndim: 2 or 3 \(the grid's "):
             yf.Boundaries.uniform("pec", ndim=n)
     assert yf.Boundaries.uniform("pec", ndim=2).z_min is None
+
+
+def test_model_copy_validates_its_update_and_sets_are_refused():
+    """pydantic's model_copy took its update unchecked: a probe outside the grid recorded
+    from a clamped point, two probes of one name lost the first's data, an unknown material
+    failed deep in the build. Sets were taken sorted, where the order counts."""
+    s = yf.Scene(grid=yf.Grid(cells=(16, 16, 16), spacing=1e-3), boundaries="pec",
+                 monitors=[yf.Probe(name="p", cell=(9, 8, 8))],
+                 run=yf.RunSettings(steps=2, backend="numpy"))
+    for update, says in [
+            ({"monitors": (yf.Probe(name="p", cell=(40, 1, 1)),)}, "monitors[0].cell: index 40"),
+            ({"monitors": (yf.Probe(name="a", cell=(1, 1, 1)), yf.Probe(name="a", cell=(2, 2, 2)))},
+             "monitors[1].name: 'a' is used twice"),
+            ({"objects": (yf.Sphere(center=(0.008,) * 3, radius=0.002, material="nope"),)},
+             "objects[0].material: unknown material 'nope'"),
+            ({"name": ""}, "name: "), ({"colour": 1}, "update: Scene has no field 'colour'")]:
+        with pytest.raises(yf.ValidationError, match=re.escape(says)):
+            s.model_copy(update=update)
+    assert s.model_copy(update={"name": "x"}).name == "x" and s.model_copy() == s
+    for make, field in [(lambda: yf.Material(eps_r={4.0, 1.0, 2.0}), "eps_r"),
+                        (lambda: yf.Grid(cells={20, 3, 9}, spacing=1e-3), "cells"),
+                        (lambda: yf.Samples(dt=1e-12, values={0.0, 1.0}), "values")]:
+        with pytest.raises(yf.ValidationError, match=f"^{field}: must be a list"):
+            make()

@@ -51,6 +51,23 @@ class StrictModel(BaseModel):
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
 
+    def model_copy(self, *, update: dict | None = None, deep: bool = False):
+        """A copy with ``update``'s fields replaced, validated as a new one is (pydantic's
+        copy takes them unchecked: a probe outside the grid, an unknown material or two
+        monitors of one name then ran, or failed deep in a run)."""
+        if not update:
+            return super().model_copy(deep=deep)
+        if not isinstance(update, dict):
+            raise ValidationError(f"update: a dict of {type(self).__name__}'s fields, not "
+                                  f"{type(update).__name__}")
+        unknown = sorted(set(update) - set(type(self).model_fields), key=str)
+        if unknown:
+            raise ValidationError(f"update: {type(self).__name__} has no field {unknown[0]!r}; "
+                                  f"its fields are {', '.join(type(self).model_fields)}")
+        data = {name: getattr(self, name) for name in type(self).model_fields
+                if name in self.model_fields_set}
+        return type(self)(**{**data, **update})
+
     @pydantic.model_validator(mode="before")
     @classmethod
     def _no_booleans_for_numbers(cls, data: Any) -> Any:
@@ -58,6 +75,10 @@ class StrictModel(BaseModel):
         spacing of true is 1 m), or a quoted number ("0.001"), is an error naming the
         field."""
         if isinstance(data, dict):
+            for name, value in data.items():
+                if isinstance(value, (set, frozenset)):   # pydantic would take it, sorted
+                    raise FieldError(str(name), "must be a list (its order counts), not a "
+                                                "set")
             for name, field in cls.model_fields.items():
                 if not _takes_number(field.annotation):
                     continue

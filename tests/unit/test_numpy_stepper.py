@@ -154,9 +154,16 @@ def test_set_field_on_a_2d_grid_takes_its_two_sides():
     scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(6, 5), spacing=1e-3), boundaries="pec",
                      run=yf.RunSettings(steps=2))
     st = yf.make_stepper(yf.build_model(scene), "numpy")
-    v = np.arange(42.0).reshape(7, 6)
+    v = np.arange(42.0).reshape(7, 6) * ~st.held_at_zero("ez")[:, :, 0]   # the PEC walls: 0
     st.set_field("ez", v)
     assert np.array_equal(st.fields()["ez"][:, :, 0], v)
+    with pytest.raises(yf.SetupError, match=r"set_field: ez values are not zero at 21 points "
+                                            r"the run holds at zero .* the largest 41 at "
+                                            r"\(6, 5, 0\); set them to zero"):
+        st.set_field("ez", np.arange(42.0).reshape(7, 6))
+    v[0, 0] = 1e-9 * v.max()   # rounding of a mode that is zero there: taken, as zero
+    st.set_field("ez", v)
+    assert st.fields()["ez"][0, 0, 0] == 0
 
 
 @pytest.mark.parametrize("start, count", [(0, -3), (0, 2.5), (-1, 1), (True, 1)])

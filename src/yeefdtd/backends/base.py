@@ -151,6 +151,21 @@ class Stepper:
             raise SetupError(f"set_field: {component} values up to {peak:.3g} are more than "
                              f"this run's {name} fields hold ({most:.3g}); use smaller values"
                              + (", or float32" if name == "float16" else ", or float64"))
+        table = self.model.tables[component]
+        held = np.flatnonzero(~table.table.any(axis=1))   # rows of points held at zero
+        if peak > 0 and held.size:
+            at = np.isin(table.ids, held)
+            off = np.abs(np.where(at, a, 0.0))
+            if off.max() > 1e-6 * peak:   # below: rounding of a mode that is zero there
+                i = np.unravel_index(int(off.argmax()), off.shape)
+                n = int(np.count_nonzero(off))
+                raise SetupError(f"set_field: {component} values are not zero at {n} "
+                                 f"point{'s' if n != 1 else ''} the run holds at zero "
+                                 f"(on a PEC or CPML wall, inside a conductor, or past the "
+                                 f"component's last point), the largest {off[i]:.3g} at "
+                                 f"{tuple(int(x) for x in i)}; set them to zero "
+                                 "(stepper.held_at_zero(component) gives those points)")
+            a = np.where(at, 0.0, a)
         if name == "float16" and 0 < peak < self.storage.scale(component) and \
                 field_bound(self.model) == 0:
             # float16's scale comes from what the sources drive; with none it stays 1, where
@@ -162,6 +177,13 @@ class Stepper:
                              "scale the values up (the fields are linear in them), or use "
                              "bfloat16 or float32")
         return a
+
+    def held_at_zero(self, component: str) -> np.ndarray:
+        """Where the run holds ``component`` at zero (booleans of the grid's node shape): on
+        PEC and CPML walls, inside conductors, past the component's last point. set_field
+        takes only zeros there."""
+        table = self.model.tables[component]
+        return np.isin(table.ids, np.flatnonzero(~table.table.any(axis=1)))
 
     def collect(self) -> Records:
         """Everything the monitors recorded so far."""

@@ -121,6 +121,9 @@ def _cmd_run(args) -> int:
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
                        "in .h5 (results are HDF5 files)")
     check_writable(out, "--output")
+    if args.plot:   # the plots' names, beside the result (plot_result's): before the run
+        for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True):
+            check_writable(out.parent / f"{out.stem}_{mon.type}_{kind}.png", "--plot")
     with _Signals() as signals:
         return _run_and_save(scene, args, out, signals)
 

@@ -140,15 +140,16 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
 
 
 def _save(fig, path: Path) -> Path:
-    """``fig`` written to ``path`` as PNG (through a temporary file renamed at the end, so a
-    file already there stays whole where writing fails) and closed; an OSError names
-    ``path``."""
+    """``fig`` written to ``path`` in the format its suffix names (.png, .svg, .pdf...;
+    through a temporary file renamed at the end, so a file already there stays whole where
+    writing fails) and closed; an OSError names ``path``."""
     import matplotlib.pyplot as plt
 
     from .io import one_line, write_atomic
 
+    kind = Path(path).suffix.lower().lstrip(".")   # the temporary name's suffix is .part
     try:
-        write_atomic(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+        write_atomic(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format=kind))
     except OSError as exc:
         raise OSError(exc.errno, one_line(exc), str(path)) from None
     finally:

@@ -854,3 +854,21 @@ def test_writers_refuse_what_is_not_a_regular_file_and_write_through_links(scene
     link.symlink_to(target.name)
     assert main(["schema", "-o", str(link)]) == 0
     assert link.is_symlink() and json.loads(target.read_text())["title"] == "Scene"
+
+
+def test_plots_take_the_format_their_suffix_names_and_their_names_are_checked_first(
+        scene_file, tmp_path, capsys):
+    """A plot named .pdf or .svg held PNG bytes; with --plot, a plot's name that cannot be
+    written (too long here) was found after the run, which was saved but exited 2."""
+    from yeefdtd.plot import plot_probe, plot_snapshot
+
+    res = yf.run(yf.Scene.load(scene_file), progress=False)
+    for suffix, head in (("pdf", b"%PDF"), ("svg", b"<?xml"), ("png", b"\x89PNG")):
+        for plot, name in ((plot_probe, "p"), (plot_snapshot, "s")):
+            path = plot(res, name, tmp_path / f"{name}.{suffix}")
+            assert path.read_bytes().startswith(head), (suffix, name)
+    out = tmp_path / ("y" * 245 + ".h5")   # the result's name fits, its plots' do not
+    assert main(["run", str(scene_file), "-o", str(out), "-q", "--plot"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("yeefdtd: error: --plot: ") and "File name too long" in err
+    assert not out.exists()

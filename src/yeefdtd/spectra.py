@@ -16,11 +16,14 @@ def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
     try:
         if values is None or times is None:
             raise TypeError
-        x = np.asarray(values, dtype=np.float64)
-        t = np.asarray(times, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValidationError(f"values, times: arrays of numbers, not "
-                              f"{type(values).__name__} and {type(times).__name__}") from None
+        given = [np.asarray(values), np.asarray(times)]
+        if any(a.dtype.kind not in "iuf" for a in given):   # text, booleans, complex
+            raise TypeError   # (the float cast read "1" as 1, and dropped imaginary parts)
+        with np.errstate(over="ignore"):   # an integer past float's range: inf, said below
+            x, t = (a.astype(np.float64) for a in given)
+    except (TypeError, ValueError, OverflowError):
+        raise ValidationError(f"values, times: arrays of real numbers, not "
+                              f"{_kind(values)} and {_kind(times)}") from None
     if x.ndim != 1 or t.ndim != 1 or len(x) != len(t):
         raise ValidationError(f"values, times: one value per time (shapes {x.shape} and "
                               f"{t.shape})")
@@ -34,6 +37,16 @@ def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
             raise ValidationError("times: not evenly spaced and increasing; give a probe's "
                                   "record (its times) or resample")
     return x, t
+
+
+def _kind(value) -> str:
+    """What ``value`` is, for a message: its type, and an array's dtype."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):
+        return type(value).__name__
+    return f"{type(value).__name__} of {a.dtype}" if a.dtype.kind != "O" or \
+        isinstance(value, np.ndarray) else type(value).__name__
 
 
 def _short(value) -> str:
@@ -94,9 +107,9 @@ def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
     """(frequencies, |X(f)|) by a zero-padded FFT, for plotting (``pad``: the FFT's length
     over the record's, at least 1)."""
     x, t = _series(values, times)
-    if isinstance(pad, bool) or not isinstance(pad, (int, np.integer)) or pad < 1:
-        raise ValidationError(f"pad: a whole number of at least 1, not {pad!r}")
-    n = 1 << math.ceil(math.log2(len(x) * pad))
+    if isinstance(pad, bool) or not isinstance(pad, (int, np.integer)) or not 1 <= pad <= 64:
+        raise ValidationError(f"pad: a whole number from 1 to 64, not {pad!r}")
+    n = 1 << math.ceil(math.log2(len(x) * int(pad)))   # int: np.int8's product overflowed
     step = t[1] - t[0]
     return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x, n)) * step
 

@@ -94,8 +94,14 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.spectrum(x[:-1], t), "one value per time"),
     (lambda x, t: spectra.spectrum(x[:1], t[:1]), "at least 2"),
     (lambda x, t: spectra.spectrum([], []), "at least 2"),
-    (lambda x, t: spectra.spectrum(None, None), "arrays of numbers"),
+    (lambda x, t: spectra.spectrum(None, None), "arrays of real numbers"),
+    # complex values lost their imaginary part, text and booleans were read as numbers
+    (lambda x, t: spectra.dft(x * 1j, t, [1e9]), "real numbers, not ndarray of complex128"),
+    (lambda x, t: spectra.dft(["1", "2"], t[:2], [1e9]), "real numbers, not list of <U1"),
+    (lambda x, t: spectra.dft([True, False], t[:2], [1e9]), "real numbers, not list of bool"),
+    (lambda x, t: spectra.dft([10**400, 1], t[:2], [1e9]), "real numbers"),   # OverflowError
     (lambda x, t: spectra.spectrum(x, t, pad=0), "pad"),
+    (lambda x, t: spectra.spectrum(x, t, pad=2**40), "pad: a whole number from 1 to 64"),
     (lambda x, t: spectra.spectrum(np.where(t > 1e-9, np.nan, x), t), "NaN"),
     (lambda x, t: spectra.dft(x, t[:5], [1e9]), "one value per time"),
     (lambda x, t: spectra.peak_frequencies(x, t, 0), "count"),
@@ -112,6 +118,8 @@ def test_spectra_say_what_a_record_must_be(call, says):
 def test_spectra_of_a_good_record_find_its_frequency():
     """float64 or float32 times alike; an empty record's DFT is zero."""
     x, t = _ring()
+    f, _ = spectra.spectrum(x, t, pad=np.int8(2))   # 400 x 2 overflowed np.int8
+    assert len(f) == 1024 // 2 + 1
     assert spectra.peak_frequencies(x, t, 1)[0] == pytest.approx(1e9, rel=1e-3)
     t32 = (np.arange(2000) * 1e-11).astype(np.float32)
     x32 = np.sin(2 * np.pi * 1e9 * t32)

@@ -135,7 +135,10 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
 
     _check_flags(progress, keep_fields)
     _check_model(model)
-    if getattr(stepper, "model", None) is not model:
+    if not hasattr(stepper, "advance") or not hasattr(stepper, "model"):
+        raise SetupError(f"stepper: a stepper from make_stepper(model), not "
+                         f"{type(stepper).__name__}")
+    if stepper.model is not model:
         raise SetupError("stepper: built for another model; build it with "
                          "make_stepper(model) for this one")
     if getattr(stepper, "steps_done", 0):

@@ -144,6 +144,9 @@ def test_run_model_refuses_a_stepper_of_another_model():
     a, b = model(8), model(9)
     with pytest.raises(yf.SetupError, match="stepper: built for another model"):
         yf.run_model(a, yf.make_stepper(b, "numpy"), progress=False)
+    with pytest.raises(yf.SetupError, match="stepper: a stepper from make_stepper"
+                                            r"\(model\), not NoneType"):
+        yf.run_model(a, None, progress=False)
     with pytest.raises(yf.SetupError, match="model: a Model"):
         yf.make_stepper(a.scene, "numpy")
 

@@ -297,8 +297,10 @@ def test_memory_a_model_cannot_have_is_a_one_line_error(monkeypatch):
 
 
 def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch):
-    """Inside PEC its component is held at zero: the run goes on (a hard source there is a
-    way to force it), but a note says so, once, and the result's stats keep it."""
+    """Inside PEC its component is held at zero: the run goes on, but a note says so, once,
+    and the result's stats keep it. A hard source there gets a note of its own (it sets a
+    field the conductor does not carry; the soft one's note used to suggest it), in
+    validate too."""
     import importlib
 
     run_mod = importlib.import_module("yeefdtd.run")
@@ -311,9 +313,19 @@ def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch
     err = capsys.readouterr().err
     assert err.count("note: sources[0]: a soft source where ez is held at zero") == 1
     assert res.stats["notes"][0].startswith("sources[0]: a soft source")
+    d["sources"][0]["kind"] = "hard"
+    res = yf.run(yf.Scene.parse(d), progress=False)
+    assert res.stats["notes"][0].startswith("sources[0]: a hard source where ez is held at "
+                                            "zero (inside a PEC or PMC object, or on a PEC "
+                                            "wall) sets a field the conductor does not carry")
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    scene = yf.Scene.parse(d)
+    assert notes_before_run(scene, make_grid(scene), 10)[0] == res.stats["notes"][0]
+    capsys.readouterr()
     d["sources"][0]["position"] = [0.01, 0.015, 0.015]   # in vacuum: nothing to say
     res = yf.run(yf.Scene.parse(d), progress=False)
-    assert "notes" not in res.stats and "soft source" not in capsys.readouterr().err
+    assert "notes" not in res.stats and "source where" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])

@@ -204,16 +204,20 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
-        if src.kind != "soft":
-            continue
         if tables is not None:
-            zero = tables[c].table[tables[c].ids[idx], SRC] == 0
+            row = tables[c].table[tables[c].ids[idx]]
+            zero = row[SRC] == 0 if src.kind == "soft" else not row.any()
         else:
             zero = held_at_zero(scene, grid, c, idx, faces)
-        if zero:
+        if zero and src.kind == "soft":
             out.append(f"sources[{i}]: a soft source where {c} is held at zero (inside a PEC "
                        "or PMC object, or on a PEC wall) adds nothing; move it off the "
-                       "conductor, or make it kind = 'hard'")
+                       "conductor")
+        elif zero:
+            out.append(f"sources[{i}]: a hard source where {c} is held at zero (inside a PEC "
+                       "or PMC object, or on a PEC wall) sets a field the conductor does not "
+                       "carry, and radiates only through the cells beside it; move it off "
+                       "the conductor (into a gap, to feed one)")
     if sizes:
         note = weak_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
         out += [note] if note else []

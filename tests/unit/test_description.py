@@ -6,7 +6,6 @@ import json
 import math
 
 import numpy as np
-import pydantic
 import pytest
 
 import yeefdtd as yf
@@ -91,10 +90,16 @@ def test_json_schema_describes_the_scene():
         assert key in text
 
 
-def test_scenes_are_frozen():
+def test_scenes_are_frozen_and_take_their_fields_by_name():
+    """In one line each (pydantic's frozen-instance error spans three; Python's TypeError
+    for a value by position does not say what to write)."""
     s = yf.Scene.parse(base3d())
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(yf.ValidationError, match=r"^name: a Scene does not change once made; "
+                                                 r"make another with \.model_copy"):
         s.name = "other"
+    with pytest.raises(yf.ValidationError, match=r"^Grid: takes its fields by name \(mode=..., "
+                                                 r"cells=..., spacing=...\), not 1 value"):
+        yf.Grid((4, 4, 4))
 
 
 def test_unknown_file_type_and_missing_file(tmp_path):

@@ -45,11 +45,21 @@ class StrictModel(BaseModel):
         populate_by_name=False,
     )
 
-    def __init__(self, /, **data: Any):
+    def __init__(self, /, *args: Any, **data: Any):
+        if args:   # Python's own TypeError would not say what to write
+            names = ", ".join(f"{n}=..." for n in list(type(self).model_fields)[:3])
+            raise ValidationError(f"{type(self).__name__}: takes its fields by name ({names}"
+                                  f"), not {len(args)} value{'s' if len(args) != 1 else ''} "
+                                  "by position")
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # frozen: pydantic's own error spans three lines
+        raise ValidationError(f"{name}: a {type(self).__name__} does not change once made; "
+                              f"make another with .model_copy(update={{{name!r}: ...}})")
 
     def model_copy(self, *, update: dict | None = None, deep: bool = False):
         """A copy with ``update``'s fields replaced, validated as a new one is (pydantic's

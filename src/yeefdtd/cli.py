@@ -119,7 +119,7 @@ def _cmd_run(args) -> int:
     out = Path(args.output) if args.output is not None else Path(Path(args.scene).stem + ".h5")
     if out.suffix.lower() not in RESULT_SUFFIXES:
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
-                       "in .h5 (results are HDF5 files)")
+                       "in .h5 or .hdf5 (results are HDF5 files)")
     check_writable(out, "--output")
     if args.plot:   # the plots' names, beside the result (plot_result's): before the run
         for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True):
@@ -252,10 +252,12 @@ def _save_result(result, out: Path) -> Path | None:
     with one line on stderr saying where it went. None (and one line) if neither worked."""
     import tempfile
 
+    from .exceptions import ValidationError
+
     try:
         return result.save(out)
-    except OSError as exc:
-        why = one_line(exc)
+    except (OSError, ValidationError) as exc:   # the latter: the path changed during the run
+        why = one_line(exc)                     # (its directory replaced by a file, say)
     spare = None
     try:
         fd, spare = tempfile.mkstemp(prefix=f"{out.stem[:64]}-", suffix=out.suffix)
@@ -280,7 +282,11 @@ def _cmd_validate(args) -> int:
     from .description.scene import Scene
 
     scene = Scene.load(args.scene)
-    if scene.run.backend != "numpy":   # what the CUDA backend would refuse when it starts
+    from .backends import resolve
+
+    # what the CUDA backend would refuse as it starts, where the run would go to it (with
+    # 'auto', where a GPU is usable here; elsewhere 'auto' runs on NumPy, which takes it)
+    if resolve(scene.run.backend)[0] == "cuda":
         _check_variants([scene.run.variant], scene.grid.mode, [scene.run.dtype],
                         "run.variant", "run.dtype")
     grid = make_grid(scene)
@@ -329,7 +335,8 @@ def _cmd_info(args) -> int:
     threads = default_threads()   # a bad YEEFDTD_THREADS: one line, before any output
     ok, what = cuda_status()
     print(f"yeefdtd {__version__} (Python {platform.python_version()}, NumPy {numpy.__version__})")
-    print(f"backends: numpy (usable; {threads} threads, YEEFDTD_THREADS sets them)")
+    print(f"backends: numpy (usable; {threads} thread{'s' if threads != 1 else ''}, "
+          "YEEFDTD_THREADS sets them)")
     if ok:
         import cupy
 

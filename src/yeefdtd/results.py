@@ -147,7 +147,7 @@ class Result:
         path = output_path(path)
         if path.suffix.lower() not in RESULT_SUFFIXES:   # HDF5 under another name misleads
             raise ValidationError(f"path: {str(path)!r} is not a result file name; give one "
-                                  "ending in .h5 (results are HDF5 files)")
+                                  "ending in .h5 or .hdf5 (results are HDF5 files)")
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")

@@ -872,3 +872,30 @@ def test_plots_take_the_format_their_suffix_names_and_their_names_are_checked_fi
     err = capsys.readouterr().err
     assert err.startswith("yeefdtd: error: --plot: ") and "File name too long" in err
     assert not out.exists()
+
+
+def test_an_output_directory_replaced_by_a_file_during_the_run_sends_the_result_to_tmp(
+        scene_file, tmp_path, capsys, monkeypatch):
+    """The path checked before the run can change during it: its directory replaced by a
+    file made the save a ValidationError, which passed the fallback by (the result lost)."""
+    import tempfile
+
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real = stepper_mod.NumpyStepper.advance
+    where = tmp_path / "gone"
+    where.mkdir()
+
+    def advance(self, *a, **k):
+        if where.is_dir():
+            where.rmdir()
+            where.write_text("")
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    assert main(["run", str(scene_file), "-o", str(where / "r.h5"), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the result is in" in err
+    (spare,) = (tmp_path / "tmp").iterdir()
+    assert yf.load(spare).stats["status"] == "completed"

@@ -504,19 +504,25 @@ def test_a_source_at_a_hard_sources_point_is_refused(second, tmp_path, capsys):
     ({"variant": "seed-xyz", "dtype": "float16"}, "run.variant seed-xyz: variant 'seed-xyz' "
      "stores float32 or float64 fields only"),
 ])
-def test_validate_refuses_a_variant_the_cuda_backend_would(run, says, tmp_path, capsys):
-    """validate says what a run on the CUDA backend (the default where a GPU is) would
-    refuse as it starts, without a GPU; with backend numpy the variant is not used."""
+def test_validate_refuses_a_variant_the_cuda_backend_would(run, says, tmp_path, capsys,
+                                                           monkeypatch):
+    """validate says what a run on the CUDA backend would refuse as it starts, without a
+    GPU, where the scene names that backend; with backend numpy (or 'auto' where no GPU
+    is usable, as here) the run goes to NumPy, which takes it."""
     d = base3d()
-    d["run"].update(run)
+    d["run"].update(run, backend="cuda")
     path = tmp_path / "s.json"
     path.write_text(json.dumps(d))
     assert main(["validate", str(path)]) == 2
     err = capsys.readouterr().err
     assert err == f"yeefdtd: error: {says}" + err.split(says, 1)[1] and err.count("\n") == 1
-    d["run"]["backend"] = "numpy"
-    path.write_text(json.dumps(d))
-    assert main(["validate", str(path)]) == 0
+    import yeefdtd.backends as backends
+
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, "no GPU in this test"))
+    for backend in ("numpy", "auto"):
+        d["run"]["backend"] = backend
+        path.write_text(json.dumps(d))
+        assert main(["validate", str(path)]) == 0
 
 
 def test_a_run_past_the_memory_available_is_refused_before_any_array(monkeypatch):

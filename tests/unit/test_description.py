@@ -82,6 +82,24 @@ def test_uniform_boundaries_shorthand_in_2d_and_3d():
     assert s2.boundaries.z_min is None and s2.boundaries.kind("x_max") == "periodic"
 
 
+def test_json_schema_takes_the_shorthands_the_scene_files_use():
+    """The schema was pydantic's alone, which rejected the README's and examples' own
+    files: a scalar eps_r, 'cpml' for a face, boundaries = "pec" (the validators expand
+    them). Checked here by structure (no JSON Schema validator among the dependencies;
+    jsonschema 4.26 on the README's TOML and the examples: no errors)."""
+    schema = yf.Scene.json_schema()
+    mat = schema["$defs"]["Material"]["properties"]
+    for name in ("eps_r", "mu_r", "sigma_e", "sigma_m"):
+        assert {"type": "number"} in mat[name]["anyOf"], name
+        assert any(b.get("type") == "array" for b in mat[name]["anyOf"]), name
+    face = schema["$defs"]["Boundaries"]["properties"]["x_min"]
+    enums = [n["enum"] for b in face["anyOf"] for n in b.get("oneOf", ()) if "enum" in n]
+    assert enums == [["pec", "pmc", "periodic", "cpml"]]
+    top = schema["properties"]["boundaries"]["anyOf"]
+    assert top[0]["enum"] == ["pec", "pmc", "periodic", "cpml"]
+    assert top[1] == {"$ref": "#/$defs/Boundaries"}
+
+
 def test_json_schema_describes_the_scene():
     schema = yf.Scene.json_schema()
     text = json.dumps(schema)

@@ -348,5 +348,26 @@ class Scene(StrictModel):
 
     @classmethod
     def json_schema(cls) -> dict:
-        """The JSON Schema of a scene file."""
-        return cls.model_json_schema()
+        """The JSON Schema of a scene file: pydantic's, widened where the fields take a
+        shorthand their validators expand (a material's scalar for all three axes, the
+        string 'cpml' for a face, one condition for every face), so that the files the
+        README and examples/ show are valid under it too."""
+        schema = cls.model_json_schema()
+        defs = schema["$defs"]
+        for name in ("eps_r", "mu_r", "sigma_e", "sigma_m"):
+            prop = defs["Material"]["properties"][name]
+            array = {k: v for k, v in prop.items() if k not in ("default", "description",
+                                                                "title")}
+            defs["Material"]["properties"][name] = {
+                "anyOf": [{"type": "number"}, array],
+                **{k: prop[k] for k in ("default", "description", "title") if k in prop}}
+        for face in FACES:
+            for branch in defs["Boundaries"]["properties"][face]["anyOf"]:
+                for named in branch.get("oneOf", ()):
+                    if "enum" in named:
+                        named["enum"] = [*named["enum"], "cpml"]
+        named = {"enum": ["pec", "pmc", "periodic", "cpml"], "type": "string"}
+        prop = schema["properties"]["boundaries"]
+        schema["properties"]["boundaries"] = {
+            "anyOf": [named, {"$ref": prop.pop("$ref")}], **prop}
+        return schema

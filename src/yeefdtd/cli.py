@@ -202,6 +202,7 @@ class _Signals:
         self._before: dict = {}
 
     def _interrupt(self, signum, frame):
+        self.caught = True
         self._during = {sig: self._note for sig in self._ours}   # the next ones wait
         self._set(self._during)
         raise KeyboardInterrupt
@@ -231,6 +232,13 @@ class _Signals:
         return self
 
     def __exit__(self, *exc):
+        import signal
+
+        if self.caught and startup.is_command():
+            # the command ends now with 130: one more signal while the interpreter shuts
+            # down would end it by that signal instead (status -2 or 143), the result saved
+            self._set({sig: signal.SIG_IGN for sig in self._ours})
+            return
         self._set({sig: self._before[sig] for sig in self._ours})
 
     def shield(self):

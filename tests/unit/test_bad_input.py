@@ -449,7 +449,7 @@ def test_a_snapshot_records_the_plane_its_index_names(component, axis, last):
 
 @pytest.mark.parametrize("obj, noted", [
     ({"type": "sphere", "center": [0.0152, 0.0152, 0.0152], "radius": 1e-4}, True),
-    ({"type": "box", "center": [0.0102, 0.0105, 0.0149], "size": [4e-4, 4e-4, 4e-4]}, True),
+    ({"type": "box", "center": [0.01021, 0.0105, 0.0149], "size": [4e-4, 4e-4, 4e-4]}, True),
     ({"type": "cylinder", "center": [0.0101, 0.0102, 0.01], "radius": 5e-5, "axis": "z"},
      True),
     ({"type": "sphere", "center": [-0.0009, 0.015, 0.015], "radius": 0.00095}, True),

@@ -17,6 +17,13 @@ from .base import Axis, StrictModel, Vec
 _AXIS = {"x": 0, "y": 1, "z": 2}
 
 
+#: a point this far (relative to the coordinates and sizes involved) past an object's
+#: surface counts as on it, so inside: floating-point rounding of the centre plus or minus
+#: half the size put grid points that lie exactly on a face (a box drawn on grid planes)
+#: inside or outside by chance (a PEC plate one cell thick, on grid planes, was missed)
+ON_SURFACE = 1e-12
+
+
 class _Object(StrictModel):
     material: str = Field(description="name of a material in the scene, or 'vacuum', "
                           "'pec' or 'pmc'")
@@ -49,7 +56,8 @@ class Box(_Object):
         pts = (x, y, z)
         inside = np.ones(np.broadcast_shapes(*(np.shape(p) for p in pts)), dtype=bool)
         for a, (c, s) in enumerate(zip(self.center, self.size, strict=False)):
-            inside &= np.abs(pts[a] - c) <= 0.5 * s
+            half = 0.5 * s
+            inside &= np.abs(pts[a] - c) <= half + ON_SURFACE * (abs(c) + half)
         return inside
 
     def bounds(self):
@@ -69,7 +77,7 @@ class Sphere(_Object):
         pts = (x, y, z)
         with np.errstate(over="ignore"):   # a radius past 1e154 m: everything is inside
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center))
-            return r2 <= np.square(np.float64(self.radius))
+            return r2 <= np.square(_reach(self.radius, self.center))
 
     def bounds(self):
         return (tuple(c - self.radius for c in self.center),
@@ -91,9 +99,10 @@ class Cylinder(_Object):
         ax = _AXIS[self.axis]
         with np.errstate(over="ignore"):   # as in Sphere.contains
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center) if a != ax)
-            inside = r2 <= np.square(np.float64(self.radius))
+            inside = r2 <= np.square(_reach(self.radius, self.center))
         if self.length is not None and ax < len(self.center):
-            inside = inside & (np.abs(pts[ax] - self.center[ax]) <= 0.5 * self.length)
+            c, half = self.center[ax], 0.5 * self.length
+            inside = inside & (np.abs(pts[ax] - c) <= half + ON_SURFACE * (abs(c) + half))
         return inside
 
     def bounds(self):
@@ -105,6 +114,11 @@ class Cylinder(_Object):
             lo.append(c - half)
             hi.append(c + half)
         return tuple(lo), tuple(hi)
+
+
+def _reach(radius: float, center) -> np.float64:
+    """A radius with ON_SURFACE's allowance."""
+    return np.float64(radius) * (1 + ON_SURFACE) + ON_SURFACE * max(abs(c) for c in center)
 
 
 Object = Annotated[Box | Sphere | Cylinder, Field(discriminator="type")]

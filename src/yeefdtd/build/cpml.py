@@ -82,10 +82,16 @@ def _profile(params: Cpml, u: np.ndarray, smax: float, dt: float, start: int) ->
 
 
 def make_slab(params: Cpml, grid: YeeGrid, axis: int, side: str, background) -> Slab:
-    """Profiles of one face. ``background`` is the material the layer is matched to."""
+    """Profiles of one face. ``background`` is the material the layer is matched to: its
+    eps_r over the axes of the grid's E components and mu_r over those of its H components
+    (in 3D every axis; in TMz eps_zz and the in-plane mu_r: an anisotropic background's
+    other values, which no field sees, mismatched the layer: eps_r = [9, 9, 1] on a TMz
+    grid, vacuum for Ez, reflected at -65 dB against -92)."""
     L, n, d = params.cells, grid.cells[axis], grid.steps[axis]
-    eps_r = float(np.mean(background.eps_r))
-    mu_r = float(np.mean(background.mu_r))
+    seen = {kind: sorted({axis_of(c) for c in grid.components if c[0] == kind})
+            for kind in "eh"}
+    eps_r = float(np.mean([background.eps_r[a] for a in seen["e"]]))
+    mu_r = float(np.mean([background.mu_r[a] for a in seen["h"]]))
     smax = sigma_max(params, d, eps_r, mu_r)
     k = np.arange(L, dtype=np.float64)
     if side == "min":

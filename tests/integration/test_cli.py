@@ -18,6 +18,22 @@ from yeefdtd.cli import main
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def _signal_at_call(monkeypatch, sig, call: int) -> None:
+    """The NumPy stepper's ``call``-th advance sends this process ``sig`` first (what a
+    Ctrl-C or a scheduler's SIGTERM in the middle of a run does)."""
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real = stepper_mod.NumpyStepper.advance
+    calls = []
+
+    def advance(self, *a, **k):
+        calls.append(1)
+        if len(calls) == call:
+            os.kill(os.getpid(), sig)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+
+
 @pytest.fixture
 def scene_file(tmp_path) -> Path:
     scene = yf.Scene(
@@ -406,21 +422,9 @@ def test_sigterm_during_a_run_keeps_what_it_recorded(scene_file, tmp_path, capsy
                                                      monkeypatch):
     """SIGTERM (a scheduler's or timeout's stop) is taken as Ctrl-C: the partial result is
     saved and the status is 130."""
-    import importlib
-    import os
     import signal
 
-    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
-    real = stepper_mod.NumpyStepper.advance
-    calls = []
-
-    def advance(self, *a, **k):
-        calls.append(1)
-        if len(calls) == 3:
-            os.kill(os.getpid(), signal.SIGTERM)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    _signal_at_call(monkeypatch, signal.SIGTERM, 3)
     out = tmp_path / "r.h5"
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
     err = capsys.readouterr().err
@@ -750,21 +754,14 @@ def test_a_second_signal_while_the_partial_result_is_gathered_waits(scene_file, 
     import signal
 
     stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
-    real_advance, real_collect = stepper_mod.NumpyStepper.advance, stepper_mod.NumpyStepper.collect
-    calls = []
-
-    def advance(self, *a, **k):
-        calls.append(1)
-        if len(calls) == 3:
-            os.kill(os.getpid(), signal.SIGINT)
-        return real_advance(self, *a, **k)
+    real_collect = stepper_mod.NumpyStepper.collect
+    _signal_at_call(monkeypatch, signal.SIGINT, 3)
 
     def collect(self):
         os.kill(os.getpid(), signal.SIGTERM)
         os.kill(os.getpid(), signal.SIGINT)
         return real_collect(self)
 
-    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
     monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
     out = tmp_path / "r.h5"
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
@@ -800,17 +797,7 @@ def test_plot_after_a_run_that_stopped_early(tmp_path, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert (tmp_path / "bad_probe_p.png").is_file() and "bad_probe_p.png" in out
 
-    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
-    real = stepper_mod.NumpyStepper.advance
-    calls = []
-
-    def advance(self, *a, **k):
-        calls.append(1)
-        if len(calls) == 2:
-            os.kill(os.getpid(), signal.SIGINT)
-        return real(self, *a, **k)
-
-    monkeypatch.setattr(stepper_mod.NumpyStepper, "advance", advance)
+    _signal_at_call(monkeypatch, signal.SIGINT, 2)
     good = scene.model_copy(update={"sources": (scene.sources[0].model_copy(
         update={"amplitude": 1.0}),)})
     path = good.save(tmp_path / "good.json")

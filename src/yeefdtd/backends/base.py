@@ -151,10 +151,8 @@ class Stepper:
             raise SetupError(f"set_field: {component} values up to {peak:.3g} are more than "
                              f"this run's {name} fields hold ({most:.3g}); use smaller values"
                              + (", or float32" if name == "float16" else ", or float64"))
-        table = self.model.tables[component]
-        held = np.flatnonzero(~table.table.any(axis=1))   # rows of points held at zero
-        if peak > 0 and held.size:
-            at = np.isin(table.ids, held)
+        if peak > 0:
+            at = self.held_at_zero(component)
             off = np.abs(np.where(at, a, 0.0))
             if off.max() > 1e-6 * peak:   # below: rounding of a mode that is zero there
                 i = np.unravel_index(int(off.argmax()), off.shape)

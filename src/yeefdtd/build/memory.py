@@ -198,11 +198,16 @@ def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str |
            f"in {dtype} ({shown})"
     if total is None or need <= total:
         return line, None
-    big = max(parts, key=parts.get)
-    name, advice = PARTS[big]
     return line, (f"memory: a run on the numpy backend would need about {show_bytes(need)}, "
-                  f"more than the {show_bytes(total)} of memory here; its largest part is the "
-                  f"{name} ({show_bytes(parts[big])}): {advice}")
+                  f"more than the {show_bytes(total)} of memory here; {_largest(parts)}")
+
+
+def _largest(parts: dict, keys=None) -> str:
+    """'its largest part is the <part> (<bytes>): <what shrinks it>', of ``parts``
+    (run_memory's) or of those of them in ``keys``."""
+    big = max(keys or parts, key=parts.get)
+    name, advice = PARTS[big]
+    return f"its largest part is the {name} ({show_bytes(parts[big])}): {advice}"
 
 
 def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
@@ -223,11 +228,8 @@ def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     free = host.free_bytes()
     if need <= free:
         return
-    big = max(keys, key=got.get)
-    name, advice = PARTS[big]
     raise OutOfMemory(f"the run would need about {show_bytes(need)} of memory, more than "
-                      f"the {show_bytes(free)} available here; its largest part is the "
-                      f"{name} ({show_bytes(got[big])}): {advice}")
+                      f"the {show_bytes(free)} available here; {_largest(got, keys)}")
 
 
 #: what a model holds (build_model checks them), and what a NumPy stepper adds
@@ -246,9 +248,7 @@ def largest_part(scene, steps: int | None, dtype: str) -> str:
         parts = run_memory(scene, grid, n, dtype, face_kinds(scene))
     except Exception:   # an estimate for a message, never an error of its own
         return ""
-    big = max(parts, key=parts.get)
-    name, advice = PARTS[big]
-    return f"its largest part is the {name} ({show_bytes(parts[big])}): {advice}"
+    return _largest(parts)
 
 
 def gpu_line(parts: dict, dtype: str) -> str:

@@ -25,36 +25,42 @@ def material_numbers(scene) -> dict[str, int]:
     return {name: i for i, name in enumerate(scene.material_names())}
 
 
+def _periods(grid: YeeGrid) -> list:
+    """Per axis, its length where the grid is periodic along it (None elsewhere)."""
+    ndim = 2 if grid.mode != "3d" else 3
+    return [grid.cells[a] * grid.steps[a] if a < ndim and grid.periodic[a] else None
+            for a in range(3)]
+
+
+def _images(obj, period: list) -> list:
+    """``obj`` and its images shifted by a period (``period``: _periods') either way along
+    the periodic axes, alone and in combination, whose bounds reach the domain."""
+    if not any(period):
+        return [obj]
+    lo, hi = obj.bounds()
+    # an image where the shifted bounds reach [0, L] (x = L is x = 0 again), unless the
+    # object spans the whole period already
+    shifts = [[0.0] + [k * p for k in (-1, 1) if lo[a] + k * p <= p * (1 + 1e-9) and
+                       hi[a] + k * p >= -p * 1e-9]
+              if p and a < len(obj.center) and not (lo[a] <= 0 and hi[a] >= p) else [0.0]
+              for a, p in enumerate(period)]
+    out = []
+    for dx in shifts[0]:
+        for dy in shifts[1]:
+            for dz in shifts[2]:
+                move = (dx, dy, dz)[:len(obj.center)]
+                out.append(obj if not any(move) else obj.model_copy(update={"center": tuple(
+                    c + d for c, d in zip(obj.center, move, strict=True))}))
+    return out
+
+
 def placed(scene, grid: YeeGrid | None) -> list:
     """The scene's objects in order, each followed by its images along the grid's periodic
-    axes (shifted by the axis's length either way, alone and in combination) whose bounds
-    reach the domain; the objects alone where ``grid`` is None."""
+    axes that reach the domain (_images); the objects alone where ``grid`` is None."""
     if grid is None:
         return list(scene.objects)
-    ndim = 2 if grid.mode != "3d" else 3
-    period = [grid.cells[a] * grid.steps[a] if a < ndim and grid.periodic[a] else None
-              for a in range(3)]
-    if not any(period):
-        return list(scene.objects)
-    out = []
-    for obj in scene.objects:
-        lo, hi = obj.bounds()
-        # an image where the shifted bounds reach [0, L] (x = L is x = 0 again), unless
-        # the object spans the whole period already
-        shifts = [[0.0] + [k * p for k in (-1, 1) if lo[a] + k * p <= p * (1 + 1e-9) and
-                           hi[a] + k * p >= -p * 1e-9]
-                  if p and a < len(obj.center) and not (lo[a] <= 0 and hi[a] >= p) else [0.0]
-                  for a, p in enumerate(period)]
-        for dx in shifts[0]:
-            for dy in shifts[1]:
-                for dz in shifts[2]:
-                    if dx == dy == dz == 0.0:
-                        out.append(obj)
-                        continue
-                    move = (dx, dy, dz)[:len(obj.center)]
-                    out.append(obj.model_copy(update={"center": tuple(
-                        c + d for c, d in zip(obj.center, move, strict=True))}))
-    return out
+    period = _periods(grid)
+    return [im for obj in scene.objects for im in _images(obj, period)]
 
 
 def material_map(scene, x, y, z, grid: YeeGrid | None = None) -> np.ndarray:
@@ -236,9 +242,9 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
     grid resolves, and a scene may keep such an object on purpose (a feature below this
     grid's resolution, there for a finer one)."""
     out = []
+    period = _periods(grid)
     for i, obj in enumerate(scene.objects):
-        images = placed(scene.model_copy(update={"objects": (obj,)}), grid)
-        if not any(reaches(im, grid, c, full_ranges(grid, c)) for im in images
+        if not any(reaches(im, grid, c, full_ranges(grid, c)) for im in _images(obj, period)
                    for c in grid.components):
             size = f"radius {obj.radius:.4g} m" if hasattr(obj, "radius") else \
                 f"size {' x '.join(f'{v:.4g}' for v in obj.size)} m"

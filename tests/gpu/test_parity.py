@@ -346,22 +346,18 @@ def assert_same_bits(got, ref):
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("case", [0, 1, 2])
-@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 8, 5), (2, 64, 7, 64),
-                                 (3, 64, 16, 0), (3, 64, 8, 5)], ids=str)
+@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 8, 5), (2, 64, 7, 64)], ids=str)
 def test_lane_pass_bits(cfg, case, dtype):
     """3D 'temporal''s pass on tiles 64 cells wide runs march3v (2 cells a lane, x
     neighbours by shuffles; 64 x 16 with its warps synced by mbarriers, the others by the
-    block): bit for bit the fields and probes of march3 (32 x 12 threads at 2 steps a pass,
-    32 x 16 at 3), CPML boxes, sources, probes, lanes that wrap around periodic x ends and
-    x origins off a lane's alignment included. 3 steps a pass: 16-bit storage only, where
-    march3v keeps what is in flight as 16-bit values (PK in march3v.cu)."""
-    if cfg[0] == 3 and dtype == "float32":
-        pytest.skip("march3v takes 3 steps a pass with 16-bit storage only")
+    block): bit for bit the fields and probes of march3 (32 x 12 threads), CPML boxes,
+    sources, probes, lanes that wrap around periodic x ends and x origins off a lane's
+    alignment included."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
     scene = random_scene("3d", 10 + case, BOUNDARIES_3D[case] if case < 2 else odd)
     runs = []
-    for c in ((cfg[0], 32, 12 if cfg[0] == 2 else 16, 0), cfg):
+    for c in ((2, 32, 12, 0), cfg):
         runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
                            progress=False,
                            stepper_options={"variant": "temporal", "launch": {"pass": c}}))
@@ -369,28 +365,6 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert lanes.stats["launch"]["pass"] == list(cfg)
     assert lanes.stats["tile"]["cells_per_thread"] == 2
     assert_same_bits(lanes, ref)
-
-
-@pytest.mark.parametrize("case", [0, 1, 2])
-@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (3, 64, 16, 0)], ids=str)
-def test_lane_pass_16_bit_pipeline_keeps_the_bits(cfg, case, monkeypatch):
-    """march3v with 16-bit storage keeps what it carries between half steps as 16-bit
-    values (PK in march3v.cu); against the same pass keeping them widened
-    (-DMARCH_PACK16=0; at 3 steps a pass that one is march3's at 32 x 16, since the widened
-    values' shared planes do not fit a static allocation), bit for bit the same fields and
-    probes."""
-    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
-           "z_min": {"cells": 4}, "z_max": "pmc"}
-    scene = random_scene("3d", 20 + case, BOUNDARIES_3D[case] if case < 2 else odd)
-    runs = []
-    ref = cfg if cfg[0] == 2 else (3, 32, 16, 0)
-    for c, flags in ((ref, "-DMARCH_PACK16=0"), (cfg, "")):
-        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        runs.append(yf.run(scene, backend="cuda", dtype="float16", keep_fields=True,
-                           progress=False,
-                           stepper_options={"variant": "temporal", "launch": {"pass": c}}))
-    assert runs[1].stats["tile"]["cells_per_thread"] == 2
-    assert_same_bits(runs[1], runs[0])
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

@@ -302,16 +302,8 @@ class March(Variant):
         dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
-        return (self.mode == "3d" and self.name == "temporal" and not pml
-                and cfg[0] in self.lane_steps and cfg[1] == self.LANE_WIDTH and self.single)
-
-    @property
-    def lane_steps(self) -> tuple[int, ...]:
-        """Steps a pass march3v takes: 2; with 16-bit storage 3 as well, since there it
-        keeps what is in flight as 16-bit values (PK in march3v.cu: 126 registers and 37 kB
-        of shared planes at 64 x 16, none spilled, where values kept widened spilled 304
-        bytes and took 74 kB)."""
-        return (2, 3) if self.half else (2,)
+        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
+                and cfg[1] == self.LANE_WIDTH and self.single)
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128

@@ -121,94 +121,17 @@ __device__ __forceinline__ void lane_sources(int kw, int row, int gi, int nx, lo
     }
 }
 
-// 16-bit pipelines (PK): with 16-bit storage every value the pass carries from one half
-// step to the next is one the storage type holds (each is rounded to it where computed, as
-// if stored: "float16 storage" in march.cu), so the pass keeps a lane's two cells of a
-// component as their two 16-bit values in one word, in registers and in the shared planes,
-// and widens them where used. Exact (the same bits as keeping them widened), and half the
-// registers and shared memory for what is in flight, which is what a third step a pass
-// lacks (march3v at 3 steps, 16-bit storage, kept widened: 128 registers with 304 bytes
-// spilled and 74 kB of shared planes, more than a static allocation may hold).
-// -DMARCH_PACK16=0 keeps them widened, for comparison.
-#ifndef MARCH_PACK16
-#define MARCH_PACK16 1
-#endif
-
-template <typename T, typename S, int V>
-struct PackLanes {
-    static constexpr bool value = MARCH_PACK16 && sizeof(S) == 2 && sizeof(T) == 4 && V == 2;
-};
-
-// One component of a lane's V cells as the pipeline keeps it: V values of T, or (PK) the
-// two cells' 16-bit values in one word, cell 0 in the low half.
-template <typename T, typename S, int V, bool PK = PackLanes<T, S, V>::value>
-struct LaneVals {
-    T x[V];
-    __device__ __forceinline__ T get(int v) const { return x[v]; }
-    __device__ __forceinline__ void set(const T (&y)[V]) {
+template <typename T, int V>
+__device__ __forceinline__ void sstore(T* p, const T (&x)[V]) {
+    Pack<T, V> q;
 #pragma unroll
-        for (int v = 0; v < V; ++v) x[v] = y[v];
-    }
-    __device__ __forceinline__ void zero() {
-#pragma unroll
-        for (int v = 0; v < V; ++v) x[v] = T(0);
-    }
-    __device__ __forceinline__ void stored(const S (&s)[V]) {
-#pragma unroll
-        for (int v = 0; v < V; ++v) x[v] = Conv<T, S>::widen(s[v]);
-    }
-};
-template <typename T, typename S, int V>
-struct LaneVals<T, S, V, true> {
-    unsigned w;
-    __device__ __forceinline__ T get(int v) const {
-        return Conv<T, S>::widen(S{(unsigned short)(v ? w >> 16 : w & 0xffffu)});
-    }
-    __device__ __forceinline__ void set(const T (&y)[V]) {   // exact: y holds S's values
-        asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(y[1]), "f"(y[0]));
-    }
-    __device__ __forceinline__ void zero() { w = 0u; }
-    __device__ __forceinline__ void stored(const S (&s)[V]) {
-        w = (unsigned)s[0].bits | (unsigned)s[1].bits << 16;
-    }
-};
-
-// The shared planes' element: T, or (PK) the storage type, two cells to a 4-byte word.
-template <bool P, typename A, typename B> struct Pick { typedef B type; };
-template <typename A, typename B> struct Pick<true, A, B> { typedef A type; };
-template <typename T, typename S, int V>
-using LaneShared = typename Pick<PackLanes<T, S, V>::value, S, T>::type;
-
-// A lane's V cells of a component stored to, and read from, a shared plane.
-template <typename T, typename S, int V>
-__device__ __forceinline__ void sput(LaneShared<T, S, V>* p, const LaneVals<T, S, V>& x) {
-    if constexpr (PackLanes<T, S, V>::value) {
-        *reinterpret_cast<unsigned*>(p) = x.w;
-    } else {
-        Pack<T, V> q;
-#pragma unroll
-        for (int v = 0; v < V; ++v) q.v[v] = x.x[v];
-        *reinterpret_cast<Pack<T, V>*>(p) = q;
-    }
+    for (int v = 0; v < V; ++v) q.v[v] = x[v];
+    *reinterpret_cast<Pack<T, V>*>(p) = q;
 }
-template <typename T, typename S, int V>
-__device__ __forceinline__ void sput(LaneShared<T, S, V>* p, const T (&x)[V]) {
-    LaneVals<T, S, V> q;
-    q.set(x);
-    sput<T, S, V>(p, q);
-}
-template <typename T, typename S, int V>
-__device__ __forceinline__ Pack<T, V> sget(const LaneShared<T, S, V>* p) {
-    if constexpr (PackLanes<T, S, V>::value) {
-        LaneVals<T, S, V> q;
-        q.w = *reinterpret_cast<const unsigned*>(p);
-        Pack<T, V> out;
-#pragma unroll
-        for (int v = 0; v < V; ++v) out.v[v] = q.get(v);
-        return out;
-    } else {
-        return *reinterpret_cast<const Pack<T, V>*>(p);
-    }
+
+template <typename T, int V>
+__device__ __forceinline__ Pack<T, V> sload(const T* p) {
+    return *reinterpret_cast<const Pack<T, V>*>(p);
 }
 
 // march3v's barriers: the block's (__syncthreads) or, in instances of one block per SM (MB
@@ -310,18 +233,17 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
-    typedef LaneShared<T, S, V> Q;   // T, or S two cells to a word (PK, above)
-    __shared__ __align__(16) Q sh[NPL * SP];
+    __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
     LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);
     const int me = (ty + 1) * W + tx * V;
-    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = Q{0};
+    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     // the lane's cells in a shared plane p (sh + p SP): lp(sh + p SP). With AL, from the
     // lane's place in plane 0 kept in a register, as LaneSync's KEEP keeps the mbarriers'
-    Q* const shm = !AL ? sh : static_cast<Q*>(__cvta_shared_to_generic(__shfl_sync(
+    T* const shm = !AL ? sh : static_cast<T*>(__cvta_shared_to_generic(__shfl_sync(
         0xffffffffu, (unsigned)__cvta_generic_to_shared(sh + me), tx)));
-    const auto lp = [&](Q* p) { return AL ? shm + (p - sh) : p + me; };
+    const auto lp = [&](T* p) { return AL ? shm + (p - sh) : p + me; };
     // AL: the tiles' owned cells start on multiples of 8 cells (32-byte sectors of 4-byte
     // values on rows pitched to 8 cells), the first tile from the one at or before ox
     const int gi = (AL ? ox - (ox & 7) : ox) + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
@@ -351,19 +273,15 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     const int kstart = z0 - nt, kend = z1 + nt - 2;
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
 
-    typedef LaneVals<T, S, V> L;   // a component of the lane's cells (PK, above)
-    L en[NT + 1][3], eo[NT + 1][3], hn[NT + 1][3], ho[NT + 1][3];
+    T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
     unsigned mw[NT + 1];
     int fl[NT + 1];
 #pragma unroll
     for (int t = 0; t <= NT; ++t) {
 #pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            en[t][a].zero();
-            eo[t][a].zero();
-            hn[t][a].zero();
-            ho[t][a].zero();
-        }
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) en[t][a][v] = eo[t][a][v] = hn[t][a][v] = ho[t][a][v] = T(0);
         mw[t] = 0u;
         fl[t] = 0;
     }
@@ -374,10 +292,12 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         PlaneV<S, ID, V> p;
         load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
 #pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            en[0][a].stored(p.f[a]);
-            hn[0][a].stored(p.f[a + 3]);
-        }
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                en[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
+            }
         mw[0] = p.ids();
         fl[0] = p.flags;
         const int kw1 = wrap_any(kstart + 1, nz);
@@ -391,12 +311,14 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             fl[t] = fl[t - 1];
         }
 #pragma unroll
-        for (int a = 0; a < 3; ++a) {
-            eo[0][a] = en[0][a];
-            ho[0][a] = hn[0][a];
-            en[0][a].stored(next.f[a]);
-            hn[0][a].stored(next.f[a + 3]);
-        }
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                eo[0][a][v] = en[0][a][v];
+                ho[0][a][v] = hn[0][a][v];
+                en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
+            }
         mw[0] = next.ids();
         fl[0] = next.flags;
         if (s < kend) {
@@ -414,30 +336,27 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             const bool own = k >= zown && k < z1;
             const int flags = fl[t];
             // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
-            Q* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
-            Q* const sH = sh + (HP + 2 * (t - 1)) * SP;
+            T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
+            T* const sH = sh + (HP + 2 * (t - 1)) * SP;
             if (t == 1) {
-                sput<T, S, V>(lp(sE), eo[0][0]);
-                sput<T, S, V>(lp(sE + SP), eo[0][2]);
+                sstore<T, V>(lp(sE), eo[0][0]);
+                sstore<T, V>(lp(sE + SP), eo[0][2]);
                 sync.before_h();
             }
             T h[3][V];
             {
-                const Pack<T, V> exu = sget<T, S, V>(lp(sE) + W),
-                                 ezu = sget<T, S, V>(lp(sE + SP) + W);
-                const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1].get(0), 1);
-                const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2].get(0), 1);
+                const Pack<T, V> exu = sload<T, V>(lp(sE) + W), ezu = sload<T, V>(lp(sE + SP) + W);
+                const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
+                const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    const T ex = eo[t - 1][0].get(v), ey = eo[t - 1][1].get(v),
-                            ez = eo[t - 1][2].get(v);
-                    const T eyx = v + 1 < V ? eo[t - 1][1].get(v + 1) : eyr;
-                    const T ezx = v + 1 < V ? eo[t - 1][2].get(v + 1) : ezr;
-                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1].get(v) - ey},   // dEz/dy, dEy/dz
-                                       {en[t - 1][0].get(v) - ex, ezx - ez},        // dEx/dz, dEz/dx
-                                       {eyx - ey, exu.v[v] - ex}};                  // dEy/dx, dEx/dy
-                    const T old[3] = {ho[t - 1][0].get(v), ho[t - 1][1].get(v),
-                                      ho[t - 1][2].get(v)};
+                    const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
+                    const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
+                    const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
+                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
+                                       {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                                       {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
+                    const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
                     T out[3];
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
@@ -450,25 +369,23 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 if (AL && (flags & PLANE_SRC_H))   // out of the loop: one test per half step
                     lane_sources<T, S, 1, V>(kw, j * nx, gi, nx, n, h);
             }
-            sput<T, S, V>(lp(sH), h[0]);
-            sput<T, S, V>(lp(sH + SP), h[2]);
+            sstore<T, V>(lp(sH), h[0]);
+            sstore<T, V>(lp(sH + SP), h[2]);
             sync.before_e(t);
             // ---- E of step t at plane k, from H of step t at planes k, k - 1
             T e[3][V];
             {
-                const Pack<T, V> hxd = sget<T, S, V>(lp(sH) - W),
-                                 hzd = sget<T, S, V>(lp(sH + SP) - W);
+                const Pack<T, V> hxd = sload<T, V>(lp(sH) - W), hzd = sload<T, V>(lp(sH + SP) - W);
                 const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
                 const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
                     const T hyx = v > 0 ? h[1][v - 1] : hyl;
                     const T hzx = v > 0 ? h[2][v - 1] : hzl;
-                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1].get(v)},   // dHz/dy, dHy/dz
-                                       {h[0][v] - hn[t][0].get(v), h[2][v] - hzx},        // dHx/dz, dHz/dx
-                                       {h[1][v] - hyx, h[0][v] - hxd.v[v]}};              // dHy/dx, dHx/dy
-                    const T old[3] = {eo[t - 1][0].get(v), eo[t - 1][1].get(v),
-                                      eo[t - 1][2].get(v)};
+                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
+                                       {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
+                                       {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
+                    const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
                     T out[3];
                     curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
                                        false, false, src, 0, j, kw, ny, px, first, last, own,
@@ -482,17 +399,17 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                     lane_sources<T, S, 0, V>(kw, j * nx, gi, nx, n, e);
             }
             if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
-                Q* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
-                sput<T, S, V>(lp(eb), e[0]);
-                sput<T, S, V>(lp(eb + SP), e[2]);
+                T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
+                sstore<T, V>(lp(eb), e[0]);
+                sstore<T, V>(lp(eb + SP), e[2]);
             }
 #pragma unroll
-            for (int a = 0; a < 3; ++a) {
-                ho[t][a] = hn[t][a];
-                hn[t][a].set(h[a]);
-                eo[t][a] = en[t][a];
-                en[t][a].set(e[a]);
-            }
+            for (int a = 0; a < 3; ++a)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    ho[t][a][v] = hn[t][a][v]; hn[t][a][v] = h[a][v];
+                    eo[t][a][v] = en[t][a][v]; en[t][a][v] = e[a][v];
+                }
             if (own) {
                 if (flags & PLANE_PROBE) {
 #pragma unroll

@@ -141,37 +141,70 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
 
     A Hann window keeps neighbouring peaks from biasing each other; the peak found on a
     zero-padded FFT is refined by maximising the windowed DTFT magnitude (golden section).
-    The height is relative to the strongest peak of the whole spectrum.
+    The height is relative to the strongest peak (local maximum) of the whole spectrum
+    above zero frequency: a static offset, as a pulse with a mean leaves in a closed cavity,
+    is no resonance. Where the band holds no peak, only the flank of one outside it (the
+    highest bin at the band's edge), that is an error, not a frequency.
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
+    sel = sel[sel > 0]
     if len(sel) == 0:
-        raise ValidationError("f_lo, f_hi: no frequency bin between them; record longer")
+        raise ValidationError("f_lo, f_hi: no frequency bin above zero between them; record "
+                              "longer or widen the band")
     if not mag[1:].max() > 0:
         raise ValidationError("values: all zero, so no peak; record where the field rings")
     i = sel[np.argmax(mag[sel])]
+    if not (i + 1 < len(mag) and mag[i] > mag[i - 1] and mag[i] >= mag[i + 1]):
+        raise ValidationError(f"f_lo, f_hi: no peak between {f_lo:.6g} and {f_hi:.6g} Hz, "
+                              f"only the flank of one outside (highest at {freqs[i]:.6g} Hz, "
+                              "the band's edge); widen the band or record longer")
+    peaks = _local_maxima(mag)
     df = freqs[1] - freqs[0]
     f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
-    return f, float(mag[i] / mag[1:].max())
+    return f, float(mag[i] / mag[peaks].max())
+
+
+def _local_maxima(mag: np.ndarray) -> np.ndarray:
+    """Indices of the spectrum's local maxima (neither end)."""
+    return np.flatnonzero((mag[1:-1] > mag[:-2]) & (mag[1:-1] >= mag[2:])) + 1
 
 
 def peak_frequencies(values, times, count: int, fmin: float = 0.0,
-                     fmax: float | None = None) -> np.ndarray:
-    """The ``count`` strongest spectral peaks of a ringing signal (Hz, ascending), each
-    refined as in :func:`refine_peak`."""
+                     fmax: float | None = None, floor_db: float = -31.0) -> np.ndarray:
+    """At most the ``count`` strongest spectral peaks of a ringing signal (Hz, ascending),
+    each refined as in :func:`refine_peak`.
+
+    The record's mean is taken out first (a static offset is no resonance; its window's
+    sidelobes came back as peaks). Peaks more than ``floor_db`` below the strongest are left
+    out, so fewer than ``count`` may come back: the Hann window's sidelobes reach 31.5 dB
+    below their peak, so a weaker local maximum may be a sidelobe, not a resonance (a lone
+    3 GHz sine in a 2 ns record gave "peaks" at 1.8 and 4.2 GHz). Lower ``floor_db`` to see
+    weaker peaks, at that risk, or record longer to narrow the sidelobes.
+    """
     x, t = _series(values, times, least=3)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
         raise ValidationError(f"count: a whole number of at least 1, not {count!r}")
     fmin = real_number(fmin, "fmin", "Hz")
     fmax = None if fmax is None else real_number(fmax, "fmax", "Hz")
+    floor_db = real_number(floor_db, "floor_db", "dB")
+    if floor_db >= 0:
+        raise ValidationError(f"floor_db: how far below the strongest peak (dB) a peak may "
+                              f"be, a negative number such as -31, not {floor_db}")
+    x = x - x.mean()
+    if not np.abs(x).max() > 0:
+        raise ValidationError("values: constant, so no peak; record where the field rings")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax
     sel = (freqs >= fmin) & (freqs <= fmax)
-    inner = np.flatnonzero(sel[1:-1] & (mag[1:-1] > mag[:-2]) & (mag[1:-1] >= mag[2:])) + 1
+    inner = _local_maxima(mag)
+    if len(inner):   # the floor is from the strongest peak anywhere, in the band or not
+        inner = inner[mag[inner] >= mag[inner].max() * 10 ** (floor_db / 20)]
+    inner = inner[sel[inner]]
     best = inner[np.argsort(mag[inner])[::-1][:count]]
     df = freqs[1] - freqs[0]
     out = [_golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)

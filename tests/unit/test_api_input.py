@@ -108,7 +108,12 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.peak_frequencies(x, t, 1.5), "count"),
     (lambda x, t: spectra.peak_frequencies([], [], 1), "at least 3"),
     (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "all zero"),
-    (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin")])
+    (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin"),
+    (lambda x, t: spectra.refine_peak(x + 3, t, 0, 0.3e9), "no peak between 0 and"),
+    (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),
+    (lambda x, t: spectra.peak_frequencies(np.full_like(x, 2.0), t, 1), "constant"),
+    (lambda x, t: spectra.peak_frequencies(np.zeros_like(x), t, 1), "constant"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 1, floor_db=3), "floor_db: how far")])
 def test_spectra_say_what_a_record_must_be(call, says):
     x, t = _ring()
     with pytest.raises(yf.ValidationError, match=says):
@@ -125,6 +130,23 @@ def test_spectra_of_a_good_record_find_its_frequency():
     x32 = np.sin(2 * np.pi * 1e9 * t32)
     assert spectra.peak_frequencies(x32, t32, 1)[0] == pytest.approx(1e9, rel=1e-3)
     assert spectra.dft([], [], [1e9]) == 0
+
+
+def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():
+    """A static offset (as a pulse with a mean leaves in a closed cavity) and the Hann
+    window's sidelobes (31.5 dB below their peak) came back as peaks: a lone sine asked for
+    three peaks gave two more at its first sidelobes, and a constant gave sidelobe "peaks".
+    Now the mean is taken out and peaks under floor_db (-31 dB) are left out; a weaker real
+    peak above the floor stays, and a lower floor shows the sidelobes again."""
+    t = np.arange(200) * 1e-11   # 2 ns: sidelobes 1.2 GHz either side of a peak
+    x = np.sin(2 * np.pi * 3e9 * t)
+    assert spectra.peak_frequencies(x, t, 3) == pytest.approx([3e9], rel=1e-3)
+    assert spectra.peak_frequencies(x + 5, t, 3) == pytest.approx([3e9], rel=1e-3)
+    y = x + 0.1 * np.sin(2 * np.pi * 7e9 * t) + 2   # a real peak 20 dB down
+    assert spectra.peak_frequencies(y, t, 3) == pytest.approx([3e9, 7e9], rel=2e-3)
+    assert len(spectra.peak_frequencies(y, t, 3, floor_db=-60)) == 3
+    f, height = spectra.refine_peak(x + 3, t, 2e9, 4e9)   # relative to peaks, not the offset
+    assert f == pytest.approx(3e9, rel=1e-3) and height == 1.0
 
 
 def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,

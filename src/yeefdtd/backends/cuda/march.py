@@ -134,7 +134,7 @@ class MarchStepper(CudaStepper):
 
     def set_field(self, component: str, values: np.ndarray) -> None:
         v = self.field_values(component, values)
-        super().set_field(component, v)
+        self._store_field(component, v)
         inert = tuple(keep and not np.take(v, -1, axis=a).any()
                       for a, keep in enumerate(self._inert))
         if inert != self._inert:

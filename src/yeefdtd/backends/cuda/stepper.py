@@ -623,7 +623,10 @@ class CudaStepper(Stepper):
         return out
 
     def set_field(self, component: str, values: np.ndarray) -> None:
-        values = self.field_values(component, values)
+        self._store_field(component, self.field_values(component, values))
+
+    def _store_field(self, component: str, values: np.ndarray) -> None:
+        """Copies ``values`` (checked by field_values) into the device's field."""
         nx, ny, _ = self.shape
         scale = self.storage.scale(component)
         with self._stream:

@@ -317,6 +317,21 @@ def test_a_monitor_that_records_nothing_in_the_run_is_noted():
     assert not any("records nothing" in n for n in res.stats.get("notes", []))
 
 
+def test_a_courant_number_of_one_is_noted():
+    """At the stability limit itself a grid-scale mode grows linearly (periodic faces, PMC
+    walls; tests/physics/test_stability.py): a run at courant 1 says so, one at 0.99
+    does not."""
+    from yeefdtd.io import parse_text
+
+    d = parse_text((EXAMPLES / "cavity_pec.toml").read_text(), "toml")
+    for courant, noted in ((1.0, 1), (0.99, 0)):
+        d["run"]["courant"] = courant
+        notes = yf.run(yf.Scene.parse(d), steps=2, backend="numpy",
+                       progress=False).stats.get("notes", [])
+        assert sum(n.startswith("run.courant: 1 is the stability limit") for n in notes) \
+            == noted
+
+
 def test_empty_backend_or_dtype_and_boundaries_of_other_dimensions_are_refused():
     """An empty backend or dtype was taken as not given (the scene's ran); uniform
     boundaries for 0 or 5 dimensions gave a scene of CPML everywhere or took it."""

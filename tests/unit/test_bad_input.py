@@ -17,7 +17,7 @@ from yeefdtd.cli import main
 def base3d() -> dict:
     return {
         "grid": {"cells": [30, 30, 30], "spacing": 1e-3},
-        "materials": {"glass": {"eps_r": 4.0}},
+        "materials": {"glass": {"eps_r": 2.0}},
         "objects": [{"type": "sphere", "center": [0.015, 0.015, 0.015], "radius": 0.004,
                      "material": "glass"}],
         "sources": [{"component": "ez", "position": [0.01, 0.015, 0.015],
@@ -377,6 +377,56 @@ def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
     path.write_text(json.dumps(d))
     assert main(["run", str(path), "--variant", "", "-q", "-o", str(tmp_path / "r.h5")]) == 2
     assert "variant" in capsys.readouterr().err
+
+
+def _frequency_notes_of(scene_dict) -> list[str]:
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    scene = yf.Scene.parse(scene_dict)
+    return [n for n in notes_before_run(scene, make_grid(scene), scene.run.steps or 10)
+            if "cells a wavelength" in n or "time step" in n]
+
+
+def test_a_frequency_the_grid_cannot_carry_in_its_slowest_medium_is_noted():
+    """The check of cells a wavelength was in vacuum alone: a 40 GHz sine over 2 mm cells in
+    soil of eps_r 16 (0.94 cells a wavelength: nothing propagates) got no note, where the
+    same in vacuum at 160 GHz did. It now counts the slowest medium the fields see (TMz's
+    Ez sees eps_zz alone), and for a pulse without a frequency (or a Ricker) where its
+    spectrum reaches 1e-3 of its peak."""
+    d = base2d()
+    d["grid"]["spacing"] = 2e-3
+    d["grid"]["cells"] = [40, 40]
+    d["materials"] = {"soil": {"eps_r": 16.0}}
+    d["background"] = "soil"
+    d["sources"][0]["waveform"] = {"type": "sine", "frequency": 40e9}
+    said = _frequency_notes_of(d)
+    assert len(said) == 1 and said[0].startswith(
+        "sources[0].waveform.frequency: 4e+10 Hz gives 0.94 cells a wavelength in 'soil' "
+        "(refractive index 4)"), said
+    d["materials"]["soil"]["eps_r"] = [16.0, 16.0, 1.0]   # vacuum for Ez
+    assert _frequency_notes_of(d) == []
+    # a Ricker at 60 GHz on 1 mm cells: 5 cells at its peak, but its spectrum reaches 192
+    d = base2d()
+    d["sources"][0]["waveform"] = {"type": "ricker", "frequency": 60e9}
+    said = _frequency_notes_of(d)
+    assert len(said) == 1 and "ricker spectrum reaches 1.92e+11 Hz (1e-3 of its peak), " \
+        "1.6 cells a wavelength" in said[0] and "use a lower frequency" in said[0], said
+    d["sources"][0]["waveform"]["frequency"] = 30e9
+    assert _frequency_notes_of(d) == []
+    # a Gaussian pulse inside a dielectric object: the object's medium counts
+    d = base3d()
+    d["materials"]["glass"]["eps_r"] = 4.0
+    said = _frequency_notes_of(d)
+    assert len(said) == 1 and "1.8 cells a wavelength in 'glass' (refractive index 2)" in \
+        said[0] and "use a wider pulse (tau)" in said[0], said
+
+
+def test_a_sine_the_time_step_samples_gets_no_note_about_an_aliased_pulse():
+    """A 110 GHz sine over 1 mm cells (2.7 cells a wavelength, 3.9 samples a period) was
+    told its 'pulse' was aliased and to widen its tau, which a sine does not have."""
+    d = base2d()
+    d["sources"][0]["waveform"] = {"type": "sine", "frequency": 110e9}
+    assert _frequency_notes_of(d) == []
 
 
 def test_sources_that_drive_nothing_get_no_note_about_their_strength(capsys, monkeypatch):

@@ -15,7 +15,7 @@ import numpy as np
 from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable, held_at_zero
-from .grid import OFFSETS, YeeGrid
+from .grid import OFFSETS, YeeGrid, axis_of
 from .storage import H_SHIFT, weak_note
 
 
@@ -126,17 +126,12 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
     """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
     too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
     the run samples it (its pulse lies past the run's end, or is too narrow for the time
-    step), and a frequency of fewer than LEAST_CELLS_PER_WAVELENGTH cells a wavelength in
-    the grid's coarsest spacing, which the grid cannot carry (the run gives aliased noise
-    there); for the waveforms without a frequency, a spectrum past what the time step
-    samples (half its rate). ``samples``: source_samples',
+    step), and _frequency_notes' (frequencies the grid or the time step cannot carry).
+    ``samples``: source_samples',
     where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
     (and checked to be finite, as a run checks them). ``sizes``: a list that gets, for each
     source, the sum of its |values| over the steps and the largest."""
-    from ..constants import C0
-
     out = []
-    coarsest = max(d for d in grid.steps if np.isfinite(d))
     for i, src in enumerate(scene.sources):
         chunks = [samples[i]] if samples is not None else \
             _source_chunks(i, src, grid, steps, NOTE_CHUNK)
@@ -158,25 +153,69 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
                        f"run's {steps} step{'s' if steps != 1 else ''} (it ends at t = "
                        f"{steps * grid.dt:.4g} s), so it drives nothing; move {where} or "
                        "run longer")
-        f = getattr(src.waveform, "frequency", None)
-        if f is not None and C0 / f < LEAST_CELLS_PER_WAVELENGTH * coarsest:
-            out.append(f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
-                       f"{C0 / f / coarsest:.2g} cells a wavelength, fewer than the "
-                       f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for "
-                       f"accuracy); use smaller cells or a lower frequency")
-        elif src.waveform.max_frequency() > 0.5 / grid.dt:   # not even the time step's
-            if src.waveform.type == "samples":
-                out.append(f"sources[{i}].waveform.dt: samples {src.waveform.dt:.4g} s "
-                           f"apart, closer than the time step of {grid.dt:.4g} s: the run "
-                           "reads the waveform at its own instants and misses what lies "
-                           f"between; resample it at {grid.dt:.4g} s or more")
-            else:
-                out.append(f"sources[{i}].waveform: its {src.waveform.type} spectrum "
-                           f"reaches {src.waveform.max_frequency():.4g} Hz (1e-3 of its "
-                           f"peak), past the {0.5 / grid.dt:.4g} Hz that the time step of "
-                           f"{grid.dt:.4g} s samples, so the run samples an aliased pulse "
-                           "of a few values; use a wider pulse (tau) or smaller cells")
+        out += _frequency_notes(i, src.waveform, scene, grid)
     return tuple(out)
+
+
+def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
+    """(refractive index, material name) of the slowest medium the grid's fields see: the
+    background's or an object's (conductors left out), with eps_r over the axes of the
+    grid's E components and mu_r over those of its H components (TMz's Ez sees eps_zz
+    alone)."""
+    seen = {kind: sorted({axis_of(c) for c in grid.components if c[0] == kind})
+            for kind in "eh"}
+    best = (1.0, scene.background)
+    for name in dict.fromkeys([scene.background, *(o.material for o in scene.objects)]):
+        if name in ("pec", "pmc"):
+            continue
+        m = scene.material(name)
+        n = math.sqrt(max(m.eps_r[a] for a in seen["e"]) * max(m.mu_r[a] for a in seen["h"]))
+        if n > best[0]:
+            best = (n, name)
+    return best
+
+
+def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
+    """The notes on one source's frequencies: its frequency (or, for a pulse without one,
+    its spectrum's reach, where it falls to 1e-3 of its peak) at fewer than
+    LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the slowest medium the grid holds,
+    along the grid's coarsest spacing (that part cannot propagate: it comes out as grid
+    noise); else a pulse whose spectrum reaches past what the time step samples (half its
+    rate), or samples closer than the time step."""
+    from ..constants import C0
+
+    coarsest = max(d for d in grid.steps if np.isfinite(d))
+    n, medium = slowest_medium(scene, grid)
+    inside = "" if n == 1.0 else f" in {medium!r} (refractive index {n:.3g})"
+    f = getattr(wf, "frequency", None)
+    if f is not None and C0 / (f * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest:
+        return [f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
+                f"{C0 / (f * n) / coarsest:.2g} cells a wavelength{inside}, fewer than the "
+                f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for accuracy); "
+                "use smaller cells or a lower frequency"]
+    if wf.type == "sine":   # its ramp's spread is small against its frequency
+        return []
+    if wf.type == "samples":
+        if wf.max_frequency() > 0.5 / grid.dt:
+            return [f"sources[{i}].waveform.dt: samples {wf.dt:.4g} s apart, closer than "
+                    f"the time step of {grid.dt:.4g} s: the run reads the waveform at its own "
+                    f"instants and misses what lies between; resample it at {grid.dt:.4g} s "
+                    "or more"]
+        return []
+    top = wf.max_frequency()
+    wider = "a lower frequency" if wf.type == "ricker" else "a wider pulse (tau)"
+    if top > 0.5 / grid.dt:   # not even the time step's
+        return [f"sources[{i}].waveform: its {wf.type} spectrum reaches {top:.4g} Hz (1e-3 "
+                f"of its peak), past the {0.5 / grid.dt:.4g} Hz that the time step of "
+                f"{grid.dt:.4g} s samples, so the run samples an aliased pulse of a few "
+                f"values; use {wider} or smaller cells"]
+    if C0 / (top * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest:
+        return [f"sources[{i}].waveform: its {wf.type} spectrum reaches {top:.4g} Hz (1e-3 "
+                f"of its peak), {C0 / (top * n) / coarsest:.2g} cells a wavelength{inside}, "
+                f"fewer than the {LEAST_CELLS_PER_WAVELENGTH} the grid can carry: that part "
+                f"of the pulse cannot propagate and comes out as grid noise; use {wider} or "
+                "smaller cells"]
+    return []
 
 
 def monitor_notes(scene, steps: int) -> tuple[str, ...]:

@@ -113,7 +113,21 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
             "use fewer or larger cells, or fewer steps"
         raise OutOfMemory(f"the model does not fit in this machine's memory ({exc}); "
                           f"{advice}") from None
+    model.scene = _as_run(scene, backend, dtype, steps, stepper_options or {})
     return run_model(model, stepper, progress=progress, keep_fields=keep_fields)
+
+
+def _as_run(scene, backend, dtype, steps, options: dict):
+    """``scene`` with the run settings that the arguments overrode, so that the result's
+    scene is the one that ran (its file said 800 float32 steps after ``--steps 50 --dtype
+    float64``, and running it again ran something else)."""
+    updates = {k: v for k, v in (("backend", backend), ("dtype", dtype),
+                                 ("variant", options.get("variant"))) if v is not None}
+    if steps is not None:
+        updates.update(steps=steps, duration=None)
+    if not updates or all(getattr(scene.run, k) == v for k, v in updates.items()):
+        return scene
+    return scene.model_copy(update={"run": scene.run.model_copy(update=updates)})
 
 
 def _check_flags(progress, keep_fields) -> None:

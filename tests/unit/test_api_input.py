@@ -317,6 +317,32 @@ def test_a_monitor_that_records_nothing_in_the_run_is_noted():
     assert not any("records nothing" in n for n in res.stats.get("notes", []))
 
 
+def test_the_results_scene_is_the_one_that_ran(tmp_path):
+    """Arguments that override the scene's run settings (the CLI's --steps, --dtype,
+    --backend, --variant) are in the result's scene: its file said 800 float32 steps after
+    --steps 50 --dtype float64, so running r.scene again ran another simulation."""
+    from yeefdtd.cli import main
+
+    out = tmp_path / "t.h5"
+    assert main(["run", str(EXAMPLES / "tmz_line_source.toml"), "--steps", "7", "--dtype",
+                 "float64", "--backend", "numpy", "--variant", "fused", "-q", "-o",
+                 str(out)]) == 0
+    r = yf.load(out)
+    assert (r.scene.run.steps, r.scene.run.duration, r.scene.run.dtype, r.scene.run.backend,
+            r.scene.run.variant) == (7, None, "float64", "numpy", "fused")
+    again = yf.run(r.scene, progress=False)
+    assert again.stats["steps"] == 7 and again.stats["dtype"] == "float64"
+    for name in r.probes:
+        for c, v in r.probes[name].data.items():
+            assert np.array_equal(again.probes[name][c], v)
+    plain = yf.Scene.load(EXAMPLES / "tmz_line_source.toml")
+    assert yf.run(plain, steps=3, progress=False).scene.run.steps == 3
+    assert yf.run(plain.model_copy(update={"run": plain.run.model_copy(
+        update={"steps": 3})}), progress=False).scene_json == \
+        plain.model_copy(update={"run": plain.run.model_copy(update={"steps": 3})}).to_json(
+            indent=None)
+
+
 def test_a_courant_number_of_one_is_noted():
     """At the stability limit itself a grid-scale mode grows linearly (periodic faces, PMC
     walls; tests/physics/test_stability.py): a run at courant 1 says so, one at 0.99

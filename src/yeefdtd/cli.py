@@ -180,8 +180,23 @@ def _plot(saved: Path, result) -> None:
     """The plots of ``result``, beside the file ``saved`` that holds it."""
     from .plot import plot_result
 
-    for path in plot_result(result, saved.parent, saved.stem):
+    plots = plot_result(result, saved.parent, saved.stem)
+    for path in plots:
         print(f"  plot: {path}")
+    _say_unplotted(saved, result, plots)
+
+
+def _say_unplotted(path: Path, result, plots: list) -> None:
+    """A note on what the plots of the result in ``path`` leave out (plot.unplotted), and
+    that there are none, where there are none: the command said nothing before."""
+    from .plot import unplotted
+
+    left = unplotted(result)
+    if not plots:
+        why = "; ".join(left) if left else "it has no probe or snapshot"
+        print(f"note: {path}: nothing to plot: {why}", file=sys.stderr)
+    elif left := [w for w in left if "recorded nothing" in w]:
+        print(f"note: {path}: not plotted: {'; '.join(left)}", file=sys.stderr)
 
 
 class _Signals:
@@ -523,6 +538,7 @@ def _cmd_plot(args) -> int:
         raise ValidationError(f"{path}: {exc}") from None
     for p in plots:
         print(p)
+    _say_unplotted(path, result, plots)
     return 0
 
 

@@ -167,9 +167,10 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
 
     out, what = [], "the scene"
     try:
-        for name in result.probes:
+        for name, probe in result.probes.items():
             what = f"probe {name!r}"
-            out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
+            if any(len(v) for v in probe.data.values()):   # (an empty one: unplotted())
+                out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
         for name, snap in result.snapshots.items():
             what = f"snapshot {name!r}"
             if len(snap.frames):
@@ -177,4 +178,18 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
                                          directory / f"{stem}_snapshot_{name}.png"))
     except ValidationError as exc:   # what in the result cannot be plotted, named
         raise ValidationError(f"{what}: {exc}") from None
+    return out
+
+
+def unplotted(result) -> list[str]:
+    """What plot_result leaves out of ``result``, for a note: probes and snapshots that
+    recorded nothing (a run shorter than their ``every``), and the final fields, which are
+    arrays to read, not plots."""
+    out = [f"{kind} {name!r} recorded nothing" for kind, items in
+           (("probe", {n: p for n, p in result.probes.items()
+                       if not any(len(v) for v in p.data.values())}),
+            ("snapshot", {n: s for n, s in result.snapshots.items() if not len(s.frames)}))
+           for name in items]
+    if result.fields is not None:
+        out.append("the final fields are arrays, not plots (yeefdtd.load(path).fields)")
     return out

@@ -76,6 +76,34 @@ def test_plot_command(scene_file, tmp_path, capsys):
     assert len(list((tmp_path / "png").glob("*.png"))) == 2
 
 
+def test_plot_says_what_it_leaves_out_and_when_it_has_nothing_to_plot(scene_file, tmp_path,
+                                                                      capsys):
+    """A result with nothing to plot (no monitor, or only ones that recorded nothing, and
+    its final fields) made 'plot' and 'run --plot' exit 0 silently, and a probe of no
+    records made an empty PNG: a note now says what is left out and why."""
+    d = yf.Scene.load(scene_file)
+    late = d.model_copy(update={"monitors": [yf.Probe(name="late", cell=(5, 5), every=100)]})
+    path = late.save(tmp_path / "late.toml")
+    out = tmp_path / "late.h5"
+    assert main(["run", str(path), "-o", str(out), "-q", "--fields", "--plot"]) == 0
+    err = capsys.readouterr().err
+    assert f"note: {out}: nothing to plot: probe 'late' recorded nothing; the final " \
+        "fields are arrays" in err
+    assert main(["plot", str(out)]) == 0
+    assert "nothing to plot: probe 'late' recorded nothing" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.png"))
+    # beside plots that were made: the probe that recorded nothing, not the fields
+    both = d.model_copy(update={"monitors": [*d.monitors, yf.Probe(name="late", cell=(5, 5),
+                                                                   every=100)]})
+    out = tmp_path / "both.h5"
+    assert main(["run", str(both.save(tmp_path / "both.toml")), "-o", str(out), "-q",
+                 "--fields", "--plot"]) == 0
+    err = capsys.readouterr().err
+    assert f"note: {out}: not plotted: probe 'late' recorded nothing\n" in err
+    assert sorted(p.name for p in tmp_path.glob("both*.png")) == ["both_probe_p.png",
+                                                                   "both_snapshot_s.png"]
+
+
 def test_validate_schema_info(scene_file, tmp_path, capsys):
     assert main(["validate", str(scene_file)]) == 0
     assert "valid" in capsys.readouterr().out

@@ -317,6 +317,14 @@ def _cmd_validate(args) -> int:
     # the run's notes, from the points involved alone (no arrays of the grid); raises
     # where a source is not finite, as a run does
     notes = list(notes_before_run(scene, grid, steps))
+    if scene.run.backend == "cuda":   # a scene for a GPU machine, looked at elsewhere
+        from .backends import cuda_status
+
+        ok, why = cuda_status()
+        if not ok:
+            notes.insert(0, f"run.backend: 'cuda' cannot run on this machine ({why}), so "
+                            "'run' refuses the scene here; it runs where CUDA is usable, or "
+                            "here with --backend numpy")
     dtype = scene.run.dtype
     faces = face_kinds(scene)
     parts = run_memory(scene, grid, steps, dtype, faces)

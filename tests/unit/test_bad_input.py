@@ -597,3 +597,30 @@ def test_a_run_past_the_memory_available_is_refused_before_any_array(monkeypatch
         yf.make_stepper(model, "numpy")
     with pytest.raises(yf.OutOfMemory, match="its largest part is the source values"):
         yf.build_model(scene, steps=200_000)
+
+
+def test_a_default_cpml_too_thick_for_the_grid_is_said_as_the_default():
+    """A 20^3 grid without boundaries failed with 'boundaries.x_min.cells: a CPML of 10
+    cells...', a field the scene does not have; the message now says it is the default and
+    what to give instead. A CPML the scene gives keeps naming its cells."""
+    d = base3d()
+    d["grid"]["cells"] = [20, 30, 30]
+    d.pop("boundaries", None)
+    with pytest.raises(yf.ValidationError, match=r"^boundaries\.x_min: not given, so the "
+                       r"default CPML of 10 cells, more than a third of the 20 cells along x; "
+                       r"give the face \(\"pec\", or a CPML of at most 6 cells\)"):
+        yf.Scene.parse(d)
+    d["boundaries"] = {"x_min": {"cells": 8}, "x_max": "pec"}
+    with pytest.raises(yf.ValidationError, match=r"^boundaries\.x_min\.cells: a CPML of 8 "):
+        yf.Scene.parse(d)
+
+
+def test_a_backend_that_cannot_run_names_the_setting_not_only_the_flag(monkeypatch):
+    """From Python, 'use --backend numpy' named a flag of the CLI; the message names the
+    setting too."""
+    import yeefdtd.backends as backends
+
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, "no GPU here"))
+    with pytest.raises(yf.BackendUnavailable, match="use backend 'numpy' "
+                       r"\(--backend numpy\)"):
+        backends.get_stepper_class("cuda")

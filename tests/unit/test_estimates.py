@@ -308,6 +308,24 @@ def test_validate_gives_the_runs_notes(tmp_path, capsys, monkeypatch):
     assert notes_before_run(scene, grid, 10) == tuple(said)
 
 
+def test_validate_says_a_cuda_scene_cannot_run_here(tmp_path, capsys, monkeypatch):
+    """A scene that asks for backend 'cuda', validated where CUDA is not usable, was said
+    valid with no word of it, and 'run' then refused it: a note says so (the scene stays
+    valid: it runs on a GPU machine)."""
+    import yeefdtd.backends as backends
+
+    scene = yf.Scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=10, backend="cuda"))
+    path = scene.save(tmp_path / "s.json")
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, "no GPU here"))
+    assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "note: run.backend: 'cuda' cannot run on this machine (no GPU here)" in err
+    monkeypatch.setattr(backends, "cuda_status", lambda: (True, "an H100"))
+    assert main(["validate", str(path)]) == 0
+    assert "run.backend" not in capsys.readouterr().err
+
+
 def test_the_gpu_estimate_is_what_the_h200_table_held():
     """The benchmark table's runs on an H200 (docs/perf/table-h200-2026-11-26-1933a7b.json)
     recorded what each stepper held (memory_bytes): indexed, fused and temporal, float32,

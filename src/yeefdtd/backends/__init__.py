@@ -27,8 +27,8 @@ def get_stepper_class(name: str):
         ok, why = cuda_status()
         if not ok:
             raise BackendUnavailable(f"backend 'cuda' cannot run here: {why}; use "
-                                     "--backend numpy, or install the extra of your CUDA "
-                                     "(yeefdtd[cuda12] or yeefdtd[cuda13])")
+                                     "backend 'numpy' (--backend numpy), or install the "
+                                     "extra of your CUDA (yeefdtd[cuda12] or yeefdtd[cuda13])")
         from .cuda import CudaStepper
 
         return CudaStepper

@@ -285,6 +285,12 @@ class Scene(StrictModel):
             for side in ("min", "max"):
                 face = b.face(f"{axis}_{side}")
                 if isinstance(face, Cpml) and 3 * face.cells > n:
+                    if getattr(b, f"{axis}_{side}") is None:   # the default, not written
+                        raise FieldError(
+                            f"boundaries.{axis}_{side}", f"not given, so the default CPML of "
+                            f"{face.cells} cells, more than a third of the {n} cells along "
+                            f"{axis}; give the face (\"pec\", or a CPML of at most {n // 3} "
+                            "cells) or enlarge the grid")
                     raise FieldError(
                         f"boundaries.{axis}_{side}.cells", f"a CPML of {face.cells} cells is more "
                         f"than a third of the {n} cells along {axis}; use at most {n // 3} or "

@@ -124,12 +124,13 @@ def test_tables_hold_rows_for_the_materials_present_only(count):
     gets none (the grid is compared with each of a few materials, and marks what more of
     them index: both ways are checked). The ids keep the grid's layout, x fastest."""
     mats = {f"m{k}": yf.Material(eps_r=2 + k) for k in range(count)}
-    objects = [yf.Box(center=(0.002, 0.005, 0.005), size=(0.0005, 0.001, 0.001),
-                      material=f"m{count - 2}")]   # overwritten by the next
-    objects += [yf.Box(center=(0.002 + 0.001 * k, 0.005, 0.005), size=(0.001, 0.002, 0.002),
-                       material=f"m{k}") for k in range(count - 2)]
-    objects.append(yf.Box(center=(0.0155, 0.0055, 0.0055), size=(0.0001, 0.0001, 0.0001),
-                          material=f"m{count - 1}"))   # between sample points: nowhere
+    # spheres, painted at the points alone (boxes mix materials at their faces: below)
+    objects = [yf.Sphere(center=(0.002, 0.005, 0.005), radius=0.0004,
+                         material=f"m{count - 2}")]   # overwritten by the next
+    objects += [yf.Sphere(center=(0.002 + 0.001 * k, 0.005, 0.005), radius=0.001,
+                          material=f"m{k}") for k in range(count - 2)]
+    objects.append(yf.Sphere(center=(0.0155, 0.0055, 0.0055), radius=0.00005,
+                             material=f"m{count - 1}"))   # between sample points: nowhere
     m = yf.build_model(scene(grid=yf.Grid(cells=(20, 10, 10), spacing=1e-3),
                              materials=mats, objects=objects))
     for c, t in m.tables.items():
@@ -357,24 +358,101 @@ def test_tables_from_the_objects_region_equal_those_from_the_whole_grid(case):
     material is (material_map, evaluated at each), and give its planes."""
     from yeefdtd.build.coefficients import component_table
     from yeefdtd.build.model import face_kinds, make_grid
-    from yeefdtd.build.voxelize import material_map, voxelize_region
+    from yeefdtd.build.voxelize import Voxels, material_map, voxelize_region
 
     s = list(_region_cases())[case]
     grid, kinds = make_grid(s), face_kinds(s)
+    base = len(s.material_names())
     for c in grid.components:
         vox = voxelize_region(s, grid, c)
-        assert (vox.box is None) == (case == 2), c
         coords = [grid.coords(c, a) for a in range(3)]
         every = material_map(s, coords[0][:, None, None], coords[1][None, :, None],
                              coords[2][None, None, :])
         full = vox.full()
-        assert full.dtype == every.dtype and np.array_equal(full, every), c
+        assert full.dtype == every.dtype, c
+        # a point is its material as sampled there, or at a box's face a mixture of it
+        plain = full < base
+        assert np.array_equal(full[plain], every[plain]), c
+        for m, e in {(int(m), int(e)) for m, e in zip(full[~plain], every[~plain],
+                                                      strict=True)}:
+            assert e in dict(vox.mixtures[m - base]), (c, m, e)
+        if case == 2:   # between the sub-points too: nothing painted
+            assert not vox.mixtures and np.all(full == full.flat[0]), c
         for axis in range(3):
             for k in {0, grid.shape[axis] // 2, grid.shape[axis] - 1}:
                 index = tuple(k if a == axis else slice(None) for a in range(3))
-                assert np.array_equal(vox.take(index), every[index]), (c, axis, k)
+                assert np.array_equal(vox.take(index), full[index]), (c, axis, k)
         fast = component_table(s, grid, c, vox, kinds)
-        whole = component_table(s, grid, c, full, kinds)
+        whole = component_table(s, grid, c, Voxels(full.shape, int(full.flat[0]), tuple(
+            slice(0, n) for n in full.shape), full, vox.mixtures), kinds)
         assert fast.ids.dtype == whole.ids.dtype and fast.ids.flags["F_CONTIGUOUS"], c
         assert np.array_equal(fast.ids, whole.ids), c
         assert np.array_equal(fast.table, whole.table), c
+
+
+def test_points_on_a_boxs_faces_take_the_share_of_their_cell_it_holds():
+    """A box of a material (not a conductor) drawn on grid planes: the E points on a face
+    take the mean of the two materials, on an edge a quarter of the box's; points inside
+    take the box's, H points (half a cell off the faces) as before. Two boxes that meet,
+    or a box across a whole periodic axis, fill the cells they share; a PEC box keeps its
+    faces' points (its tangential E is held there)."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize_region
+
+    def shares(objects, component, plane, **kw):
+        s = scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+                  materials={"g": yf.Material(eps_r=4)}, objects=objects, **kw)
+        vox = voxelize_region(s, make_grid(s), component)
+        base = len(s.material_names())
+        full = vox.full()[:, :, plane]
+        out = np.zeros(full.shape)
+        for (i, j), m in np.ndenumerate(full):
+            mix = dict(vox.mixtures[m - base]) if m >= base else {int(m): 1.0}
+            out[i, j] = mix.get(3, 0.0)   # the share of "g" (material 3)
+        return out
+
+    box = yf.Box(center=(0.006, 0.006, 0.006), size=(0.004, 0.004, 0.004), material="g")
+    ez = shares([box], "ez", 6)   # z = 6.5 mm: inside along ez's own axis
+    assert ez[4, 4] == 0.25 and ez[4, 6] == 0.5 and ez[6, 6] == 1.0 and ez[3, 6] == 0.0
+    assert ez.sum() == 3 * 3 + 4 * 3 * 0.5 + 4 * 0.25
+    assert np.array_equal(shares([box], "hz", 5)[3:9, 3:9] > 0, np.pad(np.ones((4, 4)), 1) > 0)
+    halves = [yf.Box(center=(0.005, 0.006, 0.006), size=(0.002, 0.004, 0.004), material="g"),
+              yf.Box(center=(0.007, 0.006, 0.006), size=(0.002, 0.004, 0.004), material="g")]
+    assert np.array_equal(shares(halves, "ez", 6), ez)
+    slab = yf.Box(center=(0.006, 0.006, 0.006), size=(0.004, 0.012, 0.012), material="g")
+    periodic = shares([slab], "ez", 6, boundaries=yf.Boundaries(
+        x_min="pec", x_max="pec", y_min="periodic", y_max="periodic", z_min="periodic",
+        z_max="periodic"))
+    assert np.all(periodic[4, :] == 0.5) and np.all(periodic[6, :] == 1.0)
+    pec = scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+                objects=[box.model_copy(update={"material": "pec"})])
+    vox = voxelize_region(pec, make_grid(pec), "ez")
+    assert not vox.mixtures and vox.full()[4, 4, 6] == 1
+    # a substrate drawn after a PEC ground plane on its face: the face's E points stay PEC
+    ground = scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+                   materials={"g": yf.Material(eps_r=4)},
+                   objects=[yf.Box(center=(0.006, 0.006, 0.002), size=(0.012, 0.012, 0.004),
+                                   material="pec"),
+                            yf.Box(center=(0.006, 0.006, 0.005), size=(0.012, 0.012, 0.002),
+                                   material="g")])
+    ex = voxelize_region(ground, make_grid(ground), "ex").full()
+    assert np.all(ex[:-1, :, 4] == 1) and np.all(ex[:-1, 1:-1, 5] == 3)
+
+
+def test_a_box_seen_only_through_the_cells_it_cuts_gets_no_note():
+    """A cube of 0.4 cells centred between the grid's points holds no point of any
+    component, but it is in the run through the shares of the E cells it cuts (Ez's, whose
+    point at z = 6.5 mm it holds), so the note that the run does not see it is not given;
+    one of 0.1 cells holds no sub-point of any cell (a quarter of a cell apart) and still
+    gets it."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import object_notes
+
+    def notes(size):
+        s = scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+                  materials={"g": yf.Material(eps_r=4)},
+                  objects=[yf.Box(center=(0.0065, 0.0065, 0.0065), size=size, material="g")])
+        return object_notes(s, make_grid(s))
+
+    assert notes((0.0004, 0.0004, 0.0004)) == ()
+    assert len(notes((0.0001, 0.0001, 0.0001))) == 1

@@ -100,15 +100,20 @@ def test_reaches_objects_aligned_with_the_grid(h):
 
 @pytest.mark.parametrize("mode", ["3d", "tmz", "tez"])
 def test_held_at_zero_is_the_tables_zero_row_at_every_point(mode):
-    """PEC and PMC objects, PEC, PMC, CPML and periodic faces: the point-wise answer that
-    validate gives is the table's, everywhere."""
+    """PEC and PMC objects, PEC, PMC, CPML and periodic faces, and a dielectric box drawn
+    after them on a face of the PMC box and over the PEC sphere (the points on a
+    conductor's surface stay the conductor's): the point-wise answer that validate gives
+    is the table's, everywhere."""
     if mode == "3d":
         scene = full_scene()
     else:
         scene = yf.Scene(
             grid=yf.Grid(mode=mode, cells=(14, 12), spacing=1e-3),
+            materials={"glass": yf.Material(eps_r=3, mu_r=2)},
             objects=[yf.Sphere(center=(0.005, 0.006), radius=0.002, material="pec"),
-                     yf.Box(center=(0.01, 0.004), size=(0.003, 0.003), material="pmc")],
+                     yf.Box(center=(0.01, 0.004), size=(0.003, 0.003), material="pmc"),
+                     yf.Box(center=(0.01, 0.007), size=(0.003, 0.003), material="glass"),
+                     yf.Box(center=(0.0035, 0.006), size=(0.003, 0.004), material="glass")],
             boundaries={"x_min": "pec", "x_max": "pmc", "y_min": {"cells": 3},
                         "y_max": "pec"},
             run=yf.RunSettings(steps=1))

@@ -33,13 +33,18 @@ import numpy as np
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
 from .voxelize import (
+    CONDUCTORS,
     Voxels,
+    blends,
     covers,
-    material_map,
+    covers_cells,
     material_numbers,
     objects_box,
     placed,
+    point_material,
     reaches,
+    reaches_cells,
+    sub_points,
 )
 
 #: columns of a coefficient table
@@ -60,16 +65,23 @@ class ComponentTable:
         return self.table[self.ids, column]
 
 
-def material_rows(scene, component: str, dt: float, steps) -> np.ndarray:
-    """(materials, 4) coefficient rows of every material for ``component``."""
+def material_rows(scene, component: str, dt: float, steps, mixtures=()) -> np.ndarray:
+    """(materials, 4) coefficient rows of every material for ``component``, then of every
+    mixture of ``mixtures`` (Voxels.mixtures: the volume mean of its materials' values
+    along the component's axis, eps_r and sigma_e for E, mu_r and sigma_m for H; a
+    mixture holds no conductor)."""
     a = axis_of(component)
     b, c = curl_axes(component)
     electric = component[0] == "e"
-    rows = np.zeros((len(scene.material_names()), 4))
-    for m, name in enumerate(scene.material_names()):
-        if (name == "pec" and electric) or (name == "pmc" and not electric):
+    names = scene.material_names()
+    values = [scene.material(name).axis(a) for name in names]
+    values += [tuple(sum(w * values[m][q] for m, w in mix) for q in range(4))
+               for mix in mixtures]
+    rows = np.zeros((len(values), 4))
+    for m, (eps_r, mu_r, sig_e, sig_m) in enumerate(values):
+        if m < len(names) and ((names[m] == "pec" and electric) or
+                               (names[m] == "pmc" and not electric)):
             continue  # stays zero: the field never changes
-        eps_r, mu_r, sig_e, sig_m = scene.material(name).axis(a)
         if electric:
             den = 2.0 * EPS0 * eps_r + sig_e * dt
             num = 2.0 * EPS0 * eps_r - sig_e * dt
@@ -181,7 +193,7 @@ def component_table(scene, grid: YeeGrid, component: str, materials,
         materials = Voxels(full.shape, int(full.flat[0]),
                            tuple(slice(0, n) for n in full.shape), full)
     vox = materials
-    base = material_rows(scene, component, grid.dt, grid.steps)
+    base = material_rows(scene, component, grid.dt, grid.steps, vox.mixtures)
     rows = _Rows()
     if not scene.objects or vox.box is None:   # one material everywhere: look at no point
         ids = np.full(vox.shape, rows.add(base[vox.background]), dtype=np.uint8, order="F")
@@ -266,8 +278,8 @@ def held_at_zero(scene, grid: YeeGrid, component: str, index, faces: dict[str, s
                                    for s, idx, kind in _tangential_walls(grid, component,
                                                                          faces)):
         return True
-    m = int(material_map(scene, *grid.point(component, index), grid=grid))
-    return not material_rows(scene, component, grid.dt, grid.steps)[m].any()
+    m, mixtures = point_material(scene, grid, component, index)
+    return not material_rows(scene, component, grid.dt, grid.steps, mixtures)[m].any()
 
 
 def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, str],
@@ -280,23 +292,35 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
     if base is None:
         base = material_rows(scene, component, grid.dt, grid.steps)
     numbers = material_numbers(scene)
-    mats = {numbers[scene.background]}
+    mats, mixes = {numbers[scene.background]}, set()
+    conductors = {numbers[c] for c in CONDUCTORS}
+    count = sub_points(grid, component)
     for obj in placed(scene, grid):
-        if covers(obj, grid, component, ranges):
-            mats = {numbers[obj.material]}
-        elif reaches(obj, grid, component, ranges):
-            mats.add(numbers[obj.material])
-    rows = [base[m] for m in sorted(mats)]
+        m = numbers[obj.material]
+        whole, some = (covers_cells, reaches_cells) if blends(obj) else (covers, reaches)
+        if whole(obj, grid, component, ranges):
+            mats, mixes = {m}, set()
+        elif some(obj, grid, component, ranges):
+            if blends(obj):   # its share of a cell with each material there before
+                mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
+                                       key=lambda p: p[0]))
+                          for old in mats - conductors - {m} for k in range(1, count)}
+            mats.add(m)
+    own = [base[m] for m in sorted(mats)]
+    if mixes:   # (mixtures of three or more materials, where boxes of several cut one
+        # cell, are not counted: the rows may then be fewer than the table's)
+        mixed = material_rows(scene, component, grid.dt, grid.steps, sorted(mixes))
+        own += list(mixed[len(base):])
+    rows = list(own)
     if component[0] == "e":
         b, _c = curl_axes(component)
         for s, idx, kind in _tangential_walls(grid, component, faces):
             if not ranges[s][0] <= idx < ranges[s][1]:
                 continue
-            if tuple(ranges[s]) == (idx, idx + 1) and len(rows) == len(mats):
+            if tuple(ranges[s]) == (idx, idx + 1) and len(rows) == len(own):
                 rows = []   # every point lies on this wall: it takes the wall's rows alone
             if kind in ("pec", "cpml"):
                 rows.append(np.zeros(4))
             elif kind == "pmc":
-                rows += [_modified(base[m], _DOUBLE_B if s == b else _DOUBLE_C)
-                         for m in sorted(mats)]
+                rows += [_modified(r, _DOUBLE_B if s == b else _DOUBLE_C) for r in own]
     return np.array(rows)

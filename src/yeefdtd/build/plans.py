@@ -267,7 +267,7 @@ def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:
     """storage.field_bound's bound from the scene alone (``sizes``: waveform_notes'): a soft
     source adds its values times its point's source coefficient, a hard one sets them."""
     from .coefficients import material_rows
-    from .voxelize import material_map
+    from .voxelize import point_material
 
     peak = 0.0
     for src, (total, top) in zip(scene.sources, sizes, strict=True):
@@ -276,8 +276,8 @@ def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:
         if src.kind == "soft":
             if held_at_zero(scene, grid, c, idx, faces):
                 continue
-            m = int(material_map(scene, *grid.point(c, idx), grid=grid))
-            total *= abs(float(material_rows(scene, c, grid.dt, grid.steps)[m][SRC]))
+            m, mixtures = point_material(scene, grid, c, idx)
+            total *= abs(float(material_rows(scene, c, grid.dt, grid.steps, mixtures)[m][SRC]))
         v = (total if src.kind == "soft" else top) * (2.0**H_SHIFT if c[0] == "h" else 1.0)
         if math.isfinite(v):
             peak = max(peak, v)

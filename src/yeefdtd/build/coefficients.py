@@ -282,13 +282,20 @@ def held_at_zero(scene, grid: YeeGrid, component: str, index, faces: dict[str, s
     return not material_rows(scene, component, grid.dt, grid.steps, mixtures)[m].any()
 
 
+#: rows_reached stops counting mixtures past this many rows: what its callers decide from
+#: the rows (whether a column is uniform, whether ids fit 8 bits) is settled long before,
+#: and each box would mix with every material before it (500 boxes: millions of rows)
+MIXES_COUNTED = 1024
+
+
 def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, str],
                  base: np.ndarray | None = None) -> np.ndarray:
     """The coefficient rows (as component_table makes them) that the points of
     ``component`` with indices in ``ranges`` ([lo, hi) per axis) take, from the objects
     that reach them and the walls among them, without the table's arrays. An object hidden
     by later ones still counts, as does a PMC wall's every material, so the rows may be
-    more than the table has there: never fewer."""
+    more than the table has there: never fewer (but for mixtures of three materials or
+    more, and those past MIXES_COUNTED rows)."""
     if base is None:
         base = material_rows(scene, component, grid.dt, grid.steps)
     numbers = material_numbers(scene)
@@ -301,7 +308,8 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
         if whole(obj, grid, component, ranges):
             mats, mixes = {m}, set()
         elif some(obj, grid, component, ranges):
-            if blends(obj):   # its share of a cell with each material there before
+            if blends(obj) and len(mats) + len(mixes) <= MIXES_COUNTED:
+                # its share of a cell with each material there before
                 mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
                                        key=lambda p: p[0]))
                           for old in mats - conductors - {m} for k in range(1, count)}

@@ -211,12 +211,20 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
             q[t] = np.mod(q[t], period)
         elif math.isfinite(length) and np.any(offs[:, t]):
             q[t] = np.where(q[t] < 0, -q[t], np.where(q[t] > length, 2 * length - q[t], q[t]))
-    for obj in objects:
-        m = numbers[obj.material]
-        if blends(obj):
-            sub[np.broadcast_to(obj.contains(*q), sub.shape)] = m
-        else:
-            sub[np.broadcast_to(obj.contains(x, y, z), sub.shape)] = m
+    q = [np.broadcast_to(v, sub.shape) for v in q]
+    span = [(v.min(axis=1), v.max(axis=1)) for v in q]   # each point's sub-points, per axis
+    node = [np.broadcast_to(v, sub.shape) for v in (x, y, z)]
+    for obj in objects:   # each on the points whose sub-points its bounds may hold
+        lo, hi = obj.bounds()
+        near = np.ones(len(points), dtype=bool)
+        for t in range(len(lo)):
+            tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t])) + 1e-300
+            near &= (span[t][1] >= lo[t] - tol) & (span[t][0] <= hi[t] + tol)
+        if not near.any():
+            continue
+        at = q if blends(obj) else node
+        inside = obj.contains(*(v[near] for v in at))
+        sub[near] = np.where(inside, numbers[obj.material], sub[near])
     return sub
 
 

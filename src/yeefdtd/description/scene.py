@@ -18,7 +18,7 @@ from .base import FieldError, StrictModel
 from .boundaries import FACES, Boundaries, Cpml
 from .geometry import Object
 from .grid import Grid
-from .materials import BUILTIN_MATERIALS, Material
+from .materials import BUILTIN_MATERIALS, VACUUM, Material
 from .monitors import Monitor, Probe, Snapshot
 from .sources import Source
 
@@ -311,7 +311,7 @@ class Scene(StrictModel):
 
             raise NotFound(f"material {name!r}: not in this scene; it has "
                            f"{', '.join(map(repr, self.material_names()))}")
-        return self.materials.get(name, Material())
+        return self.materials.get(name, VACUUM)   # (frozen: one for all)
 
     def material_names(self) -> list[str]:
         """All material names in table order: built-ins first, then the scene's own."""

@@ -456,3 +456,42 @@ def test_a_box_seen_only_through_the_cells_it_cuts_gets_no_note():
 
     assert notes((0.0004, 0.0004, 0.0004)) == ()
     assert len(notes((0.0001, 0.0001, 0.0001))) == 1
+
+
+def test_shares_across_a_periodic_end_and_at_a_pmc_face():
+    """A box that ends within half a cell before x = L cuts the cell of the point at x = 0
+    (which wraps to [L - d/2, L)): that point takes its share (it took none, and a box of
+    0.4 cells there was not seen at all). An E point on a face of a PMC box, which holds H
+    and not E, takes the mean of vacuum and the box drawn after it (PEC holds E there)."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize_region
+
+    def ez_row(objects, boundaries):
+        s = yf.Scene(grid=yf.Grid(mode="tmz", cells=(12, 4), spacing=1e-3),
+                     materials={"g": yf.Material(eps_r=5)}, objects=objects,
+                     boundaries=boundaries, run=yf.RunSettings(steps=1))
+        vox = voxelize_region(s, make_grid(s), "ez")
+        base = len(s.material_names())
+        out = []
+        for m in vox.full()[:, 1, 0]:
+            mix = dict(vox.mixtures[m - base]) if m >= base else {int(m): 1.0}
+            out.append(sum(w * (5.0 if k == 3 else 1.0) for k, w in mix.items()))
+        return out
+
+    periodic = {"x_min": "periodic", "x_max": "periodic", "y_min": "periodic",
+                "y_max": "periodic"}
+    row = ez_row([yf.Box(center=(0.009375, 0.002), size=(0.00475, 0.004), material="g")],
+                 periodic)
+    assert row[0] == 2.0 and row[7] == 3.0 and row[8] == 5.0   # a quarter, a half, whole
+    row = ez_row([yf.Box(center=(0.01175, 0.002), size=(0.0004, 0.004), material="g")],
+                 periodic)
+    assert row[0] == 3.0 and sum(row) == 12 + 4 * 0.5
+    walls = {"x_min": "pec", "x_max": "pec", "y_min": "periodic", "y_max": "periodic"}
+    pmc = yf.Box(center=(0.0035, 0.002), size=(0.003, 0.004), material="pmc")
+    glass = yf.Box(center=(0.0065, 0.002), size=(0.003, 0.004), material="g")
+    assert ez_row([pmc, glass], walls)[5] == 3.0   # the shared face x = 5 mm
+    pec = pmc.model_copy(update={"material": "pec"})
+    s = yf.Scene(grid=yf.Grid(mode="tmz", cells=(12, 4), spacing=1e-3),
+                 materials={"g": yf.Material(eps_r=5)}, objects=[pec, glass],
+                 boundaries=walls, run=yf.RunSettings(steps=1))
+    assert voxelize_region(s, make_grid(s), "ez").full()[5, 1, 0] == 1   # PEC

@@ -33,11 +33,11 @@ import numpy as np
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
 from .voxelize import (
-    CONDUCTORS,
     Voxels,
     blends,
     covers,
     covers_cells,
+    holding,
     material_numbers,
     objects_box,
     placed,
@@ -300,7 +300,7 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
         base = material_rows(scene, component, grid.dt, grid.steps)
     numbers = material_numbers(scene)
     mats, mixes = {numbers[scene.background]}, set()
-    conductors = {numbers[c] for c in CONDUCTORS}
+    held = numbers[holding(component)]
     count = sub_points(grid, component)
     for obj in placed(scene, grid):
         m = numbers[obj.material]
@@ -312,7 +312,7 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
                 # its share of a cell with each material there before
                 mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
                                        key=lambda p: p[0]))
-                          for old in mats - conductors - {m} for k in range(1, count)}
+                          for old in mats - {held, m} for k in range(1, count)}
             mats.add(m)
     own = [base[m] for m in sorted(mats)]
     if mixes:   # (mixtures of three or more materials, where boxes of several cut one

@@ -69,7 +69,8 @@ def material_rows(scene, component: str, dt: float, steps, mixtures=()) -> np.nd
     """(materials, 4) coefficient rows of every material for ``component``, then of every
     mixture of ``mixtures`` (Voxels.mixtures: the volume mean of its materials' values
     along the component's axis, eps_r and sigma_e for E, mu_r and sigma_m for H; a
-    mixture holds no conductor)."""
+    mixture holds no conductor that holds the component, and the other counts as
+    vacuum)."""
     a = axis_of(component)
     b, c = curl_axes(component)
     electric = component[0] == "e"

@@ -88,10 +88,8 @@ def make_slab(params: Cpml, grid: YeeGrid, axis: int, side: str, background) -> 
     other values, which no field sees, mismatched the layer: eps_r = [9, 9, 1] on a TMz
     grid, vacuum for Ez, reflected at -65 dB against -92)."""
     L, n, d = params.cells, grid.cells[axis], grid.steps[axis]
-    seen = {kind: sorted({axis_of(c) for c in grid.components if c[0] == kind})
-            for kind in "eh"}
-    eps_r = float(np.mean([background.eps_r[a] for a in seen["e"]]))
-    mu_r = float(np.mean([background.mu_r[a] for a in seen["h"]]))
+    eps_r = float(np.mean([background.eps_r[a] for a in grid.axes_seen("e")]))
+    mu_r = float(np.mean([background.mu_r[a] for a in grid.axes_seen("h")]))
     smax = sigma_max(params, d, eps_r, mu_r)
     k = np.arange(L, dtype=np.float64)
     if side == "min":

@@ -94,6 +94,11 @@ class YeeGrid:
         s = self.shape
         return s[0] * s[1] * s[2]
 
+    def axes_seen(self, kind: str) -> list[int]:
+        """The axes of the grid's components of ``kind`` ('e' or 'h'), sorted: the axes
+        of a material's eps_r (E) or mu_r (H) that its fields see (TMz's Ez: z alone)."""
+        return sorted({axis_of(c) for c in self.components if c[0] == kind})
+
     def extent(self, component: str) -> tuple[int, int, int]:
         """Points of ``component`` that exist along each axis (its valid region)."""
         off = OFFSETS[component]

@@ -15,7 +15,7 @@ import numpy as np
 from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable, held_at_zero
-from .grid import OFFSETS, YeeGrid, axis_of
+from .grid import OFFSETS, YeeGrid
 from .storage import H_SHIFT, weak_note
 
 
@@ -162,14 +162,15 @@ def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
     background's or an object's (conductors left out), with eps_r over the axes of the
     grid's E components and mu_r over those of its H components (TMz's Ez sees eps_zz
     alone)."""
-    seen = {kind: sorted({axis_of(c) for c in grid.components if c[0] == kind})
-            for kind in "eh"}
+    from .voxelize import CONDUCTORS
+
     best = (1.0, scene.background)
     for name in dict.fromkeys([scene.background, *(o.material for o in scene.objects)]):
-        if name in ("pec", "pmc"):
+        if name in CONDUCTORS:
             continue
         m = scene.material(name)
-        n = math.sqrt(max(m.eps_r[a] for a in seen["e"]) * max(m.mu_r[a] for a in seen["h"]))
+        n = math.sqrt(max(m.eps_r[a] for a in grid.axes_seen("e")) *
+                      max(m.mu_r[a] for a in grid.axes_seen("h")))
         if n > best[0]:
             best = (n, name)
     return best

@@ -3,12 +3,13 @@
 Each component is sampled at its own staggered position, so the faces of an object fall
 where the Yee grid puts them (the usual staircase). Objects are painted in scene order; a
 point inside no object keeps the background. A box of a material (not a conductor) is
-painted by the share of each point's cell it holds across the component's axis
-(cell_fraction): a point on a face parallel to the component takes the volume mean of the
-box's material and what was there, the exact mean for a field along the face (parallel
-layers). Sampled at the point alone, the E points on both faces of a box drawn on grid
-planes counted as inside, so for E its material reached half a cell past each face: a
-dielectric slab of 20 cells acted as 21 (its half-wave transmission peak 5% low). Along a
+painted by the share of each point's cell it holds across the component's axis (sampled at
+SUB sub-points a side: _straddled, _mixtures_at): a point on a face parallel to the
+component takes the volume mean of the box's material and what was there, the exact mean
+for a field along the face (parallel layers). Sampled at the point alone, the E points on
+both faces of a box drawn on grid planes counted as inside, so for E its material reached
+half a cell past each face: a dielectric slab of 20 cells acted as 21 (its reflection null
+4.8% low). Along a
 periodic axis of length L an object repeats with the period: it is painted with its images
 shifted by L either way that reach the domain (placed()), so one that crosses the face
 x = L comes back in at x = 0, as a wave does. Material numbers follow
@@ -105,7 +106,7 @@ class Voxels:
     (uint16, x fastest). The grid's other cells are not stored: at 512^3 with the objects
     of examples/dipole_cpml.toml, a box of 7.6% of the grid. Numbers from the scene's
     count of materials on are ``mixtures``, in order: each a tuple of (material number,
-    share of the point's cell), the shares summing to 1 (see cell_fraction)."""
+    share of the point's cell), the shares summing to 1 (see _mixture)."""
 
     shape: tuple[int, int, int]
     background: int
@@ -248,7 +249,7 @@ def _object_boxes(scene, grid: YeeGrid, component: str, coords=None, objects=Non
     boxes = []
     for obj in placed(scene, grid) if objects is None else objects:
         lo, hi = obj.bounds()
-        if blends(obj):   # the points whose cells reach into it (cell_fraction)
+        if blends(obj):   # the points whose cells reach into it (_straddled)
             lo, hi = list(lo), list(hi)
             for t in _across(grid, component):
                 lo[t] -= 0.5 * grid.steps[t] * (1 - 1e-9)

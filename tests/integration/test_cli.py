@@ -153,14 +153,20 @@ def test_info_says_the_numpy_threads_and_refuses_a_bad_count(monkeypatch, capsys
     assert err.startswith("yeefdtd: error: YEEFDTD_THREADS: ")
 
 
-def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
+def _diverging_scene(tmp_path) -> Path:
+    """A TMz scene (saved as bad.json) whose source of amplitude 1e300 makes float32
+    overflow within its 100 steps: the run diverges at a check."""
     scene = yf.Scene(
         grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
         sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
                                 waveform=yf.Gaussian(tau=6e-12, t0=12e-12))],
         monitors=[yf.Probe(name="p", cell=(12, 10))],
         run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
-    path = scene.save(tmp_path / "bad.json")
+    return scene.save(tmp_path / "bad.json")
+
+
+def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
+    path = _diverging_scene(tmp_path)
     out = tmp_path / "bad.h5"
     code = main(["run", str(path), "-o", str(out), "-q"])
     err = capsys.readouterr().err
@@ -814,18 +820,13 @@ def test_plot_after_a_run_that_stopped_early(tmp_path, capsys, monkeypatch):
     writes none (no more work after a Ctrl-C) and says how to write them."""
     import signal
 
-    scene = yf.Scene(
-        grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
-        sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
-                                waveform=yf.Gaussian(tau=6e-12, t0=12e-12))],
-        monitors=[yf.Probe(name="p", cell=(12, 10))],
-        run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
-    path = scene.save(tmp_path / "bad.json")
+    path = _diverging_scene(tmp_path)
     assert main(["run", str(path), "-o", str(tmp_path / "bad.h5"), "-q", "--plot"]) == 1
     out, err = capsys.readouterr()
     assert (tmp_path / "bad_probe_p.png").is_file() and "bad_probe_p.png" in out
 
     _signal_at_call(monkeypatch, signal.SIGINT, 2)
+    scene = yf.Scene.load(path)
     good = scene.model_copy(update={"sources": (scene.sources[0].model_copy(
         update={"amplitude": 1.0}),)})
     path = good.save(tmp_path / "good.json")

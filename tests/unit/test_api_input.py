@@ -214,8 +214,12 @@ def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
 
 def test_a_waveforms_spectrum_says_what_it_takes():
     w = yf.Sine(frequency=1e9)
+    g = yf.Gaussian(tau=1e-11)   # cut by t_end, its transform is numerical
+    with pytest.raises(yf.ValidationError, match=r"freqs: 1e\+16 Hz is past what a numerical"):
+        g.spectrum(1e16, t_end=5e-11)   # it would alias: 400k samples over 4.6e5 periods
     with pytest.raises(yf.ValidationError, match="more than a numerical spectrum takes"):
-        w.spectrum(1e9, t_end=1e-3)   # it would alias: 400k samples over 2e6 periods
+        g._numerical(np.array([1.0]), 0.0, 1e-3, chosen=True)   # 3.4e9 samples
+    assert abs(w.spectrum(1e9, t_end=1e-3)[0]) == pytest.approx(5e-4, rel=1e-5)  # T/2 - ramp/4
     long = yf.Samples(dt=1e-12, values=list(np.sin(np.arange(50_000) * 0.01)))
     assert np.isfinite(long.spectrum([1e11])).all()   # its own support: the samples
     for freqs, t_end, says in ((np.nan, None, "freqs: NaN or infinity"),

@@ -16,7 +16,8 @@ class PointSource(StrictModel):
     ``soft`` adds an impressed current through the source term of the update equations:
     ``amplitude`` is an electric current density in A/m^2 for an E component (a current
     moment of amplitude*dx*dy*dz A m in 3D, a line current of amplitude*dx*dy A in 2D) or a
-    magnetic current density in V/m^2 for an H component. ``hard`` sets the field itself
+    magnetic current density in V/m^2 for an H component (J and M in curl H = eps dE/dt +
+    sigma_e E + J and curl E = -mu dH/dt - sigma_m H - M). ``hard`` sets the field itself
     (V/m or A/m) every step, which reflects whatever arrives there.
 
     The point is given either by ``position`` (metres, snapped to the nearest grid point of

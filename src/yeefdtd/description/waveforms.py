@@ -1,9 +1,9 @@
 """Source waveforms: dimensionless time functions w(t) with peak magnitude about 1.
 
 The source's ``amplitude`` carries the units. Each waveform evaluates at an array of times
-(seconds) and reports its spectrum ``W(f) = integral w(t) exp(-2j pi f t) dt`` (in closed
-form for the Gaussian family and for samples, numerically for the sine; a frequency that
-the numerical spectrum cannot resolve is refused).
+(seconds) and reports its spectrum ``W(f) = integral w(t) exp(-2j pi f t) dt`` in closed
+form (numerically for the part of a Gaussian-family pulse before a ``t_end`` inside it; a
+frequency that the numerical spectrum cannot resolve is refused).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ class _Waveform(StrictModel):
     def spectrum(self, freqs, t_end: float | None = None):
         """Complex spectrum W(f) at the frequencies ``freqs`` (Hz; an array's shape is kept)
         of the waveform up to ``t_end`` (seconds; default: the end of its support): in
-        closed form where the waveform has one and t_end does not end it early, else
-        numerically. Frequencies or a t_end that are not finite numbers are a one-line
-        ValidationError naming the argument."""
+        closed form (the sine up to any t_end; a pulse or samples where t_end does not end
+        them early), else numerically. Frequencies or a t_end that are not finite numbers
+        are a one-line ValidationError naming the argument."""
         from ..exceptions import ValidationError
         from ..spectra import frequencies, real_number
 
@@ -58,16 +58,20 @@ class _Waveform(StrictModel):
                                   f"({t0:.4g} s)")
         if f.size == 0:
             return np.empty(f.shape, dtype=np.complex128)
-        # a t_end inside the support asks for the transform of part of the pulse, which
-        # the closed form (of all of it) is not
         with np.errstate(all="ignore"):   # far past the band: magnitudes that underflow
-            exact = self._closed_form(f) if t1 >= end else None
+            exact = self._form_to(f, t1)
         return exact if exact is not None else self._numerical(f, t0, t1, t_end is not None)
 
     def _closed_form(self, f: np.ndarray):
         """W(f) of the whole waveform at ``f`` (a float64 array), or None where there is no
         closed form."""
         return None
+
+    def _form_to(self, f: np.ndarray, t1: float):
+        """W(f) of the waveform up to ``t1`` in closed form, or None: a pulse's closed form
+        is of all of it, so a t1 inside its support asks for the numerical transform of
+        the part up to t1."""
+        return self._closed_form(f) if t1 >= self.support()[1] else None
 
     def _numerical(self, f: np.ndarray, t0: float, t1: float, chosen: bool) -> np.ndarray:
         """W(f) by the trapezoid rule over [t0, t1] (``chosen``: t1 is the caller's)."""
@@ -77,17 +81,17 @@ class _Waveform(StrictModel):
         fmax = max(asked, self.max_frequency())
         need = 40 * fmax * (t1 - t0)   # samples: 40 a period of the highest frequency
         if need > self.MAX_SAMPLES:   # fewer samples would alias, not sample
-            if chosen:
-                raise ValidationError(f"t_end: {t1 - t0:.4g} s is {fmax * (t1 - t0):.3g} "
-                                      f"periods of {fmax:.4g} Hz, more than a numerical "
-                                      f"spectrum takes ({self.MAX_SAMPLES // 40}); give a "
-                                      "shorter t_end")
             top = self.MAX_SAMPLES / (40 * (t1 - t0))
             if asked > top:
                 raise ValidationError(f"freqs: {asked:.4g} Hz is past what a numerical "
                                       f"spectrum of this {self.type} waveform resolves over "
                                       f"its {t1 - t0:.4g} s ({top:.4g} Hz); ask for lower "
                                       "frequencies")
+            if chosen:
+                raise ValidationError(f"t_end: {t1 - t0:.4g} s is {fmax * (t1 - t0):.3g} "
+                                      f"periods of {fmax:.4g} Hz, more than a numerical "
+                                      f"spectrum takes ({self.MAX_SAMPLES // 40}); give a "
+                                      "shorter t_end")
             raise ValidationError(f"waveform: {t1 - t0:.4g} s of this {self.type} waveform "
                                   f"is {fmax * (t1 - t0):.3g} periods of its {fmax:.4g} Hz, "
                                   "more than a numerical spectrum takes "
@@ -145,9 +149,14 @@ class Gaussian(_Waveform):
 
 
 class DiffGaussian(Gaussian):
-    """The time derivative of a Gaussian, scaled to peak 1: no DC content."""
+    """The time derivative of a Gaussian, scaled to peak 1: no DC content. It crosses zero
+    at t0, between its peak (+1, tau / sqrt(2) before t0) and its trough (-1, as long
+    after)."""
 
     type: Literal["diff_gaussian"] = "diff_gaussian"
+    t0: NonNegativeFloat | None = Field(None, description="time of its zero crossing, "
+                                        "between its peak and its trough, seconds "
+                                        "(default 5 tau)")
 
     def _value(self, t):
         u = (t - self.delay) / self.tau
@@ -252,6 +261,36 @@ class Sine(_Waveform):
 
     def max_frequency(self):
         return 2.0 * self.frequency
+
+    def _form_to(self, f, t1):
+        """The transform over [0, t1], exactly: the sine is two complex exponentials, and
+        the raised cosine three over the ramp and one after it, so the product is a sum of
+        exponentials, each integrated in closed form."""
+        w, ramp = 2 * np.pi * self.frequency, self.ramp_time
+        tr = min(ramp, t1)   # the ramp's end, or t1 within it
+        pieces = [(0.0, tr, ((0.5, 0.0), (-0.25, np.pi / ramp), (-0.25, -np.pi / ramp)))] \
+            if ramp > 0 else []
+        if t1 > tr:
+            pieces.append((tr, t1, ((1.0, 0.0),)))
+        total = np.zeros(f.shape, dtype=np.complex128)
+        for a, b, env in pieces:
+            for c, r in env:
+                for s in (1.0, -1.0):   # sin x = (e^{ix} - e^{-ix}) / 2i
+                    k = 1j * (s * w + r - 2 * np.pi * f)
+                    total += c * s * np.exp(1j * s * self.phase) / 2j * _span(k, a, b)
+        # far past the band (2 pi f overflowing) the transform, about 1 / (2 pi f), is 0
+        return np.where(np.isfinite(total), total, 0)
+
+
+def _span(k, a, b):
+    """The integral of exp(k t) over [a, b] for complex rates ``k`` (an array), computed
+    as exp(k a) (b - a) (exp(z) - 1) / z with z = k (b - a), by its series where z is
+    small."""
+    z = k * (b - a)
+    small = np.abs(z) < 1e-4
+    with np.errstate(all="ignore"):
+        ratio = np.where(small, 1 + z / 2 + z * z / 6 + z**3 / 24, np.expm1(z) / z)
+    return np.exp(k * a) * (b - a) * ratio
 
 
 class Samples(_Waveform):

@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 from . import startup  # first: it decides what Ctrl-C while the rest loads does
 
-_before = startup.watch()
+startup.watch()   # in the command, until cli.main settles it
 try:   # NumPy and pydantic: most of a second, before the command can catch anything
     from .build.model import Model, build_model
     from .description import (
@@ -53,9 +53,6 @@ try:   # NumPy and pydantic: most of a second, before the command can catch anyt
 except BaseException as exc:
     startup.interrupted(exc)   # Ctrl-C in the command: one line, status 130
     raise
-finally:
-    startup.unwatch(_before)
-    del _before
 
 __all__ = [
     "BUILTIN_MATERIALS", "BackendUnavailable", "Boundaries", "Box", "Cpml", "Cylinder",

@@ -557,6 +557,7 @@ COMMANDS = {"run": _cmd_run, "validate": _cmd_validate, "schema": _cmd_schema,
 
 def main(argv: list[str] | None = None) -> int:
     try:
+        startup.settle()   # a Ctrl-C while the command loaded: raised here
         args = parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except YeeError as exc:

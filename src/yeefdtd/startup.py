@@ -3,7 +3,12 @@
 NumPy and pydantic take the best part of a second to load, before cli.main can catch
 anything. Ctrl-C then is taken as cli.main takes it later: one line and status 130 in the
 command (``python -m yeefdtd`` or the console script); a program that imports yeefdtd keeps
-its KeyboardInterrupt. Standard library only: this module is imported before the rest.
+its KeyboardInterrupt. In the command, a SIGINT while the package and the command's module
+load is only noted, and cli.main raises it once it can catch it (settle): raised where it
+came, it could land outside every handler (a traceback), inside an import lock's callback
+(where Python drops it and the command went on), or in NumPy's C extensions' imports (which
+turn it into an ImportError). Standard library only: this module is imported before the
+rest.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ _OPTIONS_WITH_VALUE = ("-W", "-X", "--check-hash-based-pycs")
 
 #: whether a SIGINT came while watch() held
 _caught = False
+#: the SIGINT handler watch() replaced, while it holds
+_before = None
+_watching = False
 
 
 def _module_run() -> str | None:
@@ -54,35 +62,43 @@ def is_command() -> bool:
 def _note(signum, frame):
     global _caught
     _caught = True
-    raise KeyboardInterrupt
 
 
-def watch():
-    """In the command, note a SIGINT until unwatch() (and raise KeyboardInterrupt, as
-    Python's own handler does): NumPy turns a KeyboardInterrupt that lands in its C
-    extensions' imports into an ImportError, which says nothing of Ctrl-C. Returns what
-    unwatch() needs; a SIGINT that is ignored (a background job's) stays ignored."""
+def watch() -> None:
+    """In the command, note a SIGINT (without raising) until settle(). A SIGINT that is
+    ignored (a background job's) stays ignored; a program that imports yeefdtd keeps
+    Python's own handler."""
+    global _before, _watching
     if not is_command():
-        return None
+        return
     try:
         if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-            return None
-        return signal.signal(signal.SIGINT, _note)
+            return
+        _before = signal.signal(signal.SIGINT, _note)
+        _watching = True
     except (ValueError, OSError):   # not the main thread
-        return None
+        return
 
 
-def unwatch(before) -> None:
-    if before is not None:
-        signal.signal(signal.SIGINT, before)
+def settle() -> None:
+    """cli.main, first thing in its handlers' reach: put back the SIGINT handler that
+    watch() replaced, and raise KeyboardInterrupt if a SIGINT came while it held."""
+    global _watching, _caught
+    if _watching:
+        _watching = False
+        signal.signal(signal.SIGINT, _before)
+    if _caught:
+        _caught = False
+        raise KeyboardInterrupt
 
 
 def interrupted(exc: BaseException) -> None:
-    """After ``exc`` while yeefdtd loads: where it is Ctrl-C (a KeyboardInterrupt, or what
-    a library made of one while watch() held) in the command, one line and status 130;
-    else nothing, for the caller to raise ``exc`` on. The process ends at once (os._exit):
-    nothing has been written yet, and the interpreter's own exit would end it by SIGINT
-    where the interrupt passed through C code that ran Python (status -2, not 130)."""
+    """After ``exc`` while yeefdtd loads: where it is Ctrl-C (a KeyboardInterrupt that came
+    before watch(), or a failure while a noted SIGINT waits) in the command, one line and
+    status 130; else nothing, for the caller to raise ``exc`` on. The process ends at once
+    (os._exit): nothing has been written yet, and the interpreter's own exit would end it
+    by SIGINT where the interrupt passed through C code that ran Python (status -2, not
+    130)."""
     if (isinstance(exc, KeyboardInterrupt) or _caught) and is_command():
         try:
             sys.stdout.flush()

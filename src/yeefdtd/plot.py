@@ -3,6 +3,7 @@ snapshot slices with the geometry outlined."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -48,21 +49,29 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
     path = _png(path)
     plt = _pyplot()
     fig, (ax_t, ax_f) = plt.subplots(2, 1, figsize=(8, 6.5), constrained_layout=True)
+    shown, labels = [], []
     for c, v in probe.data.items():
         scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
         label = c if c[0] == "e" else f"{c} x eta0"
         with np.errstate(over="ignore", invalid="ignore"):
-            shown = _finite(np.asarray(v, dtype=float) * scale)
-        ax_t.plot(probe.times[c] * 1e9, shown, label=label, lw=1)
-        if len(v) > 1 and np.any(shown) and np.isfinite(shown).all():
-            f, mag = spectrum(shown, probe.times[c])
-            ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
+            shown.append(_finite(np.asarray(v, dtype=float) * scale))
+        labels.append(label)
+    # values near float's largest (a diverged float64 run's) are shown over a power of ten,
+    # which the axis names: their range and the spectrum's overflowed matplotlib's limits
+    power, div = _shown_power([a for a in shown if a.size])
+    for c, label, a in zip(probe.data, labels, shown, strict=True):
+        a = a / div
+        ax_t.plot(probe.times[c] * 1e9, a, label=label, lw=1)
+        if len(a) > 1 and np.any(a) and np.isfinite(a).all():
+            f, mag = spectrum(a, probe.times[c])
+            if np.isfinite(mag).all():
+                ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
     ax_t.set_xlabel("time (ns)")
-    ax_t.set_ylabel("field (V/m)")
+    ax_t.set_ylabel(f"field ({power}V/m)")
     ax_t.set_title(f"probe {name!r}")
     ax_t.legend(loc="upper right", fontsize="small")
     ax_f.set_xlabel("frequency (GHz)")
-    ax_f.set_ylabel("|spectrum| (V s/m)")
+    ax_f.set_ylabel(f"|spectrum| ({power}V s/m)")
     if ax_f.lines:
         ax_f.legend(loc="upper right", fontsize="small")
         top = max(line.get_ydata().max() for line in ax_f.lines)
@@ -73,6 +82,18 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
         if f_hi > 0:
             ax_f.set_xlim(0, 1.2 * f_hi)
     return _save(fig, path)
+
+
+def _shown_power(arrays: list[np.ndarray]) -> tuple[str, float]:
+    """(what the axis's unit is to start with, the divisor of the values shown): "" and 1,
+    or where the largest finite value is past 1e300, that value's power of ten (an axis of a
+    range near float's largest overflows matplotlib's limits)."""
+    top = max((float(np.nanmax(np.abs(a))) for a in arrays if np.isfinite(a).any()),
+              default=0.0)
+    if top <= 1e300:
+        return "", 1.0
+    k = math.floor(math.log10(top))
+    return f"1e{k} ", 10.0**k
 
 
 def _finite(a: np.ndarray) -> np.ndarray:
@@ -110,12 +131,14 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     u, v = snap.coords
     axes = [a for a in "xyz" if a != snap.axis]
     fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
+    power, div = _shown_power([data])
+    data = data / div
     finite = np.abs(data[np.isfinite(data)])
     lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
     lim = lim or 1.0
     mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
                          shading="nearest")
-    fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({_units(snap.component)})",
+    fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{_units(snap.component)})",
                  extend="both")
     scene = result.scene
     if scene.objects:

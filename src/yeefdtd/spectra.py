@@ -111,7 +111,11 @@ def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
         raise ValidationError(f"pad: a whole number from 1 to 64, not {pad!r}")
     n = 1 << math.ceil(math.log2(len(x) * int(pad)))   # int: np.int8's product overflowed
     step = t[1] - t[0]
-    return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x, n)) * step
+    # the FFT of x over its peak, scaled after: values near float's largest (a diverged
+    # float64 run's) overflowed its sums into infinity and NaN
+    peak = float(np.abs(x).max()) or 1.0
+    with np.errstate(over="ignore"):
+        return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x / peak, n)) * (peak * step)
 
 
 def _windowed_power(x, t, f, w):

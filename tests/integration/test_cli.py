@@ -221,6 +221,51 @@ def test_plots_leave_out_values_that_are_not_finite(tmp_path):
     assert len(paths) == 2 and all(p.stat().st_size > 0 for p in paths)
 
 
+def test_plots_of_values_near_floats_largest(tmp_path):
+    """Finite values near float64's largest (a diverged float64 run's, recorded before the
+    check caught it) plot over their power of ten: their spectrum overflowed the FFT into
+    NaN, and their range matplotlib's limits (a traceback from run --plot and plot)."""
+    import matplotlib.pyplot as plt
+
+    from yeefdtd.plot import plot_probe, plot_snapshot
+    from yeefdtd.spectra import spectrum
+
+    scene = yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
+        sources=[yf.PointSource(component="ez", cell=(6, 6), waveform=yf.Ricker(
+            frequency=20e9))],
+        monitors=[yf.Probe(name="p", cell=(7, 6)),
+                  yf.Snapshot(name="s", component="ez", every=2)],
+        run=yf.RunSettings(steps=12, backend="numpy", dtype="float64"))
+    res = yf.run(scene, progress=False)
+    ez, t = res.probes["p"].data["ez"], res.probes["p"].times["ez"]
+    _, small = spectrum(ez, t)
+    peak = np.abs(ez).max()
+    ez *= 1 / peak   # then 1e307 times: 1e307 / peak overflows
+    ez *= 1e307
+    _, big = spectrum(ez, t)   # linear in the values, without overflowing
+    assert np.isfinite(big).all()
+    assert np.allclose(big / 1e307 * peak, small, rtol=1e-12, atol=1e-12 * small.max())
+    frame = res.snapshots["s"].frames[-1]
+    frame *= 1 / np.abs(frame).max()
+    frame *= 1.7e308
+    labels = []
+    real_close = plt.close
+
+    def close(fig):   # the axes' labels, read before the figure goes
+        labels.extend(ax.get_ylabel() for ax in fig.axes)
+        real_close(fig)
+
+    plt.close = close
+    try:
+        assert plot_probe(res, "p", tmp_path / "p.png").stat().st_size > 0
+        assert plot_snapshot(res, "s", tmp_path / "s.png", frame=-1).stat().st_size > 0
+    finally:
+        plt.close = real_close
+    assert "field (1e307 V/m)" in labels and "|spectrum| (1e307 V s/m)" in labels
+    assert "ez (1e308 V/m)" in labels
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["run"], "scene"),
     (["run", "x.toml", "--steps", "-3"], "--steps"),

@@ -495,3 +495,65 @@ def test_shares_across_a_periodic_end_and_at_a_pmc_face():
                  materials={"g": yf.Material(eps_r=5)}, objects=[pec, glass],
                  boundaries=walls, run=yf.RunSettings(steps=1))
     assert voxelize_region(s, make_grid(s), "ez").full()[5, 1, 0] == 1   # PEC
+
+
+def test_a_box_drawn_after_a_conductor_frees_the_points_whose_cells_it_takes():
+    """Later objects overwrite earlier ones at the faces of a conductor too: a box drawn
+    over a PEC (PMC) box frees the E (H) points on their shared faces where it takes the
+    conductor's part of their cells. A PEC box then a vacuum box of the same size is no box
+    (a hole cut to a plate's thickness stayed closed: its face points held E at zero); a
+    PEC box then a glass one is the glass one; PEC over [2, 10] mm then glass over [6, 14]
+    is PEC over [2, 6] beside glass over [6, 14]. Each compared on every coefficient of
+    every E (H) component. A PEC sheet thinner than a quarter cell still holds the E on it."""
+    from yeefdtd.build.model import build_model
+
+    def tables(objects, **kw):
+        s = scene(grid=yf.Grid(cells=(16, 12, 12), spacing=1e-3),
+                  materials={"g": yf.Material(eps_r=[4, 5, 6], sigma_e=0.1)}, objects=objects,
+                  **kw)
+        m = build_model(s)
+        return {c: np.stack([t.per_cell(k) for k in range(4)]) for c, t in m.tables.items()}
+
+    def same(a, b, comps):
+        ta, tb = tables(a), tables(b)
+        return all(np.array_equal(ta[c], tb[c]) for c in comps)
+
+    def box(x0, x1, material, size=0.006):
+        return yf.Box(center=(0.5 * (x0 + x1), 0.006, 0.006), size=(x1 - x0, size, size),
+                      material=material)
+
+    e, h = ("ex", "ey", "ez"), ("hx", "hy", "hz")
+    for cond, comps in (("pec", e), ("pmc", h)):
+        assert same([box(0.004, 0.010, cond), box(0.004, 0.010, "vacuum")], [], comps)
+        assert not same([box(0.004, 0.010, cond)], [], comps)
+    assert same([box(0.004, 0.010, "pec"), box(0.004, 0.010, "g")], [box(0.004, 0.010, "g")],
+                e)
+    assert same([box(0.002, 0.010, "pec"), box(0.006, 0.014, "g")],
+                [box(0.002, 0.006, "pec"), box(0.006, 0.014, "g")], e)
+    sheet = yf.Box(center=(0.008, 0.006, 0.006), size=(1e-9, 0.006, 0.006), material="pec")
+    glass = box(0.009, 0.012, "g")   # its cells beside the sheet's: mixtures there
+    ey = tables([sheet, glass])["ey"]
+    assert np.all(ey[:3, 8, 3:9, 3:10] == 0) and np.all(ey[0, 9, 3:9, 3:10] != 0)
+
+
+def test_a_conductor_that_holds_no_point_of_the_field_it_acts_on_gets_the_note():
+    """A PEC sheet of 1 nm in a TMz grid at x = 10.5 mm holds Hy points alone, which PEC
+    does not act on: the run's coefficients are those without it, so it gets the note
+    that the run does not see it (it got none: it held points of some component); at
+    x = 10 mm it holds Ez points and gets none. A PMC one acts on H: none at 10.5 mm."""
+    from yeefdtd.build.model import build_model, make_grid
+    from yeefdtd.build.voxelize import object_notes
+
+    def run_of(x, material="pec"):
+        s = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3),
+                     objects=[yf.Box(center=(x, 0.01), size=(1e-9, 0.012),
+                                     material=material)] if x else [],
+                     boundaries="pec", run=yf.RunSettings(steps=1))
+        m = build_model(s)
+        return object_notes(s, make_grid(s)), {c: t.per_cell(0) for c, t in m.tables.items()}
+
+    notes, seen = run_of(0.0105)
+    _, without = run_of(None)   # no sheet
+    assert len(notes) == 1 and "holds no point of any E field component" in notes[0]
+    assert all(np.array_equal(seen[c], without[c]) for c in seen)
+    assert run_of(0.010)[0] == () and run_of(0.0105, "pmc")[0] == ()

@@ -305,7 +305,7 @@ def test_validate_gives_the_runs_notes(tmp_path, capsys, monkeypatch):
     said = [line.removeprefix("note: ") for line in capsys.readouterr().err.splitlines()]
     assert [s.split(":")[0] for s in said] == ["objects[1]", "sources[0]", "monitors[0] ('p')"]
     assert said[0].startswith("objects[1]: this sphere (radius 0.0001 m) holds no point of any "
-                              "field component of the grid (cells of 0.001 m)")
+                              "E field component of the grid (cells of 0.001 m)")
     assert said[1].startswith("sources[0]: a soft source where ez is held at zero")
     res = yf.run(scene, progress=False)
     assert res.stats["notes"] == said

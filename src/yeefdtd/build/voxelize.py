@@ -208,11 +208,15 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
                  background: int) -> np.ndarray:
     """The materials of the sub-points of the cells of ``points`` ((n, 3) coordinates),
     (n, S), painted in order over the background: a box that blends at each sub-point
-    (across the component's axis; along it, at the point); any other object at the point
-    itself, for all of the cell's sub-points (a conductor's or a sphere's points are as
-    before). Along a periodic axis the sub-points past an end come back in at the other;
-    along another, those past a wall are its images in the wall (a box that reaches a PMC
-    wall, whose tangential E is its own image's, fills the cells of the wall's points)."""
+    (across the component's axis; along it, at the point); a conductor, where it holds the
+    point, at the sub-points it holds (all of them where it holds none: a sheet thinner
+    than their spacing), so that a later box over the same part of the cell frees the point
+    (a hole cut to a plate's thickness: the sub-points outside the plate stayed its, and the
+    hole's points on its faces held at zero); any other object at the point itself, for all
+    of the cell's sub-points (a sphere's points are as before). Along a periodic axis the
+    sub-points past an end come back in at the other; along another, those past a wall are
+    its images in the wall (a box that reaches a PMC wall, whose tangential E is its own
+    image's, fills the cells of the wall's points)."""
     offs = _sub_offsets(grid, component)
     sub = np.full((len(points), len(offs)), background, dtype=MATERIAL_DTYPE)
     x, y, z = (points[:, q][:, None] for q in range(3))
@@ -234,8 +238,12 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
             near &= (span[t][1] >= lo[t] - tol) & (span[t][0] <= hi[t] + tol)
         if not near.any():
             continue
-        at = q if blends(obj) else node
-        inside = obj.contains(*(v[near] for v in at))
+        if obj.material in CONDUCTORS:   # the part of the cell it holds, if it holds the point
+            inside = obj.contains(*(v[near] for v in q))
+            thin = ~inside.any(axis=1, keepdims=True)   # a sheet between the sub-points: all
+            inside = obj.contains(*(v[near] for v in node)) & (inside | thin)
+        else:
+            inside = obj.contains(*(v[near] for v in (q if blends(obj) else node)))
         sub[near] = np.where(inside, numbers[obj.material], sub[near])
     return sub
 
@@ -491,23 +499,28 @@ def sub_points(grid: YeeGrid, component: str) -> int:
 
 def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
     """What a user should hear of the objects before a run: one that holds no point of
-    any field component (smaller than a cell, or inside the domain only where no point
-    lies) is not in the run at all. A note, not an error: the run is right for what the
+    any field component it acts on (smaller than a cell, or inside the domain only where no
+    such point lies; a PEC object acts on E alone, a PMC one on H) is not in the run at
+    all. A note, not an error: the run is right for what the
     grid resolves, and a scene may keep such an object on purpose (a feature below this
     grid's resolution, there for a finer one)."""
     out = []
     period = _periods(grid)
     for i, obj in enumerate(scene.objects):
         seen = reaches_cells if blends(obj) else reaches
+        # a conductor acts on the components it holds alone (PEC on E, PMC on H)
+        held = [c for c in grid.components
+                if obj.material not in CONDUCTORS or holding(c) == obj.material]
         if not any(seen(im, grid, c, full_ranges(grid, c))
                    for im in _images(obj, period, _reach(obj, grid))
-                   for c in grid.components):
+                   for c in held):
             size = f"radius {obj.radius:.4g} m" if hasattr(obj, "radius") else \
                 f"size {' x '.join(f'{v:.4g}' for v in obj.size)} m"
-            out.append(f"objects[{i}]: this {obj.type} ({size}) holds no point of any field "
-                       f"component of the grid (cells of {_cells(grid)}), so the run does "
-                       "not see it; enlarge it, move it onto the grid's points, or use "
-                       "smaller cells")
+            what = {"pec": "E ", "pmc": "H "}.get(obj.material, "")
+            out.append(f"objects[{i}]: this {obj.type} ({size}) holds no point of any "
+                       f"{what}field component of the grid (cells of {_cells(grid)}), so "
+                       "the run does not see it; enlarge it, move it onto the grid's "
+                       "points, or use smaller cells")
     return tuple(out)
 
 

@@ -146,12 +146,17 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     A Hann window keeps neighbouring peaks from biasing each other; the peak found on a
     zero-padded FFT is refined by maximising the windowed DTFT magnitude (golden section).
     The height is relative to the strongest peak (local maximum) of the whole spectrum
-    above zero frequency: a static offset, as a pulse with a mean leaves in a closed cavity,
-    is no resonance. Where the band holds no peak, only the flank of one outside it (the
-    highest bin at the band's edge), that is an error, not a frequency.
+    above zero frequency. The record's mean is taken out first: a static offset, as a pulse
+    with a mean leaves in a closed cavity, is no resonance (its window's sidelobes came
+    back as one, and a constant record gave a "peak"). Where the band holds no peak, only
+    the flank of one outside it (the highest bin at the band's edge), that is an error, not
+    a frequency.
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
+    x = x - x.mean()
+    if not np.abs(x).max() > 0:
+        raise ValidationError("values: constant, so no peak; record where the field rings")
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))

@@ -107,7 +107,7 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.peak_frequencies(x, t, 0), "count"),
     (lambda x, t: spectra.peak_frequencies(x, t, 1.5), "count"),
     (lambda x, t: spectra.peak_frequencies([], [], 1), "at least 3"),
-    (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "all zero"),
+    (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "constant"),
     (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin"),
     (lambda x, t: spectra.refine_peak(x + 3, t, 0, 0.3e9), "no peak between 0 and"),
     (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),
@@ -147,6 +147,13 @@ def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():
     assert len(spectra.peak_frequencies(y, t, 3, floor_db=-60)) == 3
     f, height = spectra.refine_peak(x + 3, t, 2e9, 4e9)   # relative to peaks, not the offset
     assert f == pytest.approx(3e9, rel=1e-3) and height == 1.0
+    # a small ring on a large offset: the offset's sidelobes are no peak (refine_peak took
+    # one at 5.24 GHz for this record, and a "peak" of a constant one)
+    t = np.arange(2000) * 1e-12
+    z = 1.0 + 1e-4 * np.sin(2 * np.pi * 20e9 * t)
+    assert spectra.refine_peak(z, t, 5e9, 40e9)[0] == pytest.approx(20e9, rel=1e-4)
+    with pytest.raises(yf.ValidationError, match="values: constant, so no peak"):
+        spectra.refine_peak(np.ones(200), t[:200], 1e10, 3e10)
 
 
 def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,
@@ -399,3 +406,20 @@ def test_model_copy_validates_its_update_and_sets_are_refused():
                         (lambda: yf.Samples(dt=1e-12, values={0.0, 1.0}), "values")]:
         with pytest.raises(yf.ValidationError, match=f"^{field}: must be a list"):
             make()
+
+
+def test_pydantics_validate_methods_give_one_line():
+    """Scene.model_validate and model_validate_json, which pydantic gives every model, raise
+    yeefdtd's one-line ValidationError naming the field (pydantic's own error spans lines
+    and links its website)."""
+    for call, says in ((lambda: yf.Scene.model_validate({"grid": 5}), "grid: input should be"),
+                       (lambda: yf.Scene.model_validate_json('{"grid": 5}'), "grid: input"),
+                       (lambda: yf.Scene.model_validate_json("{bad"), "invalid JSON"),
+                       (lambda: yf.Grid.model_validate({"cells": [4, 4, 4], "spacing": -1}),
+                        "spacing: must be > 0")):
+        with pytest.raises(yf.ValidationError, match=says) as err:
+            call()
+        assert "\n" not in str(err.value) and "pydantic" not in str(err.value)
+    good = {"grid": {"cells": [4, 4, 4], "spacing": 1e-3}, "boundaries": "pec",
+            "run": {"steps": 2}}
+    assert yf.Scene.model_validate(good).grid.cells == (4, 4, 4)

@@ -78,6 +78,24 @@ class StrictModel(BaseModel):
                 if name in self.model_fields_set}
         return type(self)(**{**data, **update})
 
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any):
+        """pydantic's, with its errors as one-line ValidationErrors (its own span lines)."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except pydantic.ValidationError as exc:
+            raise from_pydantic(exc) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, **kwargs: Any):
+        """pydantic's, with its errors as one-line ValidationErrors (its own span lines);
+        a scene file's text reads better through Scene.from_json, which names what is
+        wrong in the file."""
+        try:
+            return super().model_validate_json(json_data, **kwargs)
+        except pydantic.ValidationError as exc:
+            raise from_pydantic(exc) from None
+
     @pydantic.model_validator(mode="before")
     @classmethod
     def _no_booleans_for_numbers(cls, data: Any) -> Any:

@@ -184,6 +184,9 @@ CASES = [
     # valid until the run's end, whose result could not hold it
     ("material-name-surrogate", _set("materials", {"m\ud800": {"eps_r": 2.0}}),
      "materials: the name 'm\\ud800' is not valid text"),
+    # the run's summary line split in two
+    ("name-newline", _set("name", "sm\x07all\nnext"), "name: 'sm\\x07all\\nnext' holds a "
+     "control character"),
     # the result kept one series of the two
     ("probe-component-twice", _set("monitors.0.components", ["ez", "hx", "ez"]),
      "monitors[0].components: 'ez' is listed 2 times; list each component once"),

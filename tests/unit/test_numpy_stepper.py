@@ -163,6 +163,10 @@ def test_set_field_on_a_2d_grid_takes_its_two_sides():
         st.set_field("ez", np.arange(42.0).reshape(7, 6))
     v[0, 0] = 1e-9 * v.max()   # rounding of a mode that is zero there: taken, as zero
     st.set_field("ez", v)
+    for bad in ("ex", "qq", 5, None, ["ez"]):   # a bare KeyError before (TypeError for a list)
+        with pytest.raises(yf.SetupError, match=r"held_at_zero: no component .* on this tmz "
+                                                "grid; use one of ez, hx, hy"):
+            st.held_at_zero(bad)
     assert st.fields()["ez"][0, 0, 0] == 0
 
 

@@ -118,15 +118,22 @@ class Stepper:
         shape (``model.grid.shape``; in 2D its first two sides will do), real and finite."""
         raise NotImplementedError
 
+    def _component(self, component, what: str) -> None:
+        """A one-line SetupError naming ``what`` where ``component`` is not one of the
+        grid's components."""
+        from ..exceptions import SetupError
+
+        comps = self.model.grid.components
+        if not isinstance(component, str) or component not in comps:
+            raise SetupError(f"{what}: no component {component!r} on this "
+                             f"{self.model.grid.mode} grid; use one of {', '.join(comps)}")
+
     def field_values(self, component: str, values) -> np.ndarray:
         """``values`` for set_field as an array of the grid's node shape, or a one-line
         SetupError naming what to change (the component, the shape, the numbers)."""
         from ..exceptions import SetupError
 
-        comps = self.model.grid.components
-        if component not in comps:
-            raise SetupError(f"set_field: no component {component!r} on this "
-                             f"{self.model.grid.mode} grid; use one of {', '.join(comps)}")
+        self._component(component, "set_field")
         shape = tuple(self.model.grid.shape)
         try:
             a = np.asarray(values)
@@ -180,6 +187,7 @@ class Stepper:
         """Where the run holds ``component`` at zero (booleans of the grid's node shape): on
         PEC and CPML walls, inside conductors, past the component's last point. set_field
         takes only zeros there."""
+        self._component(component, "held_at_zero")
         table = self.model.tables[component]
         return np.isin(table.ids, np.flatnonzero(~table.table.any(axis=1)))
 

@@ -90,6 +90,20 @@ class Scene(StrictModel):
     monitors: tuple[Monitor, ...] = Field((), description="probes and snapshots")
     run: RunSettings = Field(description="steps or duration, Courant factor, dtype, backend")
 
+    @field_validator("name")
+    @classmethod
+    def _one_line_label(cls, v: str) -> str:
+        """A label printed in a run's summary line and kept in the result file: no control
+        characters (a newline split the summary), and text HDF5 can store."""
+        if any(ord(c) < 32 or ord(c) == 127 for c in v):
+            raise ValueError(f"{v!r} holds a control character (a newline, a tab...); use a "
+                             "label of one line")
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{v!r} is not valid text (it holds a lone surrogate)") from None
+        return v
+
     @field_validator("boundaries", mode="before")
     @classmethod
     def _one_for_all(cls, v):

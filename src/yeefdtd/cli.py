@@ -121,11 +121,26 @@ def _cmd_run(args) -> int:
         raise YeeError(f"--output: {str(out)!r} is not a result file name; give one ending "
                        "in .h5 or .hdf5 (results are HDF5 files)")
     check_writable(out, "--output")
+    _not_the_scene(out, args.scene, "--output")
     if args.plot:   # the plots' names, beside the result (plot_result's): before the run
         for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True):
-            check_writable(out.parent / f"{out.stem}_{mon.type}_{kind}.png", "--plot")
+            plot = out.parent / f"{out.stem}_{mon.type}_{kind}.png"
+            check_writable(plot, "--plot")
+            _not_the_scene(plot, args.scene, "--plot")
     with _Signals() as signals:
         return _run_and_save(scene, args, out, signals)
+
+
+def _not_the_scene(path: Path, scene: str, what: str) -> None:
+    """A one-line YeeError where writing ``path`` would replace the scene file (a link to
+    it, or another name of it): it was overwritten by the result."""
+    try:
+        same = os.path.samefile(path, scene)
+    except OSError:   # nothing there yet (or nothing to compare)
+        return
+    if same:
+        raise YeeError(f"{what}: {path} is the scene file {scene} (another name of it, or a "
+                       "link to it), which the run would overwrite; choose another name")
 
 
 def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:

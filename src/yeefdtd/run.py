@@ -101,8 +101,11 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
         from .build.model import face_kinds, make_grid, step_count
 
         grid = make_grid(scene)   # the whole run, before the model takes its part
+        threads = (stepper_options or {}).get("threads")   # (the stepper checks it)
         check_fits(scene, grid, step_count(scene, grid.dt) if steps is None else steps,
-                   scene.run.dtype if dtype is None else dtype, face_kinds(scene))
+                   scene.run.dtype if dtype is None else dtype, face_kinds(scene),
+                   threads=threads if isinstance(threads, int) and not isinstance(
+                       threads, bool) and threads >= 1 else None)
     try:
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))

@@ -153,6 +153,16 @@ def test_info_says_the_numpy_threads_and_refuses_a_bad_count(monkeypatch, capsys
     assert err.startswith("yeefdtd: error: YEEFDTD_THREADS: ")
 
 
+def test_threads_given_outrank_yeefdtd_threads(scene_file, tmp_path, monkeypatch, capsys):
+    """--threads is the count: a YEEFDTD_THREADS that is not a number does not matter then
+    (the memory check read it, and refused the run)."""
+    monkeypatch.setenv("YEEFDTD_THREADS", "abc")
+    assert main(["run", str(scene_file), "-o", str(tmp_path / "t.h5"), "-q", "--threads",
+                 "2"]) == 0, capsys.readouterr().err
+    assert main(["run", str(scene_file), "-o", str(tmp_path / "u.h5"), "-q"]) == 2
+    assert "YEEFDTD_THREADS" in capsys.readouterr().err
+
+
 def _diverging_scene(tmp_path) -> Path:
     """A TMz scene (saved as bad.json) whose source of amplitude 1e300 makes float32
     overflow within its 100 steps: the run diverges at a check."""
@@ -977,3 +987,16 @@ def test_an_output_directory_replaced_by_a_file_during_the_run_sends_the_result_
     assert err.count("\n") == 1 and "the result is in" in err
     (spare,) = (tmp_path / "tmp").iterdir()
     assert yf.load(spare).stats["status"] == "completed"
+
+
+def test_an_output_that_is_the_scene_file_is_refused(scene_file, tmp_path, capsys):
+    """-o through a link to the scene file, or a hard link of it: refused before the run,
+    in one line (the result replaced the scene file, which then read as HDF5 bytes)."""
+    text = scene_file.read_bytes()
+    (tmp_path / "link.h5").symlink_to(scene_file)
+    os.link(scene_file, tmp_path / "hard.h5")
+    for name in ("link.h5", "hard.h5"):
+        assert main(["run", str(scene_file), "-o", str(tmp_path / name), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "is the scene file" in err and "--output" in err
+    assert scene_file.read_bytes() == text

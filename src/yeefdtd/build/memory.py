@@ -211,17 +211,18 @@ def _largest(parts: dict, keys=None) -> str:
 
 
 def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
-               parts: tuple[str, ...] | None = None, sources: int = 1) -> None:
+               parts: tuple[str, ...] | None = None, sources: int = 1,
+               threads: int | None = None) -> None:
     """An OutOfMemory where run_memory's ``parts`` (default: all) of a run are more than
     the memory available now (within a container's limit): refused before any array is
     made, since such arrays are made lazily and the system ends the process once they are
     filled in (status 137, no message, no file). ``sources``: how many times the source
     values count (3 while a model is built: each source's times and values in float64 and
-    their copy merged by point)."""
+    their copy merged by point). ``threads``: the NumPy backend's (default: its default)."""
     from .. import host
     from ..exceptions import OutOfMemory
 
-    got = run_memory(scene, grid, steps, dtype, faces)
+    got = run_memory(scene, grid, steps, dtype, faces, threads)
     got["sources"] *= sources
     keys = [k for k in got if parts is None or k in parts]
     need = sum(got[k] for k in keys)

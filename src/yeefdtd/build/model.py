@@ -163,7 +163,8 @@ def build_model(scene: Scene, steps: int | None = None) -> Model:
     # a Python int: a NumPy integer of few bits would overflow in the counts made from it
     nsteps = int(steps) if steps is not None else step_count(scene, grid.dt)
     # what the model itself holds (its steppers check the rest)
-    check_fits(scene, grid, nsteps, scene.run.dtype, face_kinds(scene), MODEL_PARTS, 3)
+    check_fits(scene, grid, nsteps, scene.run.dtype, face_kinds(scene), MODEL_PARTS, 3,
+               threads=1)   # (the model's parts take no threads' scratch)
     tables = component_tables(scene, grid, face_kinds(scene))
     samples = source_samples(scene, grid, nsteps)   # every source at every step, once
     return Model(

@@ -404,7 +404,7 @@ class NumpyStepper(Stepper):
         from ...build.model import face_kinds
 
         check_fits(model.scene, g, model.steps, self.storage.name, face_kinds(model.scene),
-                   STEPPER_PARTS)   # beside the model, made already
+                   STEPPER_PARTS, threads=self.threads)   # beside the model, made already
         self.grid = g
         N = g.shape
         dt = self.dtype

@@ -151,6 +151,13 @@ class Result:
         if not isinstance(self.scene_json, str):
             raise ValidationError(f"scene_json: the scene as JSON text, not "
                                   f"{type(self.scene_json).__name__}")
+        try:   # what HDF5 keeps of a string
+            if "\0" in self.scene_json:
+                raise ValueError
+            self.scene_json.encode("utf-8")
+        except (UnicodeEncodeError, ValueError):
+            raise ValidationError("scene_json: not text HDF5 keeps (a NUL character or a "
+                                  "lone surrogate in it); give the scene's JSON") from None
         self._check()
         nbytes = self.nbytes()
         if nbytes <= IMAGE_MAX:
@@ -191,13 +198,24 @@ class Result:
                 a = np.asarray(v)
             except (ValueError, TypeError):
                 a = None
-            if a is None or a.ndim != ndim or not (np.issubdtype(a.dtype, np.integer) or
-                                                  np.issubdtype(a.dtype, np.floating)):
+            # (kinds, not issubdtype: NumPy counts timedelta64 among the integers)
+            if a is None or a.ndim != ndim or a.dtype.kind not in "iuf":
                 got = "not an array" if a is None else f"{a.ndim}-D of {a.dtype}"
                 raise ValidationError(f"{what}: must be a {ndim}-D array of real numbers "
                                       f"({got})")
             return a
 
+        if not isinstance(self.stats, dict) or not all(isinstance(k, str)
+                                                       for k in self.stats):
+            raise ValidationError(f"stats: a table of values by name (str keys), not "
+                                  f"{type(self.stats).__name__}" + (
+                                      "" if not isinstance(self.stats, dict) else
+                                      " with keys that are not names"))
+        try:
+            json.dumps(self.stats, default=_plain)
+        except (TypeError, ValueError) as exc:   # a value JSON cannot hold, a cycle
+            raise ValidationError(f"stats: {one_line(exc)}; give numbers, text, lists and "
+                                  "tables of them") from None
         for what, part, kind in (("probes", self.probes, ProbeData),
                                  ("snapshots", self.snapshots, SnapshotData)):
             for key, item in part.items():
@@ -247,8 +265,7 @@ class Result:
             for c, a in self.fields.items():
                 name(c, f"fields[{c!r}]")
                 v = np.asarray(a) if isinstance(a, np.ndarray) else None
-                if v is None or not np.issubdtype(v.dtype, np.number) or \
-                        np.iscomplexobj(v) or v.ndim == 0:
+                if v is None or v.dtype.kind not in "iuf" or v.ndim == 0:
                     raise ValidationError(f"fields[{c!r}]: must be an array of real numbers")
 
     def _fill(self, f) -> None:
@@ -271,8 +288,8 @@ class Result:
             g.create_dataset("time", data=s.times)
             g.create_dataset("u", data=s.coords[0])
             g.create_dataset("v", data=s.coords[1])
-            g.attrs["component"] = s.component
-            g.attrs["axis"] = s.axis
+            g.attrs["component"] = str(s.component)   # (h5py takes no NumPy str_)
+            g.attrs["axis"] = str(s.axis)
             g.attrs["position"] = s.position
         if self.fields is not None:
             gf = f.create_group("fields")
@@ -284,10 +301,11 @@ class Result:
         beyond its small metadata."""
         out = sum(np.asarray(v).nbytes + np.asarray(p.times[c]).nbytes
                   for p in self.probes.values() for c, v in p.data.items())
-        out += sum(s.frames.nbytes + s.times.nbytes + sum(c.nbytes for c in s.coords)
-                   for s in self.snapshots.values())
+        out += sum(np.asarray(s.frames).nbytes + np.asarray(s.times).nbytes
+                   + sum(np.asarray(c).nbytes for c in s.coords)
+                   for s in self.snapshots.values())   # (lists are taken too)
         if self.fields is not None:
-            out += sum(a.nbytes for a in self.fields.values())
+            out += sum(np.asarray(a).nbytes for a in self.fields.values())
         return int(out)
 
 

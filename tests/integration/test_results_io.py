@@ -148,6 +148,12 @@ def _snapshot(**change):
     (dict(snapshots={"s": _snapshot(component="qq")}), "component: 'qq'"),
     (dict(snapshots={"s": _snapshot(axis="w")}), "axis: 'w'"),
     (dict(fields={"ez": "x"}), r"fields\['ez'\]: must be an array of real numbers"),
+    # these saved, and load() refused the file, or save gave a traceback
+    (dict(stats=None), "stats: a table of values by name"),
+    (dict(stats=[1, 2]), "stats: a table of values by name"),
+    (dict(stats={("a", 1): 2}), "with keys that are not names"),
+    (dict(fields={"ez": np.zeros(3, "m8[s]")}), "must be an array of real numbers"),
+    (dict(probes={"p": _probe(data=np.zeros(3, "m8[s]"))}), "1-D array of real numbers"),
 ])
 def test_save_refuses_in_one_line_what_load_could_not_read_back(parts, says, tmp_path):
     """Result.save writes only what load() reads back: each part a name HDF5 takes and
@@ -183,3 +189,23 @@ def test_saved_parts_that_do_not_plot_are_named_with_the_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"yeefdtd: error: {path}: probe 'a': times: not evenly spaced")
     assert err.count("\n") == 1
+
+
+def test_save_takes_lists_numpy_strings_and_refuses_text_hdf5_cannot_keep(tmp_path):
+    """A snapshot of lists, a NumPy str_ component and a cyclic stats table: saved and
+    read back, or refused in one line (tracebacks from nbytes, h5py and json before)."""
+    base = small_result(keep_fields=False)
+    snap = _snapshot(frames=np.zeros((2, 3, 4)).tolist(), times=[0.0, 1.0],
+                     coords=([0.0, 1.0, 2.0], [0.0, 1.0, 2.0, 3.0]), component=np.str_("ez"))
+    path = yf.Result(scene_json=base.scene_json, snapshots={"s": snap}).save(tmp_path / "l.h5")
+    back = yf.load(path).snapshots["s"]
+    assert back.component == "ez" and back.frames.shape == (2, 3, 4)
+    cyclic: dict = {}
+    cyclic["me"] = cyclic
+    for parts, says in ((dict(stats=cyclic), "stats: Circular reference"),
+                        (dict(scene_json="a\0b"), "scene_json: not text HDF5 keeps"),
+                        (dict(scene_json="\ud800"), "scene_json: not text HDF5 keeps")):
+        parts.setdefault("scene_json", base.scene_json)
+        with pytest.raises(yf.ValidationError, match=says) as info:
+            yf.Result(**parts).save(tmp_path / "r.h5")
+        assert "\n" not in str(info.value) and not (tmp_path / "r.h5").exists()

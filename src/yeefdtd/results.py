@@ -426,7 +426,8 @@ def _checked(f, path) -> Result:
         raise ValidationError(f"{path}: not a yeefdtd result file")
     version = f.attrs.get("format_version", 1)
     if not isinstance(version, (int, np.integer)) or not 1 <= version <= FORMAT_VERSION:
-        shown = int(version) if isinstance(version, (int, np.integer)) else repr(version)
+        shown = int(version) if isinstance(version, (int, np.integer)) else \
+            repr(version.item() if isinstance(version, np.generic) else version)
         raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
                               f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
                               "yeefdtd)")

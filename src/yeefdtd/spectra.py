@@ -96,6 +96,9 @@ def dft(values, times, freqs) -> np.ndarray:
     """
     x, t = _series(values, times, least=0)
     f = frequencies(freqs)
+    if len(t) == 1:   # (an empty record's transform is zero)
+        raise ValidationError("values, times: one sample, which has no time step; give at "
+                              "least 2")
     step = t[1] - t[0] if len(t) > 1 else 1.0
     out = np.empty(f.shape, dtype=np.complex128)
     for i, fi in enumerate(f.ravel()):
@@ -157,6 +160,7 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     x = x - x.mean()
     if not np.abs(x).max() > 0:
         raise ValidationError("values: constant, so no peak; record where the field rings")
+    x = x / np.abs(x).max()   # values near float's largest overflowed the search's sums
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
@@ -203,9 +207,13 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     if floor_db >= 0:
         raise ValidationError(f"floor_db: how far below the strongest peak (dB) a peak may "
                               f"be, a negative number such as -31, not {floor_db}")
+    if fmax is not None and fmax < fmin:
+        raise ValidationError(f"fmin, fmax: {fmin:.6g} Hz is above {fmax:.6g} Hz; give the "
+                              "band's lower end first")
     x = x - x.mean()
     if not np.abs(x).max() > 0:
         raise ValidationError("values: constant, so no peak; record where the field rings")
+    x = x / np.abs(x).max()   # values near float's largest overflowed the search's sums
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax

@@ -423,3 +423,36 @@ def test_pydantics_validate_methods_give_one_line():
     good = {"grid": {"cells": [4, 4, 4], "spacing": 1e-3}, "boundaries": "pec",
             "run": {"steps": 2}}
     assert yf.Scene.model_validate(good).grid.cells == (4, 4, 4)
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda: yf.Boundaries.uniform("pec", 3.0), "ndim: 2 or 3"),   # a TypeError of slices
+    (lambda: yf.Boundaries().face("w_min"), "face: 'w_min' is not a face"),  # AttributeError
+    (lambda: yf.Boundaries().kind(5), "face: 5 is not a face"),   # TypeError
+    (lambda: yf.Gaussian(tau=1e-11)("abc"), "t: times in seconds"),   # NumPy's ValueError
+    (lambda: yf.Gaussian(tau=1e-11)(None), "t: times in seconds"),   # NaN, silently
+    (lambda: yf.Material(eps_r=np.array([1.0, 2.0])), "takes one value or three"),  # "eps_r[2]"
+    (lambda: spectra.dft([1.0], [0.0], [1e9]), "one sample, which has no time step"),  # 1 s
+    (lambda: spectra.peak_frequencies(np.sin(np.arange(100.0)), np.arange(100) * 1e-12, 2,
+                                      fmin=5e10, fmax=1e10), "fmin, fmax: 5e.10 Hz is above"),
+])
+def test_more_misuses_give_one_line(call, says):
+    """Each gave a traceback, a message that did not say what to change, or a silent
+    answer (noted beside each)."""
+    with pytest.raises(yf.ValidationError, match=says) as err:
+        call()
+    assert "\n" not in str(err.value)
+
+
+def test_peaks_of_values_near_floats_largest():
+    """A ring of amplitude 1e307: the same peak as of amplitude 1 (its golden-section
+    search overflowed into NaN and stopped at a wrong frequency, 48.8 GHz for 47.7)."""
+    t = np.arange(100) * 1e-12
+    x = np.sin(np.arange(100) * 0.3)
+    f1, h1 = spectra.refine_peak(x, t, 1e9, 1e11)
+    with np.errstate(all="raise"):
+        f2, h2 = spectra.refine_peak(1e307 * x, t, 1e9, 1e11)
+        assert spectra.peak_frequencies(1e307 * x, t, 1) == pytest.approx([f1], rel=1e-8)
+    assert h1 == h2 == 1.0
+    assert f2 == pytest.approx(f1, rel=1e-8) and f1 == pytest.approx(0.3 / (2 * np.pi * 1e-12),
+                                                                     rel=1e-3)

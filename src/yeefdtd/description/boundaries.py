@@ -75,12 +75,17 @@ class Boundaries(StrictModel):
         """The same condition on every face of a grid of ``ndim`` dimensions (2 or 3)."""
         from ..exceptions import ValidationError
 
-        if isinstance(ndim, bool) or ndim not in (2, 3):
+        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim not in (2, 3):
             raise ValidationError(f"ndim: 2 or 3 (the grid's dimensions), not {ndim!r}")
         return cls(**{f: face for f in FACES[: 2 * ndim]})
 
     def face(self, name: str):
         """The condition on a face, with the default (a CPML) filled in."""
+        if not isinstance(name, str) or name not in FACES:
+            from ..exceptions import ValidationError
+
+            raise ValidationError(f"face: {name!r} is not a face; use one of "
+                                  f"{', '.join(FACES)}")
         v = getattr(self, name)
         return Cpml() if v is None else v
 

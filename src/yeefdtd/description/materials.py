@@ -15,8 +15,8 @@ BUILTIN_MATERIALS = ("vacuum", "pec", "pmc")
 
 def _triple(v):
     """Accept a scalar (NumPy's too) or a per-axis triple; store a triple."""
-    if isinstance(v, np.ndarray) and v.ndim == 0:
-        v = v.item()
+    if isinstance(v, np.ndarray):   # a scalar, or a list to count (its length went unsaid)
+        v = v.item() if v.ndim == 0 else v.tolist()
     if isinstance(v, (int, float, np.integer, np.floating)) and \
             not isinstance(v, (bool, np.bool_)):
         try:

@@ -557,3 +557,123 @@ def test_a_conductor_that_holds_no_point_of_the_field_it_acts_on_gets_the_note()
     assert len(notes) == 1 and "holds no point of any E field component" in notes[0]
     assert all(np.array_equal(seen[c], without[c]) for c in seen)
     assert run_of(0.010)[0] == () and run_of(0.0105, "pmc")[0] == ()
+
+
+def test_a_face_normal_to_the_field_takes_the_harmonic_mean_of_its_cell():
+    """A face normal to a component that cuts its point's cell in halves (Ex at x = 4.5 mm
+    on a box's face at x = 4.5 mm, off the grid planes; Hx at x = 4 mm on a face there, on
+    them) gives the point the layers' series value: 1 / (0.5 / 1 + 0.5 / 4) = 1.6 (eps_r
+    for E, mu_r for H), and sigma = 1.6^2 (0.5 sigma_box / 4^2) = 0.08 sigma_box, the
+    series admittance to first order in the loss. Sampled at the point it was the box's,
+    4 (the face placed half a cell off: first-order error in the resonances). The values
+    are read back from the coefficient rows and compared with the formula's to 1e-12
+    (rounding alone; 1e-9 for sigma, read back as a difference of two rows' terms). An
+    Ex point on the box's face along y (a grid plane) keeps the volume mean, 2.5, of the
+    same shares: a mixture of its own (Series is another); so does one cut both ways (on
+    the edge x = 4.5, y = 4 mm: sampled at the point along x).
+    The box spans the periodic z: the points at z = 0 are as those inside. Ez in TMz
+    (no extent along z) takes no series mixture."""
+    from yeefdtd.build.coefficients import material_rows
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import Series, voxelize_region
+
+    sig = 0.2
+
+    def box_scene(x0):
+        return scene(grid=yf.Grid(cells=(12, 12, 4), spacing=1e-3),
+                     boundaries=yf.Boundaries(x_min="pec", x_max="pec", y_min="pec",
+                                              y_max="pec", z_min="periodic",
+                                              z_max="periodic"),
+                     materials={"g": yf.Material(eps_r=4, sigma_e=sig, mu_r=4,
+                                                 sigma_m=1e3 * sig)},
+                     objects=[yf.Box(center=(x0 + 0.002, 0.006, 0.002),
+                                     size=(0.004, 0.004, 0.004), material="g")])
+
+    def value(s, component, index):
+        """(eps_r or mu_r, sigma) read from the point's coefficient row, and its mixture
+        (None for a material of the scene)."""
+        grid = make_grid(s)
+        base = len(s.material_names())
+        vox = voxelize_region(s, grid, component)
+        m = int(vox.full()[index])
+        row = material_rows(s, component, grid.dt, grid.steps, vox.mixtures)[m]
+        # C_self = (2v - s dt) / (2v + s dt), C_src = -2 dt / (2v + s dt), v = eps0 eps_r
+        den = -2 * grid.dt / row[SRC]
+        v = den * (1 + row[SELF]) / 4
+        return (v / (EPS0 if component[0] == "e" else MU0), (den - 2 * v) / grid.dt,
+                vox.mixtures[m - base] if m >= base else None)
+
+    off = box_scene(0.0045)   # x from 4.5 to 8.5 mm, y from 4 to 8 mm
+    for k in (0, 1):
+        eps, sigma, mix = value(off, "ex", (4, 6, k))   # x = 4.5 mm: on the face
+        assert isinstance(mix, Series) and dict(mix) == {0: 0.5, 3: 0.5}
+        assert eps == pytest.approx(1.6, rel=1e-12)
+        assert sigma == pytest.approx(1.6 ** 2 * 0.5 * sig / 16, rel=1e-9)
+    eps, sigma, mix = value(off, "ex", (6, 4, 1))   # y = 4 mm: the face along y, across Ex
+    assert type(mix) is tuple and dict(mix) == {0: 0.5, 3: 0.5}
+    assert eps == pytest.approx(2.5, rel=1e-12) and sigma == pytest.approx(0.5 * sig, rel=1e-9)
+    eps, _, mix = value(off, "ex", (4, 4, 1))   # on the edge: cut both ways
+    assert type(mix) is tuple and eps == pytest.approx(2.5, rel=1e-12)
+    assert value(off, "ex", (6, 6, 1))[:2] == pytest.approx((4.0, sig), rel=1e-9)
+    on = box_scene(0.004)   # x from 4 to 8 mm
+    mu, sigma_m, mix = value(on, "hx", (4, 6, 1))   # x = 4 mm: on the face
+    assert isinstance(mix, Series)
+    assert mu == pytest.approx(1.6, rel=1e-12)
+    assert sigma_m == pytest.approx(1.6 ** 2 * 0.5 * 1e3 * sig / 16, rel=1e-9)
+    assert value(on, "ex", (4, 6, 1))[2] is None   # x = 4.5 mm: its cell inside
+    tmz = yf.Scene(grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
+                   materials={"g": yf.Material(eps_r=4)}, run=yf.RunSettings(steps=1),
+                   objects=[yf.Box(center=(0.0065, 0.006), size=(0.004, 0.004),
+                                   material="g")])
+    assert voxelize_region(tmz, make_grid(tmz), "ez").mixtures
+    assert not any(isinstance(mix, Series)
+                   for mix in voxelize_region(tmz, make_grid(tmz), "ez").mixtures)
+
+
+def test_series_mixtures_agree_point_by_point_and_rows_reached_holds_them():
+    """Boxes of several materials with faces on and off the grid planes, lossy and
+    magnetic, overlapping, beside a PEC box, across a periodic face and on a PMC wall: at
+    every point of every component that takes a mixture, and 100 others, point_material
+    (what validate and the estimates look at) gives the coefficient row that
+    voxelize_region's table gives (exactly), and
+    rows_reached counts every row the table uses of a material or a mixture of two (it
+    adds each box's series shares k / 4 with each material before it; mixtures of three,
+    where boxes meet in a cell, it does not count)."""
+    from yeefdtd.build.coefficients import material_rows, rows_reached
+    from yeefdtd.build.model import face_kinds, make_grid
+    from yeefdtd.build.voxelize import full_ranges, point_material, voxelize_region
+
+    s = scene(grid=yf.Grid(cells=(10, 9, 8), spacing=1e-3),
+              boundaries=yf.Boundaries(x_min="pmc", x_max="pec", y_min="periodic",
+                                       y_max="periodic", z_min="pec", z_max="pmc"),
+              materials={"a": yf.Material(eps_r=3, sigma_e=0.3),
+                         "b": yf.Material(eps_r=(2, 5, 7), mu_r=3, sigma_m=200.0)},
+              objects=[yf.Box(center=(0.002, 0.0045, 0.004), size=(0.0043, 0.009, 0.0061),
+                              material="a"),
+                       yf.Box(center=(0.0047, 0.001, 0.0035), size=(0.003, 0.0036, 0.005),
+                              material="b"),
+                       yf.Box(center=(0.0075, 0.0045, 0.0042), size=(0.001, 0.002, 0.002),
+                              material="pec"),
+                       yf.Box(center=(0.0072, 0.005, 0.005), size=(0.0021, 0.0032, 0.0032),
+                              material="a")])
+    grid, faces = make_grid(s), face_kinds(s)
+    rng = np.random.default_rng(5)
+    seen_series = 0
+    for c in grid.components:
+        vox = voxelize_region(s, grid, c)
+        rows = material_rows(s, c, grid.dt, grid.steps, vox.mixtures)
+        full = vox.full()
+        seen_series += sum(type(m) is not tuple for m in vox.mixtures)
+        ext = tuple(slice(0, e) for e in grid.extent(c))
+        mixed = np.argwhere(full[ext] >= len(s.material_names()))
+        others = np.argwhere(full[ext] < len(s.material_names()))
+        picks = np.concatenate([mixed, rng.permutation(others)[:100]])
+        for idx in map(tuple, picks):
+            m, mixtures = point_material(s, grid, c, idx)
+            own = material_rows(s, c, grid.dt, grid.steps, mixtures)[m]
+            assert np.array_equal(own, rows[full[idx]]), (c, idx)
+        base = len(s.material_names())
+        used = rows[[m for m in np.unique(full) if m < base or len(vox.mixtures[m - base]) < 3]]
+        got = rows_reached(s, grid, c, full_ranges(grid, c), faces)
+        assert {tuple(r) for r in used} <= {tuple(r) for r in got}, c
+    assert seen_series > 10

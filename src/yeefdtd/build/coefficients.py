@@ -33,6 +33,7 @@ import numpy as np
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
 from .voxelize import (
+    Series,
     Voxels,
     blends,
     covers,
@@ -45,6 +46,7 @@ from .voxelize import (
     reaches,
     reaches_cells,
     sub_points,
+    sub_points_along,
 )
 
 #: columns of a coefficient table
@@ -67,16 +69,18 @@ class ComponentTable:
 
 def material_rows(scene, component: str, dt: float, steps, mixtures=()) -> np.ndarray:
     """(materials, 4) coefficient rows of every material for ``component``, then of every
-    mixture of ``mixtures`` (Voxels.mixtures: the volume mean of its materials' values
-    along the component's axis, eps_r and sigma_e for E, mu_r and sigma_m for H; a
-    mixture holds no conductor that holds the component, and the other counts as
-    vacuum)."""
+    mixture of ``mixtures`` (Voxels.mixtures) from its materials' values along the
+    component's axis, eps_r and sigma_e for E, mu_r and sigma_m for H: a plain tuple's
+    volume mean (layers side by side along the field), a Series' mean of layers across it
+    (_series). A mixture holds no conductor that holds the component, and the other
+    counts as vacuum."""
     a = axis_of(component)
     b, c = curl_axes(component)
     electric = component[0] == "e"
     names = scene.material_names()
     values = [scene.material(name).axis(a) for name in names]
-    values += [tuple(sum(w * values[m][q] for m, w in mix) for q in range(4))
+    values += [_series(mix, values) if isinstance(mix, Series) else
+               tuple(sum(w * values[m][q] for m, w in mix) for q in range(4))
                for mix in mixtures]
     rows = np.zeros((len(values), 4))
     for m, (eps_r, mu_r, sig_e, sig_m) in enumerate(values):
@@ -94,6 +98,22 @@ def material_rows(scene, component: str, dt: float, steps, mixtures=()) -> np.nd
         rows[m] = (num / den, sign * 2.0 * dt / (den * steps[b]),
                    -sign * 2.0 * dt / (den * steps[c]), -2.0 * dt / den)
     return rows
+
+
+def _series(mix, values) -> tuple[float, float, float, float]:
+    """(eps_r, mu_r, sigma_e, sigma_m) of layers in series along the field, of shares w_i
+    (``mix``: (material number, w_i) pairs; ``values``: each material's four): for each
+    pair (v, sigma) of (eps_r, sigma_e) and (mu_r, sigma_m), v = 1 / sum(w_i / v_i), the
+    harmonic mean (the flux density is the same in every layer), and sigma = v^2
+    sum(w_i sigma_i / v_i^2), the layers' admittance eps (j omega + sigma / eps) in series
+    to first order in the loss (the volume mean where the v_i are equal)."""
+    out = []
+    for v_col, s_col in ((0, 2), (1, 3)):
+        v = 1.0 / sum(w / values[m][v_col] for m, w in mix)
+        out.append((v, v * v * sum(w * values[m][s_col] / values[m][v_col] ** 2
+                                   for m, w in mix)))
+    (eps, sig_e), (mu, sig_m) = out
+    return eps, mu, sig_e, sig_m
 
 
 class _Rows:
@@ -296,13 +316,16 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
     that reach them and the walls among them, without the table's arrays. An object hidden
     by later ones still counts, as does a PMC wall's every material, so the rows may be
     more than the table has there: never fewer (but for mixtures of three materials or
-    more, and those past MIXES_COUNTED rows)."""
+    more, and those past MIXES_COUNTED rows). A box counts its share k / count of a cell
+    with each material before it, and where the component has its own axis in the grid,
+    its series share k / SUB too (voxelize's Series)."""
     if base is None:
         base = material_rows(scene, component, grid.dt, grid.steps)
     numbers = material_numbers(scene)
     mats, mixes = {numbers[scene.background]}, set()
     held = numbers[holding(component)]
     count = sub_points(grid, component)
+    along = sub_points_along(grid, component)
     for obj in placed(scene, grid):
         m = numbers[obj.material]
         whole, some = (covers_cells, reaches_cells) if blends(obj) else (covers, reaches)
@@ -314,6 +337,9 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
                 mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
                                        key=lambda p: p[0]))
                           for old in mats - {held, m} for k in range(1, count)}
+                mixes |= {Series(sorted(((old, (along - k) / along), (m, k / along)),
+                                        key=lambda p: p[0]))
+                          for old in mats - {held, m} for k in range(1, along)}
             mats.add(m)
     own = [base[m] for m in sorted(mats)]
     if mixes:   # (mixtures of three or more materials, where boxes of several cut one

@@ -9,12 +9,19 @@ component takes the volume mean of the box's material and what was there, the ex
 for a field along the face (parallel layers). Sampled at the point alone, the E points on
 both faces of a box drawn on grid planes counted as inside, so for E its material reached
 half a cell past each face: a dielectric slab of 20 cells acted as 21 (its reflection null
-4.8% low). Along a
+4.8% low). A point
+whose cell a face of such a box cuts along the component's own axis (a face normal to it)
+takes the series mixture of the materials at SUB sub-points along that axis (_cut_along,
+Series): the harmonic mean, the exact one for a field across layers (D or B continuous),
+so that a face off the grid planes (E) or on them (H) is placed to within a quarter of a
+cell, not half of one (the resonance of a cavity with a slab in it then falls at second
+order in the cell size). Along a
 periodic axis of length L an object repeats with the period: it is painted with its images
 shifted by L either way that reach the domain (placed()), so one that crosses the face
 x = L comes back in at x = 0, as a wave does. Material numbers follow
 ``Scene.material_names()``: 0 vacuum, 1 pec, 2 pmc, then the scene's materials, then the
-mixtures at boxes' faces (Voxels.mixtures).
+mixtures at boxes' faces (Voxels.mixtures: tuples for the volume means, Series for the
+harmonic ones).
 """
 
 from __future__ import annotations
@@ -106,7 +113,8 @@ class Voxels:
     (uint16, x fastest). The grid's other cells are not stored: at 512^3 with the objects
     of examples/dipole_cpml.toml, a box of 7.6% of the grid. Numbers from the scene's
     count of materials on are ``mixtures``, in order: each a tuple of (material number,
-    share of the point's cell), the shares summing to 1 (see _mixture)."""
+    share of the point's cell), the shares summing to 1 (see _mixture): a plain tuple
+    for the volume mean of its materials, a Series for their harmonic mean."""
 
     shape: tuple[int, int, int]
     background: int
@@ -173,11 +181,38 @@ CHUNK = 1 << 16
 SUB = 4
 
 
+def _own_axis(grid: YeeGrid, component: str) -> int | None:
+    """``component``'s own axis where the grid has it (None for Ez in TMz, Hz in TEz:
+    a 2D grid's points have no extent along z)."""
+    ndim = 2 if grid.mode != "3d" else 3
+    a = axis_of(component)
+    return a if a < ndim and math.isfinite(grid.steps[a]) else None
+
+
+def _whole_across(obj, grid: YeeGrid, t: int, p) -> np.ndarray:
+    """Whether the cells [p - d/2, p + d/2] of the points at ``p`` along the axis ``t``
+    lie wholly inside the box ``obj`` along it, as the sub-points see them: the part past
+    a wall is its mirror image inside (_mixtures_at), and along a periodic axis a box that
+    spans the whole period holds every cell."""
+    lo, hi = obj.bounds()
+    d = grid.steps[t]
+    tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + d)
+    period = _periods(grid)[t]
+    if period and lo[t] <= 0 and hi[t] >= period:
+        return np.ones(np.shape(p), dtype=bool)
+    start, stop = p - 0.5 * d, p + 0.5 * d
+    length = grid.cells[t] * grid.steps[t]
+    if not period and math.isfinite(length):
+        start, stop = np.maximum(start, 0.0), np.minimum(stop, length)
+    return (start >= lo[t] - tol) & (stop <= hi[t] + tol)
+
+
 def _straddled(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
     """Which points of ``component`` (broadcast coordinates) have cells that a face of the
     box ``obj`` cuts across the component's axis: along that axis the point lies in the box
     or on a face (as contains()); along each other axis of the grid its cell [p - d/2,
-    p + d/2] reaches into the box, and along one at least it is not wholly inside."""
+    p + d/2] reaches into the box, and along one at least it is not wholly inside
+    (_whole_across)."""
     pts = (x, y, z)
     lo, hi = obj.bounds()
     a = axis_of(component)
@@ -190,25 +225,51 @@ def _straddled(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
         d = grid.steps[t]
         tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + d)
         reach &= (pts[t] + 0.5 * d > lo[t] + tol) & (pts[t] - 0.5 * d < hi[t] - tol)
-        whole &= (pts[t] - 0.5 * d >= lo[t] - tol) & (pts[t] + 0.5 * d <= hi[t] + tol)
+        whole &= _whole_across(obj, grid, t, pts[t])
     return reach & ~whole
 
 
-def _sub_offsets(grid: YeeGrid, component: str) -> np.ndarray:
+def _cut_along(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
+    """Which points of ``component`` (broadcast coordinates) have cells that a face of the
+    box ``obj`` normal to the component cuts: along the component's own axis the cell
+    [p - d/2, p + d/2] reaches into the box and is not wholly inside it; along every other
+    axis of the grid it is wholly inside (_whole_across). None on a grid without the own
+    axis (Ez in TMz, Hz in TEz)."""
+    pts = (x, y, z)
+    shape = np.broadcast_shapes(*(np.shape(q) for q in pts))
+    a = _own_axis(grid, component)
+    if a is None or a >= len(obj.center):
+        return np.zeros(shape, dtype=bool)
+    lo, hi = obj.bounds()
+    d = grid.steps[a]
+    tol = ON_SURFACE * (abs(lo[a]) + abs(hi[a]) + d)
+    start, stop = pts[a] - 0.5 * d, pts[a] + 0.5 * d
+    out = (stop > lo[a] + tol) & (start < hi[a] - tol) & \
+        ~((start >= lo[a] - tol) & (stop <= hi[a] + tol))
+    out = np.broadcast_to(out, shape).copy()
+    for t in _across(grid, component):
+        out &= _whole_across(obj, grid, t, pts[t])
+    return out
+
+
+def _sub_offsets(grid: YeeGrid, component: str, along: bool = False) -> np.ndarray:
     """(S, 3) offsets (metres) of the sub-points of a point's cell: SUB a side along each
     axis across the component, at the centres of equal parts of the cell; 0 along the
-    component's own axis (and any the grid lacks)."""
+    component's own axis (and any the grid lacks). With ``along``, SUB along the own axis
+    alone (0 across it)."""
     per_axis = [np.zeros(1)] * 3
-    for t in _across(grid, component):
+    own = _own_axis(grid, component)
+    for t in ([own] if own is not None else []) if along else _across(grid, component):
         per_axis[t] = ((np.arange(SUB) + 0.5) / SUB - 0.5) * grid.steps[t]
     return np.stack([g.ravel() for g in np.meshgrid(*per_axis, indexing="ij")], axis=1)
 
 
 def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
-                 background: int) -> np.ndarray:
+                 background: int, along: bool = False) -> np.ndarray:
     """The materials of the sub-points of the cells of ``points`` ((n, 3) coordinates),
     (n, S), painted in order over the background: a box that blends at each sub-point
-    (across the component's axis; along it, at the point); a conductor, where it holds the
+    (across the component's axis, and along it at the point; with ``along``, along the
+    own axis, and across it at the point: _sub_offsets); a conductor, where it holds the
     point, at the sub-points it holds (all of them where it holds none: a sheet thinner
     than their spacing), so that a later box over the same part of the cell frees the point
     (a hole cut to a plate's thickness: the sub-points outside the plate stayed its, and the
@@ -217,7 +278,7 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
     sub-points past an end come back in at the other; along another, those past a wall are
     its images in the wall (a box that reaches a PMC wall, whose tangential E is its own
     image's, fills the cells of the wall's points)."""
-    offs = _sub_offsets(grid, component)
+    offs = _sub_offsets(grid, component, along)
     sub = np.full((len(points), len(offs)), background, dtype=MATERIAL_DTYPE)
     x, y, z = (points[:, q][:, None] for q in range(3))
     q = [x + offs[None, :, 0], y + offs[None, :, 1], z + offs[None, :, 2]]
@@ -251,15 +312,17 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
 def _object_boxes(scene, grid: YeeGrid, component: str, coords=None, objects=None) -> list:
     """Per object of placed() (or ``objects``), the slices of ``component``'s points within
     its bounding box (None where it holds none); for a box that blends (blends()), within
-    half a cell more across the component's axis, where the points' cells meet it."""
+    half a cell more along each axis, where the points' cells meet it (_straddled,
+    _cut_along)."""
     coords = coords or [grid.coords(component, a) for a in range(3)]
     ndim = 2 if grid.mode != "3d" else 3
     boxes = []
     for obj in placed(scene, grid) if objects is None else objects:
         lo, hi = obj.bounds()
-        if blends(obj):   # the points whose cells reach into it (_straddled)
+        if blends(obj):   # the points whose cells reach into it (_straddled, _cut_along)
             lo, hi = list(lo), list(hi)
-            for t in _across(grid, component):
+            own = _own_axis(grid, component)
+            for t in _across(grid, component) + ([own] if own is not None else []):
                 lo[t] -= 0.5 * grid.steps[t] * (1 - 1e-9)
                 hi[t] += 0.5 * grid.steps[t] * (1 - 1e-9)
         box = tuple(_index_range(coords[a], lo[a], hi[a]) if a < ndim
@@ -286,20 +349,44 @@ def holding(component: str) -> str:
     return "pec" if component[0] == "e" else "pmc"
 
 
+class Series(tuple):
+    """A mixture (as a tuple of (material number, share)) of layers across the field, in
+    series along the component's axis (the cell cut by a face normal to it): its value is
+    the harmonic mean of its materials' (coefficients.material_rows), not the volume mean
+    of a plain tuple of the same shares, which it never equals."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return isinstance(other, Series) and tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(("series", tuple(self)))
+
+    def __repr__(self):
+        return f"Series({tuple.__repr__(self)})"
+
+
 def _mixture(row: np.ndarray, numbers: dict, base: int, mixtures: list,
-             component: str) -> int:
+             component: str, series: bool = False) -> int:
     """The material number of a point of ``component`` whose cell's sub-points hold the
     materials ``row``: the one material they all hold; the conductor that holds the
     component where it holds some of them (the point lies on its surface, where the
     conductor holds the tangential field: a box drawn after it over its face does not free
     that field unless it fills the whole cell); else the mixture of their shares (the
-    other conductor counting as vacuum), added to ``mixtures`` (numbered from ``base``)."""
+    other conductor counting as vacuum), added to ``mixtures`` (numbered from ``base``):
+    with ``series`` (sub-points along the component's axis), a Series."""
     m, counts = np.unique(row, return_counts=True)
     if len(m) == 1:
         return int(m[0])
     if numbers[holding(component)] in m:
         return numbers[holding(component)]
     mix = tuple((int(k), float(c) / len(row)) for k, c in zip(m, counts, strict=True))
+    if series:
+        mix = Series(mix)
     if mix not in mixtures:
         mixtures.append(mix)
     return base + mixtures.index(mix)
@@ -328,12 +415,40 @@ def point_material(scene, grid: YeeGrid, component: str, index) -> tuple[int, tu
     point = np.array([[_coordinate(grid, component, a, i) for a, i in enumerate(index)]])
     m = int(material_map(scene, *point.T, grid=grid)[0])
     objects = placed(scene, grid)
-    if not any(blends(o) and _straddled(o, grid, component, *point.T)[0] for o in objects):
+    boxes = [o for o in objects if blends(o)]
+    if any(_straddled(o, grid, component, *point.T)[0] for o in boxes):
+        along = False
+    elif any(_cut_along(o, grid, component, *point.T)[0] for o in boxes):
+        along = True
+    else:
         return m, ()
-    sub = _mixtures_at(grid, component, objects, numbers, point, numbers[scene.background])
+    sub = _mixtures_at(grid, component, objects, numbers, point, numbers[scene.background],
+                       along)
     mixtures: list = []
-    return _mixture(np.sort(sub[0]), numbers, len(numbers), mixtures, component), \
+    return _mixture(np.sort(sub[0]), numbers, len(numbers), mixtures, component, along), \
         tuple(mixtures)
+
+
+def _mark_along(along: np.ndarray, obj, grid: YeeGrid, component: str, points,
+                where: tuple) -> None:
+    """Mark in ``along`` (at ``where``, the block of the points of the broadcast
+    coordinates ``points``) the points whose cells a face of ``obj`` normal to
+    ``component`` cuts (_cut_along), looking only at the planes of points within a cell
+    of a face along the own axis (a few), not at the whole block."""
+    a = _own_axis(grid, component)
+    if a is None or a >= len(obj.center):
+        return
+    lo, hi = obj.bounds()
+    p = np.ravel(points[a])
+    d = grid.steps[a]
+    for k in np.flatnonzero((np.abs(p - lo[a]) < d) | (np.abs(p - hi[a]) < d)):
+        plane = list(points)
+        plane[a] = points[a][tuple(slice(k, k + 1) if t == a else slice(None)
+                                   for t in range(3))]
+        dst = list(where)
+        dst[a] = slice(where[a].start + k, where[a].start + k + 1)
+        block = along[tuple(dst)]
+        block |= np.broadcast_to(_cut_along(obj, grid, component, *plane), block.shape)
 
 
 def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
@@ -341,7 +456,9 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
     objects' bounding boxes hold (see Voxels). Points whose cells a face of a box that
     blends cuts (_straddled) take the mixture of the materials at SUB sub-points a side
     of their cell across the component's axis, painted in order (_mixtures_at), so that
-    boxes that meet (or a box and its periodic image) fill a cell whole."""
+    boxes that meet (or a box and its periodic image) fill a cell whole. Points whose cells
+    a face normal to the component cuts, and none across it (_cut_along), take the series
+    mixture (Series) of the materials at SUB sub-points along the component's axis."""
     numbers = material_numbers(scene)
     background = numbers[scene.background]
     coords = [grid.coords(component, a) for a in range(3)]
@@ -353,6 +470,7 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
     inner = np.full(tuple(s.stop - s.start for s in region), background,
                     dtype=MATERIAL_DTYPE, order="F")
     cut = np.zeros(inner.shape, dtype=bool) if any(map(blends, objects)) else None
+    along = np.zeros(inner.shape, dtype=bool) if cut is not None else None
     for obj, box in zip(objects, boxes, strict=True):
         if box is None:
             continue
@@ -366,18 +484,24 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
         if blends(obj):
             cut[where] |= np.broadcast_to(_straddled(obj, grid, component, X, Y, Z),
                                           part.shape)
-    mixtures = []
-    if cut is not None and cut.any():
-        idx = np.nonzero(cut)
+            _mark_along(along, obj, grid, component, (X, Y, Z), where)
+    mixtures: list = []
+    if cut is None:
+        return Voxels(grid.shape, background, region, inner, ())
+    base = len(numbers)
+    # cut across (volume means) first, then normal to the component alone (series): a
+    # point cut both ways keeps the volume mean
+    for marked, series in ((cut, False), (along & ~cut, True)):
+        if not marked.any():
+            continue
+        idx = np.nonzero(marked)
         points = np.stack([coords[q][idx[q] + region[q].start] for q in range(3)], axis=1)
         sub = np.concatenate([   # in chunks: each point's sub-points take 3 x 16 doubles
             np.sort(_mixtures_at(grid, component, objects, numbers, points[k:k + CHUNK],
-                                 background), axis=1)
+                                 background, series), axis=1)
             for k in range(0, len(points), CHUNK)])
         kinds, back = _unique_rows(sub)
-        base, made = len(numbers), []
-        for row in kinds:
-            made.append(_mixture(row, numbers, base, mixtures, component))
+        made = [_mixture(row, numbers, base, mixtures, component, series) for row in kinds]
         if base + len(mixtures) > np.iinfo(MATERIAL_DTYPE).max:
             raise SetupError(f"objects: {len(mixtures)} mixtures of materials at the faces "
                              "of boxes, more than a grid's material numbers hold; draw fewer "
@@ -444,8 +568,8 @@ def covers(obj, grid: YeeGrid, component: str, ranges) -> bool:
 
 
 def _sub_lattice(grid: YeeGrid, component: str, axis: int, lo: int, hi: int) -> np.ndarray:
-    """Along ``axis`` across ``component``, the coordinates of the sub-points (see SUB)
-    of the cells of points lo .. hi - 1: SUB a cell, evenly."""
+    """Along ``axis`` (across ``component`` or along it), the coordinates of the
+    sub-points (see SUB) of the cells of points lo .. hi - 1: SUB a cell, evenly."""
     d = grid.steps[axis]
     j = np.arange(lo * SUB, hi * SUB)
     return ((j + 0.5) / SUB + OFFSETS[component][axis] - 0.5) * d
@@ -460,29 +584,39 @@ def _near_lattice(coords: np.ndarray, centre: float) -> np.ndarray:
 
 def reaches_cells(obj, grid: YeeGrid, component: str, ranges) -> bool:
     """reaches() for a box that blends: whether it holds a sub-point of the cell of a point
-    of ``component`` with indices in ``ranges`` (at the point along the component's axis),
-    so that some point takes some of its material (voxelize_region)."""
+    of ``component`` with indices in ``ranges``, so that some point may take some of its
+    material (voxelize_region): one across the component's axis at the point along it
+    (_straddled), or one along it at the point across it (_cut_along)."""
     a = axis_of(component)
-    near = []
-    for t, r in enumerate(ranges):
-        if t >= len(obj.center) or not math.isfinite(grid.steps[t]):
-            near.append(np.zeros(1))
-        elif t == a:
-            near.append(np.array([_coordinate(grid, component, t, i)
-                                  for i in _nearest(grid, component, t, obj.center[t], *r)]))
-        else:
-            near.append(_near_lattice(_sub_lattice(grid, component, t, *r), obj.center[t]))
-    return bool(np.any(obj.contains(near[0][:, None, None], near[1][None, :, None],
-                                    near[2][None, None, :])))
+    own = _own_axis(grid, component)
+    for sub_axes in ([t for t in range(3) if t != a], [own] if own is not None else None):
+        if sub_axes is None:
+            continue
+        near = []
+        for t, r in enumerate(ranges):
+            if t >= len(obj.center) or not math.isfinite(grid.steps[t]):
+                near.append(np.zeros(1))
+            elif t in sub_axes:
+                near.append(_near_lattice(_sub_lattice(grid, component, t, *r),
+                                          obj.center[t]))
+            else:
+                near.append(np.array([_coordinate(grid, component, t, i) for i in
+                                      _nearest(grid, component, t, obj.center[t], *r)]))
+        if np.any(obj.contains(near[0][:, None, None], near[1][None, :, None],
+                               near[2][None, None, :])):
+            return True
+    return False
 
 
 def covers_cells(obj, grid: YeeGrid, component: str, ranges) -> bool:
-    """covers() for a box that blends: whether it holds the whole cell (every sub-point)
-    of every point of ``component`` with indices in ``ranges``."""
+    """covers() for a box that blends: whether it holds the whole cell (every sub-point,
+    along the component's axis too where the grid has it) of every point of
+    ``component`` with indices in ``ranges``."""
     a = axis_of(component)
     ends = []
     for t, (lo, hi) in enumerate(ranges):
-        if t == a or t >= len(obj.center) or not math.isfinite(grid.steps[t]):
+        if (t == a and _own_axis(grid, component) is None) or t >= len(obj.center) \
+                or not math.isfinite(grid.steps[t]):
             ends.append(np.array([_coordinate(grid, component, t, lo),
                                   _coordinate(grid, component, t, hi - 1)]))
         else:
@@ -495,6 +629,12 @@ def covers_cells(obj, grid: YeeGrid, component: str, ranges) -> bool:
 def sub_points(grid: YeeGrid, component: str) -> int:
     """How many sub-points a point's cell has (SUB a side across the component's axis)."""
     return SUB ** len(_across(grid, component))
+
+
+def sub_points_along(grid: YeeGrid, component: str) -> int:
+    """How many sub-points a cell cut normal to ``component`` has (SUB along its axis;
+    none on a grid without that axis: _cut_along)."""
+    return SUB if _own_axis(grid, component) is not None else 0
 
 
 def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:

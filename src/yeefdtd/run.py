@@ -82,7 +82,8 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     ``backend``, ``dtype`` and ``steps`` override the scene's run settings. ``progress``
     shows a bar with live Mcells/s (default: only when stderr is a terminal).
     ``keep_fields`` adds the final field arrays to the result. On divergence or Ctrl-C the
-    raised error carries ``partial``: the result recorded so far.
+    raised error carries ``partial``: the result recorded so far (after Ctrl-C without
+    fields, which it notes: the interrupt came within a step).
     """
     from .exceptions import ValidationError
 
@@ -201,12 +202,22 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         raise
     except KeyboardInterrupt:
         status = "interrupted"
+        # no fields: the interrupt came within a step (within a half step's pieces, on
+        # threads), so the stepper holds no whole step's fields, nor those of step `done`
+        partial = _result(model, stepper, done, seconds, status, False)
+        if keep_fields:
+            partial.stats["notes"] = [*partial.stats.get("notes", ()), INTERRUPTED_FIELDS]
         raise RunInterrupted(f"interrupted after {done} of {total} steps", done,
-                             _result(model, stepper, done, seconds, status, keep_fields)
-                             ) from None
+                             partial) from None
     finally:
         bar.close()
     return _result(model, stepper, done, seconds, status, keep_fields)
+
+
+#: the note an interrupted run's result carries where its fields were asked for
+INTERRUPTED_FIELDS = ("fields: left out: the run was interrupted within a step, where the "
+                      "fields are no whole step's; a run that completes (or diverges) "
+                      "keeps them")
 
 
 def _finite_steps(model: Model, rec, done: int) -> int:

@@ -275,3 +275,34 @@ def test_set_field_in_float16_without_sources_refuses_values_below_its_scale():
     w = np.zeros(loud.model.grid.shape)
     w[3, 3, 3] = 1e-6 * loud.storage.scale("ez")
     loud.set_field("ez", w)
+
+
+def test_an_interrupted_run_keeps_no_fields(monkeypatch):
+    """Ctrl-C within a step: the partial result's records are those of its steps, but the
+    stepper's fields are of no whole step (they were saved as those of the step count,
+    and equalled a later step's, or mixed two on threads), so keep_fields leaves them out
+    and a note says why. A diverged run keeps them, at stats.fields_at_step."""
+    from yeefdtd.backends.numpy.stepper import NumpyStepper
+    from yeefdtd.run import INTERRUPTED_FIELDS
+
+    scene = yf.Scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(6, 6, 6),
+                                             waveform=yf.DiffGaussian(tau=10e-12))],
+                     monitors=[yf.Probe(name="p", cell=(4, 6, 6))],
+                     run=yf.RunSettings(steps=200, dtype="float64", backend="numpy"))
+    inject = NumpyStepper.inject_e
+
+    def ctrl_c(self, n):
+        if n == 100:
+            raise KeyboardInterrupt
+        return inject(self, n)
+
+    monkeypatch.setattr(NumpyStepper, "inject_e", ctrl_c)
+    with pytest.raises(yf.RunInterrupted) as info:
+        yf.run(scene, progress=False, keep_fields=True)
+    part = info.value.partial
+    assert part.fields is None and part.stats["notes"][-1] == INTERRUPTED_FIELDS
+    k = part.stats["steps"]
+    monkeypatch.setattr(NumpyStepper, "inject_e", inject)
+    whole = yf.run(scene, steps=k, progress=False)
+    assert 0 < k < 100 and np.array_equal(part.probes["p"]["ez"], whole.probes["p"]["ez"])

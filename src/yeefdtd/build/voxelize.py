@@ -641,9 +641,9 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
     """What a user should hear of the objects before a run: one that holds no point of
     any field component it acts on (smaller than a cell, or inside the domain only where no
     such point lies; a PEC object acts on E alone, a PMC one on H) is not in the run at
-    all. A note, not an error: the run is right for what the
-    grid resolves, and a scene may keep such an object on purpose (a feature below this
-    grid's resolution, there for a finer one)."""
+    all. A note, not an error: the run is right for what the grid resolves, and a scene
+    may keep such an object on purpose (a feature below this grid's resolution, there for
+    a finer one)."""
     out = []
     period = _periods(grid)
     for i, obj in enumerate(scene.objects):

@@ -677,3 +677,50 @@ def test_series_mixtures_agree_point_by_point_and_rows_reached_holds_them():
         got = rows_reached(s, grid, c, full_ranges(grid, c), faces)
         assert {tuple(r) for r in used} <= {tuple(r) for r in got}, c
     assert seen_series > 10
+
+
+def test_a_conductors_sliver_past_a_point_keeps_it_held_and_rows_reached_counts_its_mixes():
+    """A PEC plate over z 0.95 to 1.25 mm holds the E points on z = 1 mm; a substrate drawn
+    after it from z = 1 mm takes the sub-points the plate held there (z = 1.125), but the
+    plate's sliver below z = 1 mm still passes through the points: they stay held (they
+    took the substrate's mean with vacuum, and the plate was gone from the run), as with
+    the plate drawn as z 0.95 to 1.00 alone. And a conductor drawn after a box mixes, for
+    the field it does not hold, with the box (as vacuum): rows_reached counts those
+    mixtures (it missed them, which may choose ids too narrow)."""
+    from yeefdtd.build.coefficients import material_rows, rows_reached
+    from yeefdtd.build.model import build_model, face_kinds, make_grid
+    from yeefdtd.build.voxelize import full_ranges, voxelize_region
+
+    def sc(objs, **kw):
+        return yf.Scene(grid=yf.Grid(cells=(8, 8, 6), spacing=1e-3), boundaries="pec",
+                        materials={"sub": yf.Material(eps_r=4)}, objects=objs,
+                        run=yf.RunSettings(steps=1), **kw)
+
+    def plate(z0, z1):
+        return yf.Box(center=(0.004, 0.004, 0.5 * (z0 + z1)), size=(0.004, 0.004, z1 - z0),
+                      material="pec")
+
+    substrate = yf.Box(center=(0.004, 0.004, 0.002), size=(0.004, 0.004, 0.002),
+                       material="sub")
+    for objs in ([plate(0.00095, 0.00125)], [plate(0.00095, 0.00125), substrate],
+                 [plate(0.00095, 0.001), substrate]):
+        tables = build_model(sc(objs)).tables
+        assert all(np.all(tables[c].per_cell(0)[3:6, 3:6, 1] == 0) for c in ("ex", "ey"))
+    for kind in ("pec", "pmc"):
+        s = yf.Scene(grid=yf.Grid(cells=(8, 8, 8), spacing=1e-3), boundaries="pec",
+                     background="oil",
+                     materials={"oil": yf.Material(eps_r=2.2, mu_r=1.7),
+                                "glass": yf.Material(eps_r=4, mu_r=3)},
+                     objects=[yf.Box(center=(0.004, 0.004, 0.004), size=(0.004, 0.004, 0.004),
+                                     material="glass"),
+                              yf.Box(center=(0.007, 0.004, 0.004), size=(0.002, 0.004, 0.004),
+                                     material=kind)],
+                     run=yf.RunSettings(steps=1))
+        grid, faces = make_grid(s), face_kinds(s)
+        base = len(s.material_names())
+        for c in grid.components:
+            vox = voxelize_region(s, grid, c)
+            rows = material_rows(s, c, grid.dt, grid.steps, vox.mixtures)
+            got = {tuple(r) for r in rows_reached(s, grid, c, full_ranges(grid, c), faces)}
+            assert all(tuple(rows[m]) in got for m in np.unique(vox.full())
+                       if m < base or len(vox.mixtures[m - base]) == 2), (kind, c)

@@ -33,6 +33,7 @@ import numpy as np
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
 from .voxelize import (
+    CONDUCTORS,
     Series,
     Voxels,
     blends,
@@ -332,7 +333,10 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
         if whole(obj, grid, component, ranges):
             mats, mixes = {m}, set()
         elif some(obj, grid, component, ranges):
-            if blends(obj) and len(mats) + len(mixes) <= MIXES_COUNTED:
+            # a conductor paints the part of a cell it holds too: to the field it does not
+            # hold it is vacuum, mixed with what was there before (it holds the other)
+            shares = blends(obj) or (obj.material in CONDUCTORS and m != held)
+            if shares and len(mats) + len(mixes) <= MIXES_COUNTED:
                 # its share of a cell with each material there before
                 mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
                                        key=lambda p: p[0]))

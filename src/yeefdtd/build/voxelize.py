@@ -270,8 +270,9 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
     (n, S), painted in order over the background: a box that blends at each sub-point
     (across the component's axis, and along it at the point; with ``along``, along the
     own axis, and across it at the point: _sub_offsets); a conductor, where it holds the
-    point, at the sub-points it holds (all of them where it holds none: a sheet thinner
-    than their spacing), so that a later box over the same part of the cell frees the point
+    point, at the sub-points it holds, and at the nearest ones on a side it reaches past
+    the point on (all of them where it holds none: a sheet thinner than their spacing),
+    so that a later box over the same part of the cell frees the point
     (a hole cut to a plate's thickness: the sub-points outside the plate stayed its, and the
     hole's points on its faces held at zero); any other object at the point itself, for all
     of the cell's sub-points (a sphere's points are as before). Along a periodic axis the
@@ -291,6 +292,14 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
     q = [np.broadcast_to(v, sub.shape) for v in q]
     span = [(v.min(axis=1), v.max(axis=1)) for v in q]   # each point's sub-points, per axis
     node = [np.broadcast_to(v, sub.shape) for v in (x, y, z)]
+    # where a sub-point is one of the two nearest the point along an axis, a probe just
+    # past the point on its side along that axis (at the sub-point along the others): a
+    # conductor that reaches past the point there claims it (_claimed)
+    smallest = [np.min(np.abs(offs[:, t][offs[:, t] != 0]), initial=np.inf) for t in range(3)]
+    probe = [np.where(np.isclose(np.abs(offs[None, :, t]), smallest[t]),
+                      node[t] + np.sign(offs[None, :, t]) * 1e-4 * grid.steps[t], q[t])
+             if math.isfinite(smallest[t]) else q[t] for t in range(3)]
+    probe = [np.broadcast_to(v, sub.shape) for v in probe]
     for obj in objects:   # each on the points whose sub-points its bounds may hold
         lo, hi = obj.bounds()
         near = np.ones(len(points), dtype=bool)
@@ -300,9 +309,13 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
         if not near.any():
             continue
         if obj.material in CONDUCTORS:   # the part of the cell it holds, if it holds the point
-            inside = obj.contains(*(v[near] for v in q))
-            thin = ~inside.any(axis=1, keepdims=True)   # a sheet between the sub-points: all
-            inside = obj.contains(*(v[near] for v in node)) & (inside | thin)
+            held = obj.contains(*(v[near] for v in q))
+            thin = ~held.any(axis=1, keepdims=True)   # a sheet between the sub-points: all
+            # a sliver of it past the point on a side, short of that side's nearest
+            # sub-points, claims them (a later box over the rest of the cell then leaves
+            # the point held, as the sliver's face passes through it)
+            held |= obj.contains(*(v[near] for v in probe))
+            inside = obj.contains(*(v[near] for v in node)) & (held | thin)
         else:
             inside = obj.contains(*(v[near] for v in (q if blends(obj) else node)))
         sub[near] = np.where(inside, numbers[obj.material], sub[near])

@@ -233,8 +233,10 @@ def _cut_along(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
     """Which points of ``component`` (broadcast coordinates) have cells that a face of the
     box ``obj`` normal to the component cuts: along the component's own axis the cell
     [p - d/2, p + d/2] reaches into the box and is not wholly inside it; along every other
-    axis of the grid it is wholly inside (_whole_across). None on a grid without the own
-    axis (Ez in TMz, Hz in TEz)."""
+    axis of the grid the point lies in the box or on a face. None on a grid without the own
+    axis (Ez in TMz, Hz in TEz). Whether the cell is whole across the component is decided
+    by the sub-points across it, painted by every object (voxelize_region): a box that
+    meets another, or its own periodic image, leaves the cells at the seam whole."""
     pts = (x, y, z)
     shape = np.broadcast_shapes(*(np.shape(q) for q in pts))
     a = _own_axis(grid, component)
@@ -248,7 +250,8 @@ def _cut_along(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
         ~((start >= lo[a] - tol) & (stop <= hi[a] + tol))
     out = np.broadcast_to(out, shape).copy()
     for t in _across(grid, component):
-        out &= _whole_across(obj, grid, t, pts[t])
+        tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + grid.steps[t])
+        out &= (pts[t] >= lo[t] - tol) & (pts[t] <= hi[t] + tol)
     return out
 
 
@@ -429,14 +432,17 @@ def point_material(scene, grid: YeeGrid, component: str, index) -> tuple[int, tu
     m = int(material_map(scene, *point.T, grid=grid)[0])
     objects = placed(scene, grid)
     boxes = [o for o in objects if blends(o)]
-    if any(_straddled(o, grid, component, *point.T)[0] for o in boxes):
-        along = False
-    elif any(_cut_along(o, grid, component, *point.T)[0] for o in boxes):
-        along = True
-    else:
+    background = numbers[scene.background]
+    across = any(_straddled(o, grid, component, *point.T)[0] for o in boxes)
+    along = any(_cut_along(o, grid, component, *point.T)[0] for o in boxes)
+    if not (across or along):
         return m, ()
-    sub = _mixtures_at(grid, component, objects, numbers, point, numbers[scene.background],
-                       along)
+    sub = _mixtures_at(grid, component, objects, numbers, point, background) if across \
+        else None
+    if sub is None or (along and np.all(sub[0] == sub[0, 0])):   # whole across: the series
+        sub = _mixtures_at(grid, component, objects, numbers, point, background, True)
+    else:
+        along = False
     mixtures: list = []
     return _mixture(np.sort(sub[0]), numbers, len(numbers), mixtures, component, along), \
         tuple(mixtures)
@@ -502,9 +508,11 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
     if cut is None:
         return Voxels(grid.shape, background, region, inner, ())
     base = len(numbers)
-    # cut across (volume means) first, then normal to the component alone (series): a
-    # point cut both ways keeps the volume mean
-    for marked, series in ((cut, False), (along & ~cut, True)):
+    # cut across (volume means) first, then normal to the component (series): a point cut
+    # both ways keeps the volume mean, unless its cell's sub-points across the component
+    # hold one material (boxes that meet there, or a box and its periodic image)
+    series_points = along & ~cut
+    for marked, series in ((cut, False), (series_points, True)):
         if not marked.any():
             continue
         idx = np.nonzero(marked)
@@ -513,6 +521,12 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
             np.sort(_mixtures_at(grid, component, objects, numbers, points[k:k + CHUNK],
                                  background, series), axis=1)
             for k in range(0, len(points), CHUNK)])
+        if not series:   # whole across where a face normal to the component cuts: series
+            move = (sub == sub[:, :1]).all(axis=1) & along[idx]
+            series_points[tuple(i[move] for i in idx)] = True
+            idx, sub = tuple(i[~move] for i in idx), sub[~move]
+            if not len(sub):
+                continue
         kinds, back = _unique_rows(sub)
         made = [_mixture(row, numbers, base, mixtures, component, series) for row in kinds]
         if base + len(mixtures) > np.iinfo(MATERIAL_DTYPE).max:

@@ -297,7 +297,7 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
     node = [np.broadcast_to(v, sub.shape) for v in (x, y, z)]
     # where a sub-point is one of the two nearest the point along an axis, a probe just
     # past the point on its side along that axis (at the sub-point along the others): a
-    # conductor that reaches past the point there claims it (_claimed)
+    # conductor that reaches past the point there claims it (below)
     smallest = [np.min(np.abs(offs[:, t][offs[:, t] != 0]), initial=np.inf) for t in range(3)]
     probe = [np.where(np.isclose(np.abs(offs[None, :, t]), smallest[t]),
                       node[t] + np.sign(offs[None, :, t]) * 1e-4 * grid.steps[t], q[t])

@@ -121,6 +121,16 @@ def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
         return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x / peak, n)) * (peak * step)
 
 
+def _ringing(x: np.ndarray) -> np.ndarray:
+    """``x`` less its mean (a static offset is no resonance: its window's sidelobes came
+    back as peaks) over its largest magnitude (values near float's largest overflowed the
+    peak search's sums); a constant record is a one-line ValidationError."""
+    x = x - x.mean()
+    if not np.abs(x).max() > 0:
+        raise ValidationError("values: constant, so no peak; record where the field rings")
+    return x / np.abs(x).max()
+
+
 def _windowed_power(x, t, f, w):
     return abs(np.dot(x * w, np.exp(-2j * np.pi * f * t)))
 
@@ -157,10 +167,7 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
-    x = x - x.mean()
-    if not np.abs(x).max() > 0:
-        raise ValidationError("values: constant, so no peak; record where the field rings")
-    x = x / np.abs(x).max()   # values near float's largest overflowed the search's sums
+    x = _ringing(x)
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
@@ -210,10 +217,7 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     if fmax is not None and fmax < fmin:
         raise ValidationError(f"fmin, fmax: {fmin:.6g} Hz is above {fmax:.6g} Hz; give the "
                               "band's lower end first")
-    x = x - x.mean()
-    if not np.abs(x).max() > 0:
-        raise ValidationError("values: constant, so no peak; record where the field rings")
-    x = x / np.abs(x).max()   # values near float's largest overflowed the search's sums
+    x = _ringing(x)
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax

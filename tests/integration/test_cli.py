@@ -210,19 +210,24 @@ def test_a_diverged_run_that_cannot_be_saved_anywhere_still_says_why_it_stopped(
     assert len(err) == 2 and "the result is lost" in err[0] and "step 20" in err[1]
 
 
-def test_plots_leave_out_values_that_are_not_finite(tmp_path):
-    """A result holding NaN or infinities (a diverged run's, from before the records were
-    cut at the first one) still plots, without them."""
-    from yeefdtd.plot import plot_result
-
+def _plotted_result(dtype: str = "float32"):
+    """A short TMz run with a probe and a snapshot, whose records the plot tests change."""
     scene = yf.Scene(
         grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
         sources=[yf.PointSource(component="ez", cell=(6, 6), waveform=yf.Ricker(
             frequency=20e9))],
         monitors=[yf.Probe(name="p", cell=(7, 6)),
                   yf.Snapshot(name="s", component="ez", every=2)],
-        run=yf.RunSettings(steps=12, backend="numpy"))
-    res = yf.run(scene, progress=False)
+        run=yf.RunSettings(steps=12, backend="numpy", dtype=dtype))
+    return yf.run(scene, progress=False)
+
+
+def test_plots_leave_out_values_that_are_not_finite(tmp_path):
+    """A result holding NaN or infinities (a diverged run's, from before the records were
+    cut at the first one) still plots, without them."""
+    from yeefdtd.plot import plot_result
+
+    res = _plotted_result()
     res.probes["p"].data["ez"][5:] = np.nan
     res.probes["p"].data["hx"][3] = np.inf
     res.snapshots["s"].frames[-1, 2:5, 2:5] = -np.inf
@@ -240,14 +245,7 @@ def test_plots_of_values_near_floats_largest(tmp_path):
     from yeefdtd.plot import plot_probe, plot_snapshot
     from yeefdtd.spectra import spectrum
 
-    scene = yf.Scene(
-        grid=yf.Grid(mode="tmz", cells=(12, 12), spacing=1e-3), boundaries="pec",
-        sources=[yf.PointSource(component="ez", cell=(6, 6), waveform=yf.Ricker(
-            frequency=20e9))],
-        monitors=[yf.Probe(name="p", cell=(7, 6)),
-                  yf.Snapshot(name="s", component="ez", every=2)],
-        run=yf.RunSettings(steps=12, backend="numpy", dtype="float64"))
-    res = yf.run(scene, progress=False)
+    res = _plotted_result("float64")
     ez, t = res.probes["p"].data["ez"], res.probes["p"].times["ez"]
     _, small = spectrum(ez, t)
     peak = np.abs(ez).max()

@@ -169,7 +169,7 @@ def _diverging_scene(tmp_path) -> Path:
     scene = yf.Scene(
         grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
         sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
-                                waveform=yf.Gaussian(tau=6e-12, t0=12e-12))],
+                                waveform=yf.Gaussian(tau=6e-12))],
         monitors=[yf.Probe(name="p", cell=(12, 10))],
         run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))
     return scene.save(tmp_path / "bad.json")
@@ -200,7 +200,7 @@ def test_a_diverged_run_that_cannot_be_saved_anywhere_still_says_why_it_stopped(
     scene = yf.Scene(
         grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
         sources=[yf.PointSource(component="ez", cell=(10, 10), amplitude=1e300,
-                                waveform=yf.Gaussian(tau=6e-12, t0=12e-12))],
+                                waveform=yf.Gaussian(tau=6e-12))],
         monitors=[yf.Probe(name="p", cell=(12, 10)), yf.Snapshot(name="s", component="ez",
                                                                   every=50)],
         run=yf.RunSettings(steps=100, check_every=20, dtype="float32", backend="numpy"))

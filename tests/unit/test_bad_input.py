@@ -331,6 +331,56 @@ def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch
     assert "notes" not in res.stats and "source where" not in capsys.readouterr().err
 
 
+def _notes(d: dict, steps: int = 10) -> tuple[str, ...]:
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    scene = yf.Scene.parse(d)
+    return notes_before_run(scene, make_grid(scene), steps)
+
+
+@pytest.mark.parametrize("waveform, field", [
+    ({"type": "gaussian", "tau": 1e-11, "t0": 0.0}, "t0"),
+    ({"type": "ricker", "frequency": 10e9, "t0": 0.5e-10}, "t0"),
+    ({"type": "modulated_gaussian", "frequency": 10e9, "t0": 3e-11}, "t0"),
+    ({"type": "samples", "dt": 1e-12, "values": [0.5, 1.0, 0.5], "start": -1e-12}, "start"),
+])
+def test_a_pulse_already_under_way_at_the_start_gets_a_note(waveform, field):
+    """The run samples a waveform from t = 0 on, so a pulse whose t0 leaves it above 1e-6 of
+    its peak there is switched on as a step, and its spectrum() (the reference for a
+    transfer function) is not that of what was driven: a Gaussian of t0 = 0 gave a probe
+    spectrum 0.47 to 0.56 times spectrum(); samples before t = 0 are never driven."""
+    d = base3d()
+    d["sources"][0]["waveform"] = waveform
+    notes = [n for n in _notes(d) if f"waveform.{field}" in n]
+    assert len(notes) == 1 and notes[0].startswith(f"sources[0].waveform.{field}: ")
+    # the default delays, and samples that start at 0, say nothing
+    del d["sources"][0]["waveform"][field]
+    assert not [n for n in _notes(d) if "waveform.t0" in n or "waveform.start" in n]
+
+
+def test_a_source_or_probe_inside_a_cpml_layer_gets_a_note():
+    """A layer absorbs and rescales what a source inside it radiates (a 10 GHz Ricker 1, 3
+    and 6 cells from the wall of a 10-cell layer gave 1.6%, 55% and 140% of the field 12
+    cells away that it gives in the medium), and a probe there records the layer's fields.
+    base3d: 30 cells a side, 10-cell layers on every face."""
+    d = base3d()
+    d["sources"][0]["position"] = [0.003, 0.015, 0.015]   # x = 3 cells: 7 into x_min's
+    d["monitors"][0]["position"] = [0.015, 0.015, 0.028]  # z = 28: 8 into z_max's
+    notes = _notes(d)
+    assert [n for n in notes if n.startswith("sources[0]: inside the x_min CPML of 10 "
+                                             "cells, 7 past its inner face")]
+    assert [n for n in notes if n.startswith("monitors[0] ('p'): the probe lies inside the "
+                                             "z_max CPML of 10 cells")]
+    # on the layers' inner faces (x = 10, z = 20 cells): nothing to say
+    d["sources"][0]["position"] = [0.010, 0.015, 0.015]
+    d["monitors"][0]["position"] = [0.015, 0.015, 0.020]
+    assert not [n for n in _notes(d) if "CPML" in n]
+    # a periodic or PEC face has no layer
+    d["sources"][0]["position"] = [0.003, 0.015, 0.015]
+    d["boundaries"] = {"x_min": "pec", "x_max": "pec"}
+    assert not [n for n in _notes(d) if "CPML" in n]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_sources_too_weak_for_32_or_16_bits_get_a_note(dtype, capsys, monkeypatch):
     """float32 arithmetic loses fields below about 1e-38, so a note says so (float16's scale

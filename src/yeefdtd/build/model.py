@@ -136,7 +136,7 @@ def notes_before_run(scene: Scene, grid: YeeGrid, steps: int,
     points involved alone), a run from the model's."""
     return (run_notes(scene) + object_notes(scene, grid)
             + source_notes(scene, grid, tables, steps, samples, face_kinds(scene))
-            + monitor_notes(scene, steps))
+            + monitor_notes(scene, steps, grid))
 
 
 def run_notes(scene: Scene) -> tuple[str, ...]:

@@ -154,7 +154,32 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
                        f"{steps * grid.dt:.4g} s), so it drives nothing; move {where} or "
                        "run longer")
         out += _frequency_notes(i, src.waveform, scene, grid)
+        out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)
+
+
+def _cut_note(i: int, wf) -> list[str]:
+    """The note on a pulse that is already under way at t = 0, where the run starts: the run
+    switches it on as a step there, so it drives a pulse other than the one its
+    ``spectrum()`` describes (a Gaussian of t0 = 0: half its spectrum, and a step's), and
+    samples before t = 0 are never driven."""
+    if wf.type == "sine":   # switched on at t = 0 by its ramp, as its spectrum says
+        return []
+    if wf.type == "samples":
+        before = [v for k, v in enumerate(wf.values) if wf.start + k * wf.dt < 0 and v != 0]
+        if not before:
+            return []
+        return [f"sources[{i}].waveform.start: {len(before)} of its samples lie before "
+                "t = 0, where the run starts, and are never driven (its spectrum() counts "
+                "them); start them at 0 or later"]
+    at_start = abs(float(wf(0.0)))
+    if at_start <= WEAKEST:
+        return []
+    early = wf.delay - wf.support()[0]   # how long the pulse rises before its t0
+    return [f"sources[{i}].waveform.t0: the pulse is at {at_start:.2g} of its peak at t = 0, "
+            "where the run starts, so the run switches it on as a step and drives a pulse "
+            "other than the one its spectrum() describes; use a t0 of "
+            f"{early:.3g} s or more (or leave t0 out)"]
 
 
 def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
@@ -219,14 +244,42 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
     return []
 
 
-def monitor_notes(scene, steps: int) -> tuple[str, ...]:
+def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
+    """Where ``component``'s point at ``idx`` lies inside a CPML layer, which one and how
+    deep ("the x_min CPML of 10 cells, 3 past its inner face"); else None. A point less
+    than a cell past the inner face is left out: the layer's profiles start from zero there
+    (sigma at 1e-3 of its peak a cell in, at the default grading order of 3), and a probe
+    on the face has components half a cell on either side of it."""
+    for a, axis in enumerate("xyz"[: 2 if scene.grid.is_2d else 3]):
+        if grid.periodic[a]:
+            continue
+        p, n = idx[a] + OFFSETS[component][a], grid.cells[a]
+        for side, depth in (("min", p), ("max", n - p)):
+            face = scene.boundaries.face(f"{axis}_{side}")
+            if not isinstance(face, str) and depth <= face.cells - 1:
+                return (f"the {axis}_{side} CPML of {face.cells} cells, "
+                        f"{face.cells - depth:g} past its inner face")
+    return None
+
+
+def monitor_notes(scene, steps: int, grid: YeeGrid | None = None) -> tuple[str, ...]:
     """What a user should hear of the monitors before a run: one that records every more
-    steps than the run has records nothing."""
-    return tuple(f"monitors[{i}] ({name!r}): records every {mon.every} steps, more than the "
-                 f"run's {steps}, so it records nothing; lower its every"
-                 for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors,
-                                                     strict=True))
-                 if mon.every > steps)
+    steps than the run has records nothing; with ``grid``, a probe inside a CPML layer
+    records the layer's stretched fields, not those of the medium."""
+    out = []
+    for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors, strict=True)):
+        if mon.every > steps:
+            out.append(f"monitors[{i}] ({name!r}): records every {mon.every} steps, more "
+                       f"than the run's {steps}, so it records nothing; lower its every")
+        if grid is None or not isinstance(mon, Probe):
+            continue
+        where = next(filter(None, (in_cpml(scene, grid, c, _node(grid, c, mon))
+                                   for c in mon.components or grid.components)), None)
+        if where:
+            out.append(f"monitors[{i}] ({name!r}): the probe lies inside {where}, where the "
+                       "fields are those of the absorbing layer, not of the medium; move it "
+                       "out of the layer")
+    return tuple(out)
 
 
 def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
@@ -258,6 +311,9 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
                        "or PMC object, or on a PEC wall) sets a field the conductor does not "
                        "carry, and radiates only through the cells beside it; move it off "
                        "the conductor (into a gap, to feed one)")
+        elif (where := in_cpml(scene, grid, c, idx)) is not None:
+            out.append(f"sources[{i}]: inside {where}, where the layer absorbs and rescales "
+                       "what the source radiates; move it out of the layer")
     if sizes:
         note = weak_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
         out += [note] if note else []

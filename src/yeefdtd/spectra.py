@@ -167,6 +167,9 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
+    if f_hi < f_lo:
+        raise ValidationError(f"f_lo, f_hi: {f_lo:.6g} Hz is above {f_hi:.6g} Hz; give the "
+                              "band's lower end first")
     x = _ringing(x)
     w = np.hanning(len(x))
     freqs, mag = spectrum(x * w, t, pad=8)

@@ -109,6 +109,7 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.peak_frequencies([], [], 1), "at least 3"),
     (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "constant"),
     (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin"),
+    (lambda x, t: spectra.refine_peak(x, t, 2e9, 0.5e9), "give the band's lower end first"),
     (lambda x, t: spectra.refine_peak(x + 3, t, 0, 0.3e9), "no peak between 0 and"),
     (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),
     (lambda x, t: spectra.peak_frequencies(np.full_like(x, 2.0), t, 1), "constant"),
@@ -237,6 +238,11 @@ def test_a_waveforms_spectrum_says_what_it_takes():
             w.spectrum(freqs, t_end=t_end)
     assert w.spectrum([]).shape == (0,)
     assert w.spectrum(np.full((2, 2), 1e9), t_end=1e-8).shape == (2, 2)
+    # parameters far out of the grid's scale: a finite value, or one line (an OverflowError
+    # from fp^3 past 5.6e102 Hz before, and NaN from samples 1e300 s apart)
+    assert np.isfinite(yf.Ricker(frequency=1e103).spectrum([1e9])).all()
+    with pytest.raises(yf.ValidationError, match=r"waveform: its spectrum overflows at 1e\+09"):
+        yf.Samples(dt=1e300, values=(0, 1, 0)).spectrum([0.0, 1e9])
 
 
 ALL_WAVEFORMS = [yf.Gaussian(tau=1e-11), yf.DiffGaussian(tau=1e-11), yf.Ricker(frequency=1e10),

@@ -69,7 +69,13 @@ class _Waveform(StrictModel):
             return np.empty(f.shape, dtype=np.complex128)
         with np.errstate(all="ignore"):   # far past the band: magnitudes that underflow
             exact = self._form_to(f, t1)
-        return exact if exact is not None else self._numerical(f, t0, t1, t_end is not None)
+        out = exact if exact is not None else self._numerical(f, t0, t1, t_end is not None)
+        bad = ~np.isfinite(out)
+        if bad.any():   # parameters far out of range (samples 1e300 s apart)
+            raise ValidationError(f"waveform: its spectrum overflows at {f[bad].flat[0]:.4g} "
+                                  f"Hz ({np.count_nonzero(bad)} of the frequencies asked); "
+                                  "give it times and frequencies of the grid's scale")
+        return out
 
     def _closed_form(self, f: np.ndarray):
         """W(f) of the whole waveform at ``f`` (a float64 array), or None where there is no
@@ -204,8 +210,8 @@ class Ricker(_Waveform):
         return 3.2 * self.frequency
 
     def _closed_form(self, f):
-        fp = self.frequency
-        mag = 2.0 * f**2 / (fp**3 * math.sqrt(math.pi)) * np.exp(-((f / fp) ** 2))
+        r = f / self.frequency   # as a ratio: fp^3 overflows a float past 5.6e102 Hz
+        mag = 2.0 / math.sqrt(math.pi) * r * r / self.frequency * np.exp(-r * r)
         return _delayed(mag, f, self.delay)
 
 

@@ -124,6 +124,22 @@ def test_2d_launch_grid_covers_the_row_with_owned_cells():
     assert v.owned((4, 4, 4, 256)) == [120] and v.threads((4, 4, 4, 256)) == 128
 
 
+def test_launch_grids_stay_within_cudas_65535_blocks_along_y_and_z():
+    """Segments grow where short ones would take more blocks than CUDA launches along y (2D:
+    the x boxes' 4 rows past 262 140 rows) or z; tiles past that along y in 3D are a
+    one-line error naming the variant to use instead."""
+    v = _in("tmz", "temporal")
+    grid, _, seg = v.launch((4, 1, 1, 4), (8, 270001, 1))
+    assert grid[1] <= 65535 and grid[1] * seg >= 270001 and seg == 5
+    assert v.launch((4, 1, 1, 4), (8, 1000, 1))[2] == 4   # short grids keep theirs
+    t = make_variant("temporal")
+    grid, _, zlen = t.launch((2, 32, 16, 1), (20, 20, 70000))
+    assert grid[2] <= 65535 and grid[2] * zlen >= 70000
+    with pytest.raises(SetupError, match="'temporal': 1000000 cells along y take more than "
+                                         "65535 of its tiles"):
+        t.launch((2, 32, 16, 64), (8, 1_000_000, 8))
+
+
 def test_launch_grid_covers_the_grid_with_owned_cells():
     v = make_variant("temporal")
     grid, block, zlen = v.launch((3, 32, 16, 64), (100, 50, 130))

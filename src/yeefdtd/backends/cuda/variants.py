@@ -18,6 +18,9 @@ from ...build.storage import STORAGE16
 from ...constants import KERNEL_VARIANTS as VARIANTS
 from ...exceptions import SetupError, ValidationError
 
+#: CUDA's limit on a launch's blocks along y and along z
+MAX_GRID_YZ = 65535
+
 
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
@@ -162,7 +165,7 @@ class Indexed(Variant):
     @staticmethod
     def planes(nz: int) -> tuple[int, int]:
         """Grid y and z for ``nz`` planes (plane = blockIdx.y + gridDim.y * blockIdx.z)."""
-        gy = min(nz, 65535)
+        gy = min(nz, MAX_GRID_YZ)
         return gy, _ceil(nz, gy)
 
     def launch(self, cfg, shape):
@@ -620,15 +623,19 @@ class March(Variant):
         nt, a, b, seg = cfg
         nx, ny, nz = shape
         if self.mode != "3d":
-            seg = seg or ny
+            # segments long enough for grid.y's limit (the x boxes' 4 rows: 262 140 rows)
+            seg = max(seg or ny, _ceil(ny, MAX_GRID_YZ))
             tiles = _ceil(nx, 32 * a - 2 * nt)
             return (_ceil(tiles, b), _ceil(ny, seg), 1), (32 * b, 1, 1), seg
-        seg = seg or nz
+        seg = max(seg or nz, _ceil(nz, MAX_GRID_YZ))
         ox, oy = self.owned(cfg, pml, sectors_from is not None)
         if sectors_from is not None:   # the first tile starts at a multiple of SECTOR_CELLS
             nx += sectors_from % self.SECTOR_CELLS   # at or before sectors_from
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
             (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
+        if _ceil(ny, oy) > MAX_GRID_YZ:
+            raise SetupError(f"variant {self.name!r}: {ny} cells along y take more than "
+                             f"{MAX_GRID_YZ} of its tiles of {oy} rows; use 'indexed'")
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
 
     def threads(self, cfg, pml: int = 0) -> int:

@@ -358,6 +358,24 @@ def test_a_pulse_already_under_way_at_the_start_gets_a_note(waveform, field):
     assert not [n for n in _notes(d) if "waveform.t0" in n or "waveform.start" in n]
 
 
+def test_a_thin_cpml_gets_a_note():
+    """Layers of fewer than 5 cells reflect far more than the default's 10 cells (TMz, a
+    resolved pulse: 1 cell -8 dB, 2 -24, 4 -45, 10 -92; THIN_CPML_DB in build/model.py):
+    one note for the faces of each thickness, none from 5 cells on or on other faces."""
+    d = base3d()
+    d["sources"][0]["position"] = [0.015, 0.015, 0.015]
+    d["monitors"][0]["position"] = [0.016, 0.015, 0.015]
+    d["boundaries"] = {"x_min": {"cells": 2}, "x_max": {"cells": 2}, "y_min": {"cells": 4},
+                       "y_max": {"cells": 5}, "z_min": "periodic", "z_max": "periodic"}
+    notes = [n for n in _notes(d) if n.startswith("boundaries.")]
+    assert notes == ["boundaries.x_min, x_max: a CPML of 2 cells reflects about -24 dB of a "
+                     "well-resolved pulse, against -92 dB for the default 10 cells; give it "
+                     "more (8 cells: about -79 dB)",
+                     "boundaries.y_min: a CPML of 4 cells reflects about -44 dB of a "
+                     "well-resolved pulse, against -92 dB for the default 10 cells; give it "
+                     "more (8 cells: about -79 dB)"]
+
+
 def test_a_source_or_probe_inside_a_cpml_layer_gets_a_note():
     """A layer absorbs and rescales what a source inside it radiates (a 10 GHz Ricker 1, 3
     and 6 cells from the wall of a 10-cell layer gave 1.6%, 55% and 140% of the field 12

@@ -7,8 +7,8 @@
 # Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
 # GPU_CHECK_PARTS picks parts (default all: "tests bench report"), so that a machine whose
 # commands are time-limited can run the check in several calls; GPU_TESTS_SHARD=K/N runs
-# only the K-th of N shares of the GPU tests (and the physics tests on cuda), so that N
-# calls with K = 0 .. N-1 run them all.
+# only share K of N (K from 0, the suite's --shard option in tests/conftest.py) of the GPU
+# tests and the physics tests on cuda, so that N calls with K = 0 .. N-1 run them all.
 set -uo pipefail
 out=${1:-out}; shift || true
 mkdir -p "$out"

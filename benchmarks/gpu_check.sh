@@ -45,6 +45,8 @@ fi
 if [[ $parts == *" report "* ]]; then
   python3 benchmarks/storage_errors.py --backend cuda --dtype float16 2>&1 \
     | tee "$out/storage_errors.log" || status=1
+  python3 benchmarks/storage_errors.py --backend cuda --dtype float16 --energy 2>&1 \
+    | tee -a "$out/storage_errors.log" || status=1
   python3 benchmarks/parity_report.py 2>&1 | tee "$out/parity.log" || status=1
 fi
 exit $status

@@ -268,6 +268,30 @@ def test_validate_says_the_memory_and_a_note_where_it_is_more_than_the_host_has(
     assert capsys.readouterr().err == ""
 
 
+def test_validate_says_the_memory_a_long_runs_model_needs_while_it_is_built(tmp_path, capsys,
+                                                                            monkeypatch):
+    """A model holds each source's values three times while it is built (times and values
+    in float64, and their copy merged by point), and build_model refuses a run on that
+    count: validate says that peak too, and its note where it is more than the host has
+    (one source over 1e9 steps: 12 GB said, 36 GB refused by the run)."""
+    scene = {"grid": {"cells": [10, 10, 10], "spacing": 1e-3}, "boundaries": "pec",
+             "sources": [{"component": "ez", "cell": [5, 5, 5],
+                          "waveform": {"type": "gaussian", "tau": 1e-11}}],
+             "run": {"steps": 1_000_000_000, "backend": "numpy"}}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(scene))
+    monkeypatch.setattr(host, "total_bytes", lambda: 20 * 10**9)
+    assert main(["validate", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].startswith("memory: about 36 GB on the host")
+    assert out.splitlines()[1].endswith("source values 12 GB; at most while the model is "
+                                        "built, which holds the source values 3 times)")
+    assert err.startswith("note: memory: a run on the numpy backend would need about 36 GB")
+    monkeypatch.setattr(host, "free_bytes", lambda: 20 * 10**9)
+    with pytest.raises(yf.OutOfMemory, match="about 36 GB"):
+        yf.build_model(yf.Scene.load(path))
+
+
 def test_the_hosts_memory_is_its_physical_memory_within_a_cgroups_limit(tmp_path,
                                                                         monkeypatch):
     import os

@@ -188,12 +188,24 @@ def show_bytes(n: float) -> str:
     return f"{n:.3g} PB"   # pragma: no cover
 
 
+def peak_bytes(parts: dict) -> int:
+    """The most a run holds at once (``parts``: run_memory's): all its parts, or, where
+    more, what its model holds while it is built (MODEL_PARTS, with the source values three
+    times, as build_model's check_fits counts them)."""
+    return max(sum(parts.values()),
+               sum(parts[k] for k in MODEL_PARTS) + (BUILD_SOURCES - 1) * parts["sources"])
+
+
 def memory_lines(parts: dict, dtype: str, total: int | None) -> tuple[str, str | None]:
     """The line that says the estimate (``parts``: run_memory's), and a note where it is
     more than ``total`` (the host's memory, where known), naming the largest part and what
-    shrinks it."""
-    need = sum(parts.values())
+    shrinks it. The estimate is peak_bytes': a scene of one source over 1e9 steps was
+    said to need 12 GB, and the run refused it at the 36 GB its model needs."""
+    need = peak_bytes(parts)
     shown = ", ".join(f"{PARTS[k][0]} {show_bytes(v)}" for k, v in parts.items() if v)
+    if need > sum(parts.values()):
+        shown += (f"; at most while the model is built, which holds the source values "
+                  f"{BUILD_SOURCES} times")
     line = f"memory: about {show_bytes(need)} on the host for a run on the numpy backend " \
            f"in {dtype} ({shown})"
     if total is None or need <= total:
@@ -235,6 +247,8 @@ def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
 
 #: what a model holds (build_model checks them), and what a NumPy stepper adds
 MODEL_PARTS = ("ids", "sources")
+#: how many times the source values count while a model is built (see check_fits)
+BUILD_SOURCES = 3
 STEPPER_PARTS = ("fields", "coefficients", "cpml", "scratch", "records")
 
 

@@ -182,15 +182,15 @@ def run_notes(scene: Scene) -> tuple[str, ...]:
 
 def build_model(scene: Scene, steps: int | None = None) -> Model:
     """Turn ``scene`` into arrays. ``steps`` overrides the scene's run length."""
-    from .memory import MODEL_PARTS, check_fits
+    from .memory import BUILD_SOURCES, MODEL_PARTS, check_fits
 
     check_run_arguments(scene, steps)
     grid = make_grid(scene)
     # a Python int: a NumPy integer of few bits would overflow in the counts made from it
     nsteps = int(steps) if steps is not None else step_count(scene, grid.dt)
     # what the model itself holds (its steppers check the rest)
-    check_fits(scene, grid, nsteps, scene.run.dtype, face_kinds(scene), MODEL_PARTS, 3,
-               threads=1)   # (the model's parts take no threads' scratch)
+    check_fits(scene, grid, nsteps, scene.run.dtype, face_kinds(scene), MODEL_PARTS,
+               BUILD_SOURCES, threads=1)   # (the model's parts take no threads' scratch)
     tables = component_tables(scene, grid, face_kinds(scene))
     samples = source_samples(scene, grid, nsteps)   # every source at every step, once
     return Model(

@@ -441,6 +441,38 @@ def test_a_single_toml_table_where_a_list_goes_says_what_to_write():
         yf.Scene.from_toml(text)
 
 
+@pytest.mark.parametrize("path, value, says", [
+    ("materials.glass.eps_r", 1e200, "materials.glass.eps_r: must be at most 1e+12"),
+    ("materials.glass.eps_r", [2.0, 2.0, 1e13], "materials.glass.eps_r: must be at most"),
+    ("materials.glass.mu_r", 2e154, "materials.glass.mu_r: must be at most 1e+12")])
+def test_permittivities_past_any_medium_are_refused(path, value, says, tmp_path, capsys):
+    """On an object that cuts cells the coefficients square eps_r and mu_r: from about
+    1.4e154 on that overflowed a float, a traceback and status 1 from validate and run."""
+    d = _set(path, value)()
+    d["objects"][0]["type"], d["objects"][0]["size"] = "box", [0.0071, 0.0073, 0.0075]
+    del d["objects"][0]["radius"]
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    for cmd in ("validate", "run"):
+        assert main([cmd, str(f)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err
+    d = _set(path, 1e12)()   # the largest taken
+    yf.Scene.parse(d)
+
+
+def test_a_pulse_too_long_for_its_reach_to_be_a_number_is_no_traceback(capsys, tmp_path):
+    """tau = 1e308 s: the spectrum's reach underflowed to 0 and the frequency note divided
+    by it (a ZeroDivisionError and status 1 from validate and run); now the pulse, which
+    never rises within the run, gets the note that it drives nothing."""
+    d = base3d()
+    d["sources"][0]["waveform"] = {"type": "gaussian", "tau": 1e308}
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    assert main(["validate", str(f)]) == 0
+    assert "so it drives nothing" in capsys.readouterr().err
+
+
 def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
     path = tmp_path / "s.json"
     d = base3d()
@@ -448,6 +480,9 @@ def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
     path.write_text(json.dumps(d))
     assert main(["run", str(path), "--variant", "", "-q", "-o", str(tmp_path / "r.h5")]) == 2
     assert "variant" in capsys.readouterr().err
+    # tune took an empty --variant for the scene's own and went on to tune that one
+    assert main(["tune", str(path), "--variant", ""]) == 2
+    assert "--variant : unknown kernel variant ''" in capsys.readouterr().err
 
 
 def _frequency_notes_of(scene_dict) -> list[str]:

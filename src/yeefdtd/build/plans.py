@@ -229,6 +229,8 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
                     "or more"]
         return []
     top = wf.max_frequency()
+    if not top > 0:   # a pulse so long (tau past 5.7e307 s) that its reach underflows to 0
+        return []
     wider = "a lower frequency" if wf.type == "ricker" else "a wider pulse (tau)"
     if top > 0.5 / grid.dt:   # not even the time step's
         return [f"sources[{i}].waveform: its {wf.type} spectrum reaches {top:.4g} Hz (1e-3 "

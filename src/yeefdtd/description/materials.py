@@ -11,6 +11,9 @@ from .base import StrictModel
 
 #: names of the materials every scene has; a scene may not redefine them
 BUILTIN_MATERIALS = ("vacuum", "pec", "pmc")
+#: the largest relative permittivity or permeability taken (the coefficients square it: a
+#: value of 1.4e154 on an object that cuts cells overflowed a float)
+MAX_RELATIVE = 1e12
 
 
 def _triple(v):
@@ -55,6 +58,10 @@ class Material(StrictModel):
         if min(v) < 1.0:
             raise ValueError(f"must be >= 1 on every axis (got {list(v)}); values below 1 "
                              "would outrun light in vacuum and break the time step")
+        if max(v) > MAX_RELATIVE:
+            raise ValueError(f"must be at most {MAX_RELATIVE:g} on every axis (got "
+                             f"{list(v)}); no medium comes near it (for a perfect conductor "
+                             "use the material 'pec' or 'pmc')")
         return v
 
     @field_validator("sigma_e", "sigma_m")

@@ -511,11 +511,14 @@ def _cmd_tune(args) -> int:
                                   f"; {args.scene} is a scene file, whose grid is its own")
         scene = Scene.load(args.scene)
     # what `yeefdtd run` would run, unless told otherwise
-    variant, dtype = args.variant or scene.run.variant, args.dtype or scene.run.dtype
+    # (an empty --variant is refused as one, not taken for the scene's: is None, not falsy)
+    given_v, given_d = args.variant is not None, args.dtype is not None
+    variant = args.variant if given_v else scene.run.variant
+    dtype = args.dtype if given_d else scene.run.dtype
     file = args.scene not in SCENES
     _check_variants([variant], scene.grid.mode, [dtype],
-                    f"run.variant in {args.scene}:" if file and not args.variant else "--variant",
-                    f"run.dtype in {args.scene}:" if file and not args.dtype else "--dtype")
+                    f"run.variant in {args.scene}:" if file and not given_v else "--variant",
+                    f"run.dtype in {args.scene}:" if file and not given_d else "--dtype")
     _need_cuda()
     from .backends.cuda.stepper import CudaStepper
 

@@ -4,6 +4,7 @@ snapshot slices with the geometry outlined."""
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -49,38 +50,39 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
     path = _png(path)
     plt = _pyplot()
     fig, (ax_t, ax_f) = plt.subplots(2, 1, figsize=(8, 6.5), constrained_layout=True)
-    shown, labels = [], []
-    for c, v in probe.data.items():
-        scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
-        label = c if c[0] == "e" else f"{c} x eta0"
-        with np.errstate(over="ignore", invalid="ignore"):
-            shown.append(_finite(np.asarray(v, dtype=float) * scale))
-        labels.append(label)
-    # values near float's largest (a diverged float64 run's) are shown over a power of ten,
-    # which the axis names: their range and the spectrum's overflowed matplotlib's limits
-    power, div = _shown_power([a for a in shown if a.size])
-    for c, label, a in zip(probe.data, labels, shown, strict=True):
-        a = a / div
-        ax_t.plot(probe.times[c] * 1e9, a, label=label, lw=1)
-        if len(a) > 1 and np.any(a) and np.isfinite(a).all():
-            f, mag = spectrum(a, probe.times[c])
-            if np.isfinite(mag).all():
-                ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
-    ax_t.set_xlabel("time (ns)")
-    ax_t.set_ylabel(f"field ({power}V/m)")
-    ax_t.set_title(f"probe {name!r}")
-    ax_t.legend(loc="upper right", fontsize="small")
-    ax_f.set_xlabel("frequency (GHz)")
-    ax_f.set_ylabel(f"|spectrum| ({power}V s/m)")
-    if ax_f.lines:
-        ax_f.legend(loc="upper right", fontsize="small")
-        top = max(line.get_ydata().max() for line in ax_f.lines)
-        ax_f.set_ylim(top * 1e-6, top * 2)
-        # show the band that carries energy: up to where every curve is 1e-4 below the top
-        f_hi = max(line.get_xdata()[line.get_ydata() > 1e-4 * top].max(initial=0.0)
-                   for line in ax_f.lines)
-        if f_hi > 0:
-            ax_f.set_xlim(0, 1.2 * f_hi)
+    with _closed_on_error(plt, fig):   # a record refused on the way: no figure left open
+        shown, labels = [], []
+        for c, v in probe.data.items():
+            scale = 1.0 if c[0] == "e" else 376.730313668  # H shown as eta0 H, in V/m
+            label = c if c[0] == "e" else f"{c} x eta0"
+            with np.errstate(over="ignore", invalid="ignore"):
+                shown.append(_finite(np.asarray(v, dtype=float) * scale))
+            labels.append(label)
+        # values near float's largest (a diverged float64 run's) are shown over a power of ten,
+        # which the axis names: their range and the spectrum's overflowed matplotlib's limits
+        power, div = _shown_power([a for a in shown if a.size])
+        for c, label, a in zip(probe.data, labels, shown, strict=True):
+            a = a / div
+            ax_t.plot(probe.times[c] * 1e9, a, label=label, lw=1)
+            if len(a) > 1 and np.any(a) and np.isfinite(a).all():
+                f, mag = spectrum(a, probe.times[c])
+                if np.isfinite(mag).all():
+                    ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
+        ax_t.set_xlabel("time (ns)")
+        ax_t.set_ylabel(f"field ({power}V/m)")
+        ax_t.set_title(f"probe {name!r}")
+        ax_t.legend(loc="upper right", fontsize="small")
+        ax_f.set_xlabel("frequency (GHz)")
+        ax_f.set_ylabel(f"|spectrum| ({power}V s/m)")
+        if ax_f.lines:
+            ax_f.legend(loc="upper right", fontsize="small")
+            top = max(line.get_ydata().max() for line in ax_f.lines)
+            ax_f.set_ylim(top * 1e-6, top * 2)
+            # show the band that carries energy: up to where every curve is 1e-4 below the top
+            f_hi = max(line.get_xdata()[line.get_ydata() > 1e-4 * top].max(initial=0.0)
+                       for line in ax_f.lines)
+            if f_hi > 0:
+                ax_f.set_xlim(0, 1.2 * f_hi)
     return _save(fig, path)
 
 
@@ -131,35 +133,48 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     u, v = snap.coords
     axes = [a for a in "xyz" if a != snap.axis]
     fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
-    power, div = _shown_power([data])
-    data = data / div
-    finite = np.abs(data[np.isfinite(data)])
-    lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
-    lim = lim or 1.0
-    mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
-                         shading="nearest")
-    fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{_units(snap.component)})",
-                 extend="both")
-    scene = result.scene
-    if scene.objects:
-        pts = [None, None, None]
-        inplane = ["xyz".index(a) for a in axes]
-        pts[inplane[0]] = u[:, None]
-        pts[inplane[1]] = v[None, :]
-        pts["xyz".index(snap.axis)] = np.array(snap.position)
-        from .build.model import make_grid
+    with _closed_on_error(plt, fig):   # a record refused on the way: no figure left open
+        power, div = _shown_power([data])
+        data = data / div
+        finite = np.abs(data[np.isfinite(data)])
+        lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
+        lim = lim or 1.0
+        mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
+                             shading="nearest")
+        fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{_units(snap.component)})",
+                     extend="both")
+        scene = result.scene
+        if scene.objects:
+            pts = [None, None, None]
+            inplane = ["xyz".index(a) for a in axes]
+            pts[inplane[0]] = u[:, None]
+            pts[inplane[1]] = v[None, :]
+            pts["xyz".index(snap.axis)] = np.array(snap.position)
+            from .build.model import make_grid
 
-        mats = material_map(scene, *pts, grid=make_grid(scene))   # periodic images too
-        if mats.min() != mats.max():
-            for m in np.unique(mats):
-                ax.contour(u * 1e3, v * 1e3, (mats == m).T.astype(float), levels=[0.5],
-                           colors="k", linewidths=0.8)
-    ax.set_xlabel(f"{axes[0]} (mm)")
-    ax.set_ylabel(f"{axes[1]} (mm)")
-    ax.set_aspect("equal")
-    where = "" if result.scene.grid.is_2d else f", {snap.axis} = {snap.position * 1e3:.3g} mm"
-    ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
+            mats = material_map(scene, *pts, grid=make_grid(scene))   # periodic images too
+            if mats.min() != mats.max():
+                for m in np.unique(mats):
+                    ax.contour(u * 1e3, v * 1e3, (mats == m).T.astype(float), levels=[0.5],
+                               colors="k", linewidths=0.8)
+        ax.set_xlabel(f"{axes[0]} (mm)")
+        ax.set_ylabel(f"{axes[1]} (mm)")
+        ax.set_aspect("equal")
+        where = "" if result.scene.grid.is_2d else f", {snap.axis} = {snap.position * 1e3:.3g} mm"
+        ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
     return _save(fig, path)
+
+
+@contextmanager
+def _closed_on_error(plt, fig):
+    """Closes ``fig`` where the drawing raises (a record refused: uneven times, a damaged
+    scene): pyplot keeps every figure it made open until closed, and a loop or a notebook
+    that met such records piled them up past matplotlib's warning at 20."""
+    try:
+        yield
+    except BaseException:
+        plt.close(fig)
+        raise
 
 
 def _save(fig, path: Path) -> Path:

@@ -83,6 +83,26 @@ def test_plots_check_their_name_frame_and_path(result, tmp_path):
         plot_result(result, tmp_path / "file", "r")
 
 
+def test_a_refused_plot_leaves_no_figure_open(result, tmp_path):
+    """pyplot keeps a figure open until it is closed: each plot that refused its record on
+    the way (here a probe's times made uneven) left one, and a loop or a notebook piled
+    them up past matplotlib's warning at 20."""
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    times = result.probes["p"].times
+    first = next(iter(times))
+    kept = times[first]
+    times[first] = np.sort(kept ** 2)
+    try:
+        for _ in range(3):
+            with pytest.raises(yf.ValidationError, match="evenly spaced"):
+                plot_probe(result, "p", tmp_path / "p.png")
+    finally:
+        times[first] = kept
+    assert plt.get_fignums() == [] and not (tmp_path / "p.png").exists()
+
+
 def _ring(n=400, dt=1e-11, f=1e9):
     t = np.arange(n) * dt
     return np.sin(2 * np.pi * f * t) * np.exp(-t / 2e-9), t
@@ -384,10 +404,13 @@ def test_empty_backend_or_dtype_and_boundaries_of_other_dimensions_are_refused()
         yf.run(scene, backend="", progress=False)
     with pytest.raises(yf.ValidationError, match="dtype: '' is not one of"):
         yf.run(scene, dtype="", progress=False)
-    for n in (0, 5, True):
+    for n in (0, 5, True, np.bool_(True), np.int64(4)):
         with pytest.raises(yf.ValidationError, match=r"ndim: 2 or 3 \(the grid's "):
             yf.Boundaries.uniform("pec", ndim=n)
     assert yf.Boundaries.uniform("pec", ndim=2).z_min is None
+    # a NumPy integer, as len(shape) of an array gives, is a number like any other
+    assert yf.Boundaries.uniform("pec", np.int64(3)) == yf.Boundaries.uniform("pec", 3)
+    assert yf.Boundaries.uniform("pec", np.int32(2)).z_min is None
 
 
 def test_model_copy_validates_its_update_and_sets_are_refused():

@@ -73,11 +73,15 @@ class Boundaries(StrictModel):
     @classmethod
     def uniform(cls, face, ndim: int = 3) -> Boundaries:
         """The same condition on every face of a grid of ``ndim`` dimensions (2 or 3)."""
+        import numpy as np
+
         from ..exceptions import ValidationError
 
-        if isinstance(ndim, bool) or not isinstance(ndim, int) or ndim not in (2, 3):
+        # a NumPy integer too (len(shape) of an array's is one), as elsewhere in the API
+        whole = isinstance(ndim, int | np.integer) and not isinstance(ndim, bool | np.bool_)
+        if not whole or int(ndim) not in (2, 3):
             raise ValidationError(f"ndim: 2 or 3 (the grid's dimensions), not {ndim!r}")
-        return cls(**{f: face for f in FACES[: 2 * ndim]})
+        return cls(**{f: face for f in FACES[: 2 * int(ndim)]})
 
     def face(self, name: str):
         """The condition on a face, with the default (a CPML) filled in."""

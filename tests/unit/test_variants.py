@@ -140,6 +140,22 @@ def test_launch_grids_stay_within_cudas_65535_blocks_along_y_and_z():
         t.launch((2, 32, 16, 64), (8, 1_000_000, 8))
 
 
+def test_the_papers_kernels_keep_to_cudas_65535_blocks_along_y():
+    """seed-xyz and seed-multicell launch a row of blocks per z plane, seed-plane and
+    tiled-2d one per row of tiles: past the limit, the shapes that fit, or one line."""
+    assert make_variant("tiled-2d").configs("h", (64, 300_000, 1))[0] == (16, 16)
+    assert all(-(-300_000 // c[1]) <= 65535
+               for c in make_variant("tiled-2d").configs("h", (64, 300_000, 1)))
+    assert len(make_variant("tiled-2d").configs("h", (64, 1000, 1))) == 12
+    for name in ("seed-xyz", "seed-multicell"):
+        with pytest.raises(SetupError, match=f"'{name}' launches its blocks over 70000 z "
+                                             "planes.*; use 'indexed'"):
+            make_variant(name).configs("h", (16, 16, 70000))
+    assert make_variant("seed-xy").configs("h", (16, 16, 70000))   # one block row in all
+    with pytest.raises(SetupError, match="'seed-plane' launches its blocks over 65537 rows"):
+        make_variant("seed-plane").configs("h", (16, 65536 * 16 + 1, 4))
+
+
 def test_launch_grid_covers_the_grid_with_owned_cells():
     v = make_variant("temporal")
     grid, block, zlen = v.launch((3, 32, 16, 64), (100, 50, 130))

@@ -216,7 +216,10 @@ class SeedXyz(Variant):
         return {r: f"{base}_{r}<{T}, {sh}>" for r in ("h", "e")}
 
     def configs(self, role, shape):
-        # seed 000's Fig. 6 sweep: 64 to 512 threads per block in steps of 64
+        # seed 000's Fig. 6 sweep: 64 to 512 threads per block in steps of 64; xyz launches
+        # a row of blocks per z plane (grid.y)
+        if not self.marching:
+            _within_grid_limit(self.name, shape[2], "z planes, one row of blocks each")
         return [(t,) for t in (128, 64, 192, 256, 320, 384, 448, 512)]
 
 
@@ -237,7 +240,8 @@ class SeedPlane(Variant):
         return {r: f"seed_plane_{r}<{T}>" for r in ("h", "e")}
 
     def configs(self, role, shape):
-        return [(32, 8), (32, 4), (64, 4), (16, 16), (128, 2), (32, 16), (256, 1)]
+        return _rows_fit(self.name, [(32, 8), (32, 4), (64, 4), (16, 16), (128, 2), (32, 16),
+                                     (256, 1)], shape[1])
 
 
 class SeedMulticell(Variant):
@@ -253,6 +257,7 @@ class SeedMulticell(Variant):
         return {r: f"seed_multicell_{r}<{T}, {il}>" for r in ("h", "e")}
 
     def configs(self, role, shape):
+        _within_grid_limit(self.name, shape[2], "z planes, one row of blocks each")
         cells = int(self.options.get("cells", 0))
         if cells:
             return [(max(1, _ceil(shape[0], cells)),)]
@@ -268,8 +273,26 @@ class Tiled2d(Variant):
 
     def configs(self, role, shape):
         # Takada et al.'s Table 1 shapes and a few wider ones
-        return [(32, 4), (16, 16), (32, 8), (32, 16), (64, 4), (128, 2), (16, 8), (8, 8),
-                (64, 8), (128, 4), (256, 1), (32, 2)]
+        return _rows_fit(self.name, [(32, 4), (16, 16), (32, 8), (32, 16), (64, 4), (128, 2),
+                                     (16, 8), (8, 8), (64, 8), (128, 4), (256, 1), (32, 2)],
+                         shape[1])
+
+
+def _within_grid_limit(name: str, count: int, what: str) -> None:
+    """A one-line SetupError where a papers' kernel would launch more than MAX_GRID_YZ
+    blocks along y (it maps ``count`` ``what`` to them)."""
+    if count > MAX_GRID_YZ:
+        raise SetupError(f"variant {name!r} launches its blocks over {count} {what}, more "
+                         f"than CUDA's {MAX_GRID_YZ}; use 'indexed'")
+
+
+def _rows_fit(name: str, shapes: list[tuple], ny: int) -> list[tuple]:
+    """The tile shapes (bx, by) whose ceil(ny / by) rows of blocks CUDA launches along y
+    (tiled-2d's first shape stopped past 262 140 rows); none is a SetupError."""
+    fit = [c for c in shapes if _ceil(ny, c[1]) <= MAX_GRID_YZ]
+    if not fit:
+        _within_grid_limit(name, _ceil(ny, max(c[1] for c in shapes)), "rows of tiles")
+    return fit
 
 
 class March(Variant):

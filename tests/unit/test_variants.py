@@ -140,6 +140,24 @@ def test_launch_grids_stay_within_cudas_65535_blocks_along_y_and_z():
         t.launch((2, 32, 16, 64), (8, 1_000_000, 8))
 
 
+def test_marching_tiles_keep_to_cudas_65535_blocks_along_y_and_auto_knows():
+    """3D: only the tiles whose rows of blocks fit are offered (a sweep that met one that
+    did not stopped at its launch error), none is one line; 'auto' then runs 'indexed'."""
+    t = make_variant("temporal")
+    ny = 400_000
+    shapes = t.configs("pass", (17, ny, 80))
+    assert shapes and all(-(-ny // t.owned(c)[1]) <= 65535 for c in shapes)
+    assert len(shapes) < len(t.configs("pass", (17, 1000, 80)))
+    with pytest.raises(SetupError, match="'temporal': 800001 cells along y take more than "
+                                         "65535 rows of its tiles; use 'indexed'"):
+        t.configs("pass", (17, 800_001, 80))
+    assert default_variant("3d", "float32", 10**9, True, 0, None, None, (17, 800_001, 80)) \
+        == ("indexed", "variant 'auto': 'temporal': 800001 cells along y take more than "
+            "65535 rows of its tiles; using 'indexed'")
+    assert default_variant("3d", "float32", 10**9, True, 0, None, None,
+                           (513, 513, 513)) == ("temporal", None)
+
+
 def test_the_papers_kernels_keep_to_cudas_65535_blocks_along_y():
     """seed-xyz and seed-multicell launch a row of blocks per z plane, seed-plane and
     tiled-2d one per row of tiles: past the limit, the shapes that fit, or one line."""

@@ -617,6 +617,12 @@ class March(Variant):
             if shape[2] >= 256:   # shorter z segments: more blocks, a smaller last wave
                 out += [(nt, bx, by, z) for nt, bx, by, _ in out if nt == self.steps[0]
                         for z in (128, 64)]
+            # tiles whose rows of blocks CUDA launches along y (z segments grow in launch)
+            fit = [c for c in out if _ceil(shape[1], self.owned(c)[1]) <= MAX_GRID_YZ]
+            if not fit:
+                raise SetupError(f"variant {self.name!r}: {shape[1]} cells along y take "
+                                 f"more than {MAX_GRID_YZ} rows of its tiles; use 'indexed'")
+            out = fit
         first = self._filled(out[0], shape)
         return [first] + [c for c in out if c != first]
 
@@ -656,7 +662,7 @@ class March(Variant):
             nx += sectors_from % self.SECTOR_CELLS   # at or before sectors_from
         block = (self.threads(cfg, pml), 1, 1) if self.aligned_for(pml) else \
             (32, b, 1) if self.lane_pass(cfg, pml) else (a, b, 1)
-        if _ceil(ny, oy) > MAX_GRID_YZ:
+        if _ceil(ny, oy) > MAX_GRID_YZ:   # configs offers none such over the grid
             raise SetupError(f"variant {self.name!r}: {ny} cells along y take more than "
                              f"{MAX_GRID_YZ} of its tiles of {oy} rows; use 'indexed'")
         return (_ceil(nx, ox), _ceil(ny, oy), _ceil(nz, seg)), block, seg
@@ -790,7 +796,7 @@ AUTO_MIN_CELLS_16_FED = {("2d", False): 3_000_000, ("2d", True): 8_000_000}
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     cpml: bool = False, field_bytes: int = 0,
                     free_bytes: int | None = None,
-                    feed: float | None = None) -> tuple[str, str | None]:
+                    feed: float | None = None, shape=None) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
     AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16; where the card's ``feed``, its
     memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED in
@@ -803,7 +809,8 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     f29dce0 55.1 Gcells/s against 51.8 for 'temporal', at faac89a 55.1 against 55.7, level; at
     a94b544 55.1 against 59.3, pec-box 70.2 against 81.4). The marching variants keep two sets
     of fields (``field_bytes`` each); where they would take more than AUTO_MEMORY_SHARE of
-    ``free_bytes``, 'indexed' runs instead."""
+    ``free_bytes``, 'indexed' runs instead, as it does where no tile of theirs fits the
+    grid's ``shape`` (nodes) within CUDA's launch limits."""
     grid = "3d" if mode == "3d" else "2d"
     fed = feed is not None and feed >= AUTO_FEED
     if dtype in STORAGE16:
@@ -819,6 +826,14 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
         return "indexed", (f"variant 'auto': {best!r} keeps two copies of the fields "
                            f"({2 * field_bytes / 2**30:.1f} GiB) and the GPU has "
                            f"{free_bytes / 2**30:.1f} GiB free; using 'indexed'")
+    if shape is not None:
+        v = make_variant(best)
+        v.mode = mode
+        try:
+            v.configs("pass", shape)
+        except SetupError as exc:
+            why = str(exc).removeprefix("variant ").replace("use 'indexed'", "using 'indexed'")
+            return "indexed", f"variant 'auto': {why}"
     return best, None
 
 

@@ -48,6 +48,16 @@ def test_2d_marching_cpml_boxes_on_grids_of_more_than_262140_rows(variant, mode,
         assert np.max(np.abs(got.probes["p"][comp] - want)) <= 1e-9 * np.max(np.abs(want))
 
 
+def test_describe_gives_the_segment_launched():
+    """The 2D pass's segments grow past CUDA's limit; describe says what ran."""
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+
+    st = CudaStepper(yf.build_model(_tall_2d_scene("tmz")), "float32", variant="temporal",
+                     tune=False, launch={"pass": (4, 4, 4, 2)})
+    seg = st.describe()["tile"]["y_segment"]
+    assert seg >= 5 and -(-270001 // seg) <= 65535
+
+
 def test_auto_runs_a_tall_2d_scene_with_x_cpml(tmp_path, monkeypatch):
     monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
     got = yf.run(_tall_2d_scene("tmz"), backend="cuda", dtype="float32", keep_fields=True,

@@ -972,7 +972,12 @@ class MarchStepper(CudaStepper):
                      "threads": list(self.box_config(cfg, a, e)[1:3]),
                      "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1)}
                     for o, e, a, mask in self.march_boxes(cfg[0])]
-        seg = cfg[3] or self.shape[self.march_axis]
+        # the segment launched (March.launch lengthens short ones past CUDA's grid limits)
+        org, ext = self.pass_box_of(cfg[0]) if self.model.grid.mode == "3d" else \
+            ((0, 0, 0), self.shape)
+        seg = v.launch(cfg, ext, self.pass_mask(),
+                       org[0] if self.pass_sectors(cfg) else None)[2] if all(ext) else \
+            (cfg[3] or self.shape[self.march_axis])
         if self.model.grid.mode == "3d":
             lanes = v.lane_pass(cfg, self.pass_mask())
             sectors = self.pass_sectors(cfg)

@@ -446,7 +446,8 @@ def _check_variants(variants, mode: str, dtypes, where: str = "--variant",
             try:
                 make_variant(v).check(mode, d)
             except YeeError as exc:
-                raise type(exc)(f"{where} {v}: {str(exc).removeprefix('variant: ')}") from None
+                raise type(exc)(f"{where} {v or repr(v)}: "
+                                f"{str(exc).removeprefix('variant: ')}") from None
 
 
 def _cmd_bench(args) -> int:

@@ -343,6 +343,9 @@ def _notes(d: dict, steps: int = 10) -> tuple[str, ...]:
     ({"type": "ricker", "frequency": 10e9, "t0": 0.5e-10}, "t0"),
     ({"type": "modulated_gaussian", "frequency": 10e9, "t0": 3e-11}, "t0"),
     ({"type": "samples", "dt": 1e-12, "values": [0.5, 1.0, 0.5], "start": -1e-12}, "start"),
+    # zero at t = 0 itself, and cut all the same (w(0) alone was read)
+    ({"type": "diff_gaussian", "tau": 1e-11, "t0": 0.0}, "t0"),
+    ({"type": "modulated_gaussian", "frequency": 10e9, "t0": 25e-12}, "t0"),
 ])
 def test_a_pulse_already_under_way_at_the_start_gets_a_note(waveform, field):
     """The run samples a waveform from t = 0 on, so a pulse whose t0 leaves it above 1e-6 of
@@ -370,10 +373,20 @@ def test_a_thin_cpml_gets_a_note():
     notes = [n for n in _notes(d) if n.startswith("boundaries.")]
     assert notes == ["boundaries.x_min, x_max: a CPML of 2 cells reflects about -24 dB of a "
                      "well-resolved pulse, against -92 dB for the default 10 cells; give it "
-                     "more (8 cells: about -79 dB)",
+                     "10 (the default)",
                      "boundaries.y_min: a CPML of 4 cells reflects about -44 dB of a "
                      "well-resolved pulse, against -92 dB for the default 10 cells; give it "
-                     "more (8 cells: about -79 dB)"]
+                     "10 (the default)"]
+    # an axis that takes no thicker layer (a third of it at most) says so, not "10"
+    d2 = base2d()
+    d2["grid"]["cells"] = [12, 40]
+    d2["sources"][0]["cell"], d2["monitors"][0]["position"] = [6, 20], [0.006, 0.03]
+    d2["boundaries"] = {"x_min": {"cells": 4}, "x_max": {"cells": 2}, "y_min": {"cells": 3},
+                        "y_max": "pec"}
+    assert [n.split("; ")[1] for n in _notes(d2) if n.startswith("boundaries.")] == [
+        "give it more (4 cells, as many as the axis takes: about -44 dB)",   # x_max, 2
+        "give it 10 (the default)",                                         # y_min, 3
+        "a thicker one needs a longer axis (a layer takes at most a third of it)"]   # x_min
 
 
 def test_a_source_or_probe_inside_a_cpml_layer_gets_a_note():
@@ -395,8 +408,14 @@ def test_a_source_or_probe_inside_a_cpml_layer_gets_a_note():
     assert not [n for n in _notes(d) if "CPML" in n]
     # a periodic or PEC face has no layer
     d["sources"][0]["position"] = [0.003, 0.015, 0.015]
-    d["boundaries"] = {"x_min": "pec", "x_max": "pec"}
-    assert not [n for n in _notes(d) if "CPML" in n]
+    for face in ("pec", "periodic"):
+        d["boundaries"] = {"x_min": face, "x_max": face}
+        assert not [n for n in _notes(d) if "CPML" in n]
+    # 2D: a probe by cell on the far y face's layer
+    d2 = base2d()
+    d2["monitors"][0] = {"type": "probe", "cell": [20, 36]}
+    assert [n for n in _notes(d2) if n.startswith("monitors[0] ('probe0'): the probe lies "
+                                                  "inside the y_max CPML of 10 cells, 6")]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
@@ -482,7 +501,7 @@ def test_an_empty_variant_on_the_command_line_is_refused(tmp_path, capsys):
     assert "variant" in capsys.readouterr().err
     # tune took an empty --variant for the scene's own and went on to tune that one
     assert main(["tune", str(path), "--variant", ""]) == 2
-    assert "--variant : unknown kernel variant ''" in capsys.readouterr().err
+    assert "--variant '': unknown kernel variant ''" in capsys.readouterr().err
 
 
 def _frequency_notes_of(scene_dict) -> list[str]:

@@ -152,17 +152,28 @@ THIN_CPML = 5
 def boundary_notes(scene: Scene) -> tuple[str, ...]:
     """What a user should hear of the boundaries before a run: CPML layers thinner than
     THIN_CPML cells, which reflect far more than the default's 10 (THIN_CPML_DB)."""
-    thin: dict[int, list[str]] = {}
-    for axis in "xyz"[: 2 if scene.grid.is_2d else 3]:
+    thin: dict[tuple[int, int], list[str]] = {}
+    for a, axis in enumerate("xyz"[: 2 if scene.grid.is_2d else 3]):
+        # the thickest layer measured that the axis takes (a third of it: scene.py)
+        room = max((k for k in THIN_CPML_DB if k <= scene.grid.shape[a] // 3), default=0)
         for side in ("min", "max"):
             face = scene.boundaries.face(f"{axis}_{side}")
             if not isinstance(face, str) and face.cells < THIN_CPML:
-                thin.setdefault(face.cells, []).append(f"{axis}_{side}")
-    return tuple(f"boundaries.{', '.join(faces)}: a CPML of {n} cell{'s' if n > 1 else ''} "
-                 f"reflects about {THIN_CPML_DB[n]:.0f} dB of a well-resolved pulse, against "
-                 f"{THIN_CPML_DB[10]:.0f} dB for the default 10 cells; give it more "
-                 f"(8 cells: about {THIN_CPML_DB[8]:.0f} dB)"
-                 for n, faces in sorted(thin.items()))
+                thin.setdefault((face.cells, room), []).append(f"{axis}_{side}")
+    out = []
+    for (n, room), faces in sorted(thin.items()):
+        what = (f"boundaries.{', '.join(faces)}: a CPML of {n} cell{'s' if n > 1 else ''} "
+                f"reflects about {THIN_CPML_DB[n]:.0f} dB of a well-resolved pulse, against "
+                f"{THIN_CPML_DB[10]:.0f} dB for the default 10 cells; ")
+        if room >= 10:
+            out.append(what + "give it 10 (the default)")
+        elif room > n:
+            out.append(what + f"give it more ({room} cells, as many as the axis takes: "
+                              f"about {THIN_CPML_DB[room]:.0f} dB)")
+        else:   # a layer may not take more than a third of its axis
+            out.append(what + "a thicker one needs a longer axis (a layer takes at most a "
+                              "third of it)")
+    return tuple(out)
 
 
 def run_notes(scene: Scene) -> tuple[str, ...]:

@@ -172,14 +172,26 @@ def _cut_note(i: int, wf) -> list[str]:
         return [f"sources[{i}].waveform.start: {len(before)} of its samples lie before "
                 "t = 0, where the run starts, and are never driven (its spectrum() counts "
                 "them); start them at 0 or later"]
-    at_start = abs(float(wf(0.0)))
-    if at_start <= WEAKEST:
+    start = wf.support()[0]
+    if start >= 0:
         return []
-    early = wf.delay - wf.support()[0]   # how long the pulse rises before its t0
-    return [f"sources[{i}].waveform.t0: the pulse is at {at_start:.2g} of its peak at t = 0, "
-            "where the run starts, so the run switches it on as a step and drives a pulse "
-            "other than the one its spectrum() describes; use a t0 of "
-            f"{early:.3g} s or more (or leave t0 out)"]
+    # the largest value of the part before t = 0, not w(0) alone: a pulse may cross zero
+    # there (a diff_gaussian of t0 = 0, a modulated one a quarter period in) and still be
+    # cut in half (its spectrum then 9 to 1000 times off)
+    cut = float(np.max(np.abs(wf(np.linspace(start, 0.0, CUT_SAMPLES)))))
+    if cut <= WEAKEST:
+        return []
+    # the least t0 that leaves no such part: the end of its rise, or the default if less
+    least = min(wf.delay - start, type(wf)(**{**wf.model_dump(), "t0": None}).delay)
+    return [f"sources[{i}].waveform.t0: the pulse reaches {cut:.2g} of its peak before "
+            "t = 0, where the run starts, so the run cuts it there and drives a pulse other "
+            f"than the one its spectrum() describes; use a t0 of {least:.3g} s or more (or "
+            "leave t0 out)"]
+
+
+#: instants _cut_note reads a pulse at before t = 0 (a few a period of its carrier, where
+#: its envelope spans hundreds of periods)
+CUT_SAMPLES = 8193
 
 
 def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
@@ -250,8 +262,9 @@ def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
     """Where ``component``'s point at ``idx`` lies inside a CPML layer, which one and how
     deep ("the x_min CPML of 10 cells, 3 past its inner face"); else None. A point less
     than a cell past the inner face is left out: the layer's profiles start from zero there
-    (sigma at 1e-3 of its peak a cell in, at the default grading order of 3), and a probe
-    on the face has components half a cell on either side of it."""
+    (sigma a cell in at (1/L)^3 of its peak at the default grading order of 3: 1e-3 in a
+    layer of 10 cells), and a probe on the face has components half a cell on either side
+    of it."""
     for a, axis in enumerate("xyz"[: 2 if scene.grid.is_2d else 3]):
         if grid.periodic[a]:
             continue

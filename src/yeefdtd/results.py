@@ -51,7 +51,7 @@ class ProbeData:
     def __eq__(self, other):
         return (isinstance(other, ProbeData) and self.name == other.name
                 and _same(self.data, other.data) and _same(self.times, other.times)
-                and self.positions == other.positions)
+                and _same(self.positions, other.positions))   # (arrays too: save takes them)
 
 
 @dataclass

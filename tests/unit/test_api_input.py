@@ -103,6 +103,72 @@ def test_a_refused_plot_leaves_no_figure_open(result, tmp_path):
     assert plt.get_fignums() == [] and not (tmp_path / "p.png").exists()
 
 
+def test_snapshot_plots_outline_objects_where_they_lie_and_name_their_plane(
+        tmp_path, monkeypatch):
+    """A box of x 5..10, y 2..6 mm on 1 mm cells: its outline was drawn from the materials
+    at the shown component's points, half a cell outside faces on them (5 x 5 mm in the Ex
+    plot, 6 x 5 in the Ez plot); a plane at 123.5 mm was titled 124 mm, the next plane."""
+    import matplotlib.axes
+
+    drawn, titles = [], []
+    contour, title = matplotlib.axes.Axes.contour, matplotlib.axes.Axes.set_title
+
+    def spy(self, *a, **k):
+        cs = contour(self, *a, **k)
+        drawn.extend(p.vertices for p in cs.get_paths() if len(p.vertices))
+        return cs
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "contour", spy)
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_title",
+                        lambda self, t, *a, **k: titles.append(t) or title(self, t, *a, **k))
+    scene = yf.Scene(grid=yf.Grid(cells=(16, 10, 20), spacing=1e-3), boundaries="pec",
+                     materials={"d": yf.Material(eps_r=4)},
+                     objects=[yf.Box(center=(0.0075, 0.004, 0.012), size=(0.005, 0.004, 0.004),
+                                     material="d")],
+                     sources=[yf.PointSource(component="ez", position=(0.003, 0.008, 0.003),
+                                             waveform=yf.Gaussian(tau=2e-11))],
+                     monitors=[yf.Snapshot(name="ex", component="ex", position=0.012, every=5),
+                               yf.Snapshot(name="ez", component="ez", position=0.012, every=5),
+                               yf.Snapshot(name="x", component="ex", axis="x",
+                                           position=0.0075, every=5)],
+                     run=yf.RunSettings(steps=10, backend="numpy"))
+    r = yf.run(scene, progress=False)
+    for name in ("ex", "ez"):
+        drawn.clear()
+        plot_snapshot(r, name, tmp_path / f"{name}.png")
+        v = np.vstack(drawn)
+        assert np.allclose([v[:, 0].min(), v[:, 0].max(), v[:, 1].min(), v[:, 1].max()],
+                           [5, 10, 2, 6], atol=1e-9)
+    plot_snapshot(r, "x", tmp_path / "x.png")
+    assert titles[-1].endswith(", x = 7.5 mm")
+
+
+def test_a_result_whose_stored_scene_breaks_a_newer_rule_still_plots(tmp_path):
+    """An earlier version stored scenes that today's rules refuse (a 2D cylinder's length):
+    its snapshots are plotted without the outline, not refused; and results whose probe
+    positions are arrays (save takes them) compare without a ValueError."""
+    import json
+
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+                     objects=[yf.Cylinder(center=(0.01, 0.01), radius=0.003,
+                                          material="pec")],
+                     sources=[yf.PointSource(component="ez", cell=(5, 5),
+                                             waveform=yf.Gaussian(tau=2e-11))],
+                     monitors=[yf.Snapshot(name="s", component="ez", every=2),
+                               yf.Probe(name="p", cell=(15, 15))],
+                     run=yf.RunSettings(steps=6, backend="numpy"))
+    r = yf.run(scene, progress=False)
+    old = json.loads(r.scene_json)
+    old["objects"][0]["length"] = 0.005
+    r.scene_json = json.dumps(old)
+    with pytest.raises(yf.ValidationError, match=r"objects\[0\]\.length"):
+        r.scene   # noqa: B018
+    assert plot_snapshot(r, "s", tmp_path / "s.png").exists()
+    p = r.probes["p"]
+    p.positions = {c: np.asarray(x) for c, x in p.positions.items()}
+    assert r == r and yf.load(r.save(tmp_path / "r.h5")) == r
+
+
 def _ring(n=400, dt=1e-11, f=1e9):
     t = np.arange(n) * dt
     return np.sin(2 * np.pi * f * t) * np.exp(-t / 2e-9), t

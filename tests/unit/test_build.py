@@ -279,6 +279,36 @@ def test_objects_repeat_along_periodic_axes(mode):
     assert voxelize(cut, g, "ez")[10, -2].max() == 0
 
 
+@pytest.mark.parametrize("mode", ["tmz", "3d"])
+def test_a_round_object_wider_than_the_period_is_the_same_lattice_from_any_image(mode):
+    """A rod (a sphere in 3D) of radius 12 mm in a period of 10 mm: written at x = 3 mm it
+    lacked the points its image at 13 mm holds near the seam (images were added only where
+    the object did not span the period, and only one period either way), so one lattice
+    gave two geometries."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize
+
+    def rod(cx):
+        cells = (10, 30) if mode == "tmz" else (10, 30, 4)
+        walls = {"x_min": "periodic", "x_max": "periodic", "y_min": "pec", "y_max": "pec"}
+        obj = yf.Cylinder(center=(cx, 15e-3), radius=12e-3, material="rod") \
+            if mode == "tmz" else yf.Sphere(center=(cx, 15e-3, 2e-3), radius=12e-3,
+                                            material="rod")
+        if mode == "3d":
+            walls.update(z_min="periodic", z_max="periodic")
+        s = yf.Scene(grid=yf.Grid(mode=mode, cells=cells, spacing=1e-3), boundaries=walls,
+                     materials={"rod": yf.Material(eps_r=4)}, objects=[obj],
+                     run=yf.RunSettings(steps=1))
+        g = make_grid(s)
+        return {c: voxelize(s, g, c) for c in g.components}
+
+    a, b, c = rod(3e-3), rod(13e-3), rod(-7e-3)
+    for comp in a:
+        assert np.array_equal(a[comp], b[comp]) and np.array_equal(a[comp], c[comp]), comp
+    # (9 mm, 4 mm) is 11.7 mm from the image at (13, 15) mm: inside the lattice
+    assert a["ez"][9, 4].max() > 0
+
+
 @pytest.mark.parametrize("d, thick", [(1e-3, 1), (1e-4, 1), (1e-3, 10), (0.7e-3, 3)])
 def test_a_box_drawn_on_grid_planes_holds_both_face_planes(d, thick):
     """Points exactly on a face are inside (closed boxes). Rounding of centre +- half the

@@ -58,12 +58,20 @@ def _images(obj, period: list, reach: list | None = None) -> list:
         return [obj]
     lo, hi = obj.bounds()
     reach = reach or [0.0, 0.0, 0.0]
-    # an image where the shifted bounds reach [0, L] (x = L is x = 0 again), unless the
-    # object spans the whole period already
-    shifts = [[0.0] + [k * p for k in (-1, 1) if lo[a] + k * p <= p * (1 + 1e-9) + reach[a]
-                       and hi[a] + k * p >= -p * 1e-9 - reach[a]]
-              if p and a < len(obj.center) and not (lo[a] <= 0 and hi[a] >= p) else [0.0]
-              for a, p in enumerate(period)]
+    # an image for every k whose shifted bounds reach [0, L] (x = L is x = 0 again), unless
+    # the object is the same all along the axis and spans the whole period already (a box,
+    # a cylinder along it): a round section wider than the period needs its images at the
+    # seam (a rod of radius 12 mm in a period of 10 mm, written at x = 3 mm, lacked points
+    # that it held written at 13 mm, the same lattice), and may need them past one period
+    shifts = []
+    for a, p in enumerate(period):
+        if not p or a >= len(obj.center) or (_uniform_along(obj, a) and lo[a] <= 0
+                                             and hi[a] >= p):
+            shifts.append([0.0])
+            continue
+        ks = range(math.ceil((-p * 1e-9 - reach[a] - hi[a]) / p),
+                   math.floor((p * (1 + 1e-9) + reach[a] - lo[a]) / p) + 1)
+        shifts.append([0.0] + [k * p for k in ks if k])
     out = []
     for dx in shifts[0]:
         for dy in shifts[1]:
@@ -72,6 +80,12 @@ def _images(obj, period: list, reach: list | None = None) -> list:
                 out.append(obj if not any(move) else obj.model_copy(update={"center": tuple(
                     c + d for c, d in zip(obj.center, move, strict=True))}))
     return out
+
+
+def _uniform_along(obj, a: int) -> bool:
+    """Whether ``obj``'s section is the same all along axis ``a`` within its bounds (a box
+    along every axis, a cylinder along its own)."""
+    return obj.type == "box" or (obj.type == "cylinder" and "xyz".index(obj.axis) == a)
 
 
 def placed(scene, grid: YeeGrid | None) -> list:

@@ -159,7 +159,11 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
     if stepper.model is not model:
         raise SetupError("stepper: built for another model; build it with "
                          "make_stepper(model) for this one")
-    if getattr(stepper, "steps_done", 0):
+    done = getattr(stepper, "steps_done", 0)
+    if done is None:
+        raise SetupError("stepper: an advance of it stopped within its steps, so its fields "
+                         "belong to no whole step; make a new one with make_stepper(model)")
+    if done:
         raise SetupError(f"stepper: it has run {stepper.steps_done} steps already; a run "
                          "starts at step 0: make a new one with make_stepper(model)")
 

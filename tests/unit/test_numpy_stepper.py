@@ -170,6 +170,49 @@ def test_set_field_on_a_2d_grid_takes_its_two_sides():
     assert st.fields()["ez"][0, 0, 0] == 0
 
 
+def test_advance_runs_the_steps_in_order_and_not_after_one_cut_short(monkeypatch):
+    """Step n drives the sources' values at n and fills record row n from the fields of
+    step n - 1: a fresh stepper started at step 10, steps run twice or skipped, or a count
+    whose NumPy int16 sum with start wrapped round, were taken without a word (fields and
+    records of no run); and an advance cut short (here Ctrl-C within its 5th step) said
+    all its steps were done."""
+    model = yf.build_model(lossy_scene(steps=60))
+    st = yf.make_stepper(model, "numpy")
+    with pytest.raises(yf.SetupError, match=r"^advance: start 10, but this stepper has run 0 "
+                                            r"steps.*continue with advance\(0, \.\.\.\)"):
+        st.advance(10, 5)
+    st.advance(0, 30)
+    for start in (20, 40):
+        with pytest.raises(yf.SetupError, match=f"advance: start {start}, but this stepper "
+                                                "has run 30 steps"):
+            st.advance(start, 5)
+    st.advance(np.int16(30), np.int16(30))   # ints: 30 + 30 in int16 is fine, as Python's
+    assert st.steps_done == 60
+    big = yf.build_model(lossy_scene(steps=40000))
+    st = yf.make_stepper(big, "numpy")
+    st.advance(0, 30000)
+    st.advance(np.int16(30000), np.int16(5000))   # their int16 sum wrapped to -30536
+    assert st.steps_done == 35000
+    st = yf.make_stepper(model, "numpy")
+    calls, update_e = [], st.update_e
+
+    def stop_at_the_fifth():
+        calls.append(1)
+        if len(calls) == 5:
+            raise KeyboardInterrupt
+        update_e()
+
+    monkeypatch.setattr(st, "update_e", stop_at_the_fifth)
+    with pytest.raises(KeyboardInterrupt):
+        st.advance(0, 40)
+    assert st.steps_done is None
+    with pytest.raises(yf.SetupError, match="advance: an earlier advance stopped within its "
+                                            "steps"):
+        st.advance(0, 1)
+    with pytest.raises(yf.SetupError, match="stepper: an advance of it stopped within"):
+        yf.run_model(model, st, progress=False)
+
+
 @pytest.mark.parametrize("start, count", [(0, -3), (0, 2.5), (-1, 1), (True, 1)])
 def test_advance_refuses_steps_that_are_not_whole_numbers(start, count):
     st = yf.make_stepper(yf.build_model(lossy_scene(steps=5)), "numpy")

@@ -74,27 +74,46 @@ class Stepper:
         """Monitors due after step n."""
 
     # ---- whole steps ---------------------------------------------------------------
-    def check_span(self, start: int, count: int) -> None:
-        """Refuses steps past the model's last: its source waveforms and monitor records
-        are laid out for ``model.steps`` steps, so a step beyond would read or write past
-        them."""
+    def check_span(self, start: int, count: int) -> tuple[int, int]:
+        """(start, count) as Python ints, where the steps may run: within the model's steps
+        (its source waveforms and monitor records are laid out for ``model.steps`` steps,
+        so a step beyond would read or write past them), and in order: ``start`` is the step
+        after the last one run (the fields hold the state of that step, and step n drives
+        the sources' values at n and fills record row n: a stepper started at step 10, or
+        run over steps twice, gave fields and records of no run, without a word). Every
+        advance checks its span here first, and sets steps_done to start + count once its
+        steps have run; until then steps_done is None, so that an advance cut short
+        (Ctrl-C, an error) leaves a stepper that refuses to go on from fields that belong
+        to no whole step."""
         from ..exceptions import SetupError
 
         for what, v in (("start", start), ("count", count)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
                 raise SetupError(f"advance: {what} must be a whole number >= 0, not {v!r}")
+        start, count = int(start), int(count)   # (a NumPy int16 sum wrapped round)
         if start + count > self.model.steps:
             raise SetupError(f"advance: steps {start} to {start + count - 1} pass the model's "
                              f"{self.model.steps} steps (0 to {self.model.steps - 1}); build "
                              "it with more steps (build_model(scene, steps=...))")
-        self.steps_done = start + count   # every advance checks its span here first
+        if self.steps_done is None:
+            raise SetupError("advance: an earlier advance stopped within its steps "
+                             "(interrupted, or an error), so the fields belong to no whole "
+                             "step; make a new stepper with make_stepper(model)")
+        if start != self.steps_done:
+            raise SetupError(f"advance: start {start}, but this stepper has run "
+                             f"{self.steps_done} steps, and steps run in order from 0; "
+                             f"continue with advance({self.steps_done}, ...) or make a new "
+                             "stepper with make_stepper(model)")
+        self.steps_done = None   # until the steps have run (see above)
+        return start, count
 
-    #: the step after the last one advanced (0: none yet; run_model starts only from it)
-    steps_done: int = 0
+    #: the step after the last one advanced (0: none yet; run_model starts only from it;
+    #: None: an advance under way, or one cut short)
+    steps_done: int | None = 0
 
     def advance(self, start: int, count: int) -> None:
-        """Run steps ``start`` .. ``start + count - 1``."""
-        self.check_span(start, count)
+        """Run steps ``start`` .. ``start + count - 1`` (``start``: the steps run so far)."""
+        start, count = self.check_span(start, count)
         for n in range(start, start + count):
             self.update_h()
             self.update_h_boundaries()
@@ -103,6 +122,7 @@ class Stepper:
             self.update_e_boundaries()
             self.inject_e(n)
             self.record(n)
+        self.steps_done = start + count
 
     # ---- reading back --------------------------------------------------------------
     def max_abs(self) -> float:

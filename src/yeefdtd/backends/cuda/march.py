@@ -810,7 +810,7 @@ class MarchStepper(CudaStepper):
         return max(1, out)
 
     def advance(self, start: int, count: int) -> None:
-        self.check_span(start, count)
+        start, count = self.check_span(start, count)
         cfg = self.configs["pass"]
         with self._stream:
             n, end = start, start + count
@@ -839,6 +839,7 @@ class MarchStepper(CudaStepper):
                 n += nt
                 self._n = n
                 self._after_step(n)
+        self.steps_done = end
 
     # ---- description ---------------------------------------------------------------------
     def traffic_bytes_per_cell(self) -> float:

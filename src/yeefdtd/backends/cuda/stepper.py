@@ -491,7 +491,9 @@ class CudaStepper(Stepper):
         return ",".join(str(m) for m, _ in self.boxes())
 
     def rest(self) -> None:
-        """Every field and CPML auxiliary value back to zero (the state before step 0)."""
+        """Every field and CPML auxiliary value back to zero (the state before step 0), so
+        that advance starts from step 0 again."""
+        self.steps_done = 0
         for f in (*self._f.values(), *getattr(self, "_g", {}).values()):
             f.fill(0)
         for entry in self._slabs:
@@ -537,7 +539,7 @@ class CudaStepper(Stepper):
         self._graph.launch(self._stream)
 
     def advance(self, start: int, count: int) -> None:
-        self.check_span(start, count)
+        start, count = self.check_span(start, count)
         with self._stream:
             if start != self._n:
                 self._step_dev.fill(start)
@@ -546,6 +548,7 @@ class CudaStepper(Stepper):
                 self._replay()
                 self._n = n + 1
                 self._after_step(n + 1)
+        self.steps_done = start + count
 
     def _after_step(self, done: int) -> None:
         for snap in self._snaps:

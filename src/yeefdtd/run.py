@@ -241,6 +241,17 @@ def _finite_steps(model: Model, rec, done: int) -> int:
 
 def _check_divergence(stepper, model: Model, done: int) -> None:
     m = stepper.max_abs()
+    storage = getattr(stepper, "storage", None)
+    if not math.isfinite(m) and getattr(storage, "name", "") == "float16":
+        # float16 holds values up to 65504 times the scale its sources set (storage.py):
+        # a field that builds up far past the sources' own (a cavity driven at resonance:
+        # eta0 H 18 times a hard source's 1 V/m) goes past it, a stable run or not
+        raise DivergenceError(
+            f"fields became NaN or infinite by step {done} (t = {done * model.grid.dt:.4g} "
+            "s); in float16 most likely they outgrew what it holds at the scale the sources "
+            f"set (E up to {65504 * storage.scale_e:.3g} V/m, H up to "
+            f"{65504 * storage.scale_h:.3g} A/m), as fields that build up far past the "
+            "sources' own do; run it in float32, or bfloat16 (float32's range)", done)
     if not math.isfinite(m) or m > DIVERGENCE_LIMIT:
         what = "NaN or infinite" if not math.isfinite(m) else f"as large as {m:.3g}"
         raise DivergenceError(

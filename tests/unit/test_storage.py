@@ -112,3 +112,26 @@ def test_the_cuda_backend_says_in_one_line_what_it_does_not_store():
                                          r"only; use variant 'indexed', 'fused' or "
                                          r"'temporal' for dtype float16"):
         CudaStepper(model, "float16", variant="seed-xyz")
+
+
+def test_float16_fields_that_outgrow_its_range_are_said_to_and_not_blamed_on_the_scene(
+        tmp_path, capsys):
+    """A PEC cavity driven at resonance by a hard source of 1 V/m is stable (float32 runs
+    it; its fields stay bounded, eta0 H up to 18 V/m), but its H outgrows float16's range at
+    the scale the source sets: the run stops as any whose fields stop being finite, and the
+    line says so, not that the source, the CPML or the Courant number is to blame."""
+    from yeefdtd.cli import main
+
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3),
+                     boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(1, 10), kind="hard",
+                                             waveform=yf.Sine(frequency=16.96e9))],
+                     monitors=[yf.Probe(name="p", cell=(10, 10))],
+                     run=yf.RunSettings(steps=2000, backend="numpy"))
+    path = scene.save(tmp_path / "cavity.json")
+    assert main(["run", str(path), "-o", str(tmp_path / "a.h5"), "-q"]) == 0
+    assert main(["run", str(path), "-o", str(tmp_path / "b.h5"), "-q",
+                 "--dtype", "float16"]) == 1
+    err = capsys.readouterr().err
+    assert "in float16 most likely they outgrew what it holds at the scale the sources set " \
+           "(E up to 16 V/m, H up to 0.0312 A/m)" in err and "CPML" not in err

@@ -40,9 +40,26 @@ def _check_model(model) -> None:
                          f"{type(model).__name__}")
 
 
+#: the options each backend's stepper takes (make_stepper's ``options``, run's
+#: ``stepper_options``), named here so that checking them imports no CuPy
+STEPPER_OPTIONS = {"numpy": ("threads",), "cuda": ("variant", "tune", "graphs", "launch")}
+
+
 def _check_variant(options: dict) -> None:
     """A one-line error where ``options`` name a kernel variant that does not exist, on
-    every backend (the NumPy one would pass over it)."""
+    every backend (the NumPy one would pass over it), or an option no backend takes (a
+    misspelt 'thread' was passed over as another backend's, and 'dtype' met a TypeError
+    naming make_stepper)."""
+    from .exceptions import ValidationError
+
+    for key in options:
+        if key in ("model", "backend", "dtype", "steps"):
+            raise ValidationError(f"stepper_options: {key!r} is an argument of its own; give "
+                                  f"it as {key}=..., not among the stepper's options")
+        if not any(key in names for names in STEPPER_OPTIONS.values()):
+            takes = "; ".join(f"the {b} backend takes {', '.join(names)}"
+                              for b, names in STEPPER_OPTIONS.items())
+            raise ValidationError(f"stepper_options: no backend takes {key!r} ({takes})")
     if options.get("variant") is not None:
         RunSettings(steps=1, variant=options["variant"])
 

@@ -169,6 +169,34 @@ def test_a_result_whose_stored_scene_breaks_a_newer_rule_still_plots(tmp_path):
     assert r == r and yf.load(r.save(tmp_path / "r.h5")) == r
 
 
+@pytest.mark.parametrize("options, says", [
+    ({"thread": 4}, "stepper_options: no backend takes 'thread' (the numpy backend takes "
+                    "threads; the cuda backend takes variant, tune, graphs, launch)"),
+    ({"dtype": "float64"}, "stepper_options: 'dtype' is an argument of its own; give it as "
+                           "dtype=..."),
+    ({"model": 1}, "stepper_options: 'model' is an argument of its own")])
+def test_stepper_options_no_backend_takes_are_refused(options, says):
+    """A misspelt 'thread' was passed over as another backend's option (the run took every
+    core), and 'dtype' or 'model' met a TypeError naming make_stepper."""
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=3, backend="numpy"))
+    with pytest.raises(yf.ValidationError, match=re.escape(says)):
+        yf.run(scene, stepper_options=options, progress=False)
+
+
+def test_the_stepper_options_named_are_those_the_steppers_take():
+    import inspect
+
+    from yeefdtd.backends.cuda.stepper import CudaStepper
+    from yeefdtd.backends.numpy.stepper import NumpyStepper
+    from yeefdtd.run import STEPPER_OPTIONS
+
+    for name, cls in (("numpy", NumpyStepper), ("cuda", CudaStepper)):
+        params = list(inspect.signature(cls.__init__).parameters)
+        assert params[:3] == ["self", "model", "dtype"]
+        assert tuple(params[3:]) == STEPPER_OPTIONS[name]
+
+
 def _ring(n=400, dt=1e-11, f=1e9):
     t = np.arange(n) * dt
     return np.sin(2 * np.pi * f * t) * np.exp(-t / 2e-9), t

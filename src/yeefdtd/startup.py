@@ -45,6 +45,16 @@ def _module_run() -> str | None:
             continue
         if not a.startswith("-") or a.startswith("-c") or a == "-":
             return None   # a script, a command or stdin: what follows are its arguments
+        if not a.startswith("--"):   # flags in one group, as -Om or -uEm: up to m or c
+            for k, flag in enumerate(a[1:], start=1):
+                if flag == "c":
+                    return None
+                if flag == "m":
+                    rest = a[k + 1:]
+                    return rest or (args[i + 1] if i + 1 < len(args) else None)
+                if flag in "WX":   # the rest of the group, or the next argument, is its value
+                    i += 0 if a[k + 1:] else 1
+                    break
         i += 1
     return None
 

@@ -838,7 +838,8 @@ def test_ctrl_c_while_the_command_starts_is_one_line_and_status_130(module, tmp_
     scene = str(EXAMPLES / "cavity_pec.toml")
     script = Path(sys.executable).with_name("yeefdtd")
     commands = [[sys.executable, "-m", "yeefdtd", "validate", scene],
-                [sys.executable, "-W", "ignore", "-m", "yeefdtd", "validate", scene]]
+                [sys.executable, "-W", "ignore", "-m", "yeefdtd", "validate", scene],
+                [sys.executable, "-Om", "yeefdtd", "validate", scene]]   # flags in a group
     if script.exists():   # the console script, where the package is installed
         commands.append([str(script), "validate", scene])
     for argv in commands:

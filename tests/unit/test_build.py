@@ -33,6 +33,28 @@ def test_duration_becomes_steps():
     s = scene(run=yf.RunSettings(duration=1e-10))
     m = yf.build_model(s)
     assert (m.steps - 1) * m.grid.dt < 1e-10 <= m.steps * m.grid.dt
+    # a duration of exactly k steps is k steps, however many (an absolute slack of 1e-9
+    # steps added one from about 4.5 million on)
+    from yeefdtd.build.model import step_count
+
+    dt = m.grid.dt
+    for k in (7, 32_786_139, 523_832_097):
+        assert step_count(scene(run=yf.RunSettings(duration=k * dt)), dt) == k, k
+
+
+@pytest.mark.parametrize("argv, module", [
+    (["-m", "yeefdtd", "run"], "yeefdtd"), (["-Om", "yeefdtd", "run"], "yeefdtd"),
+    (["-uEm", "yeefdtd.cli"], "yeefdtd.cli"), (["-myeefdtd"], "yeefdtd"),
+    (["-OW", "ignore", "-m", "yeefdtd"], "yeefdtd"), (["-OWignore", "-m", "yeefdtd"], "yeefdtd"),
+    (["-Oc", "import yeefdtd"], None), (["script.py", "-m", "yeefdtd"], None)])
+def test_the_module_python_runs_is_read_from_flags_in_a_group(argv, module, monkeypatch):
+    """python -Om yeefdtd ran the command, but its flags in one group were read as a flag
+    alone and the module as a script, so a Ctrl-C while it started came out as a
+    traceback and status -2 instead of one line and 130."""
+    from yeefdtd import startup
+
+    monkeypatch.setattr(startup.sys, "orig_argv", ["python", *argv], raising=False)
+    assert startup._module_run() == module
 
 
 def test_shapes_extents_and_periodic_axes():

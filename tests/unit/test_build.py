@@ -611,6 +611,42 @@ def test_a_conductor_that_holds_no_point_of_the_field_it_acts_on_gets_the_note()
     assert run_of(0.010)[0] == () and run_of(0.0105, "pmc")[0] == ()
 
 
+def test_a_conductor_sheet_or_wire_that_holds_none_of_the_components_along_it_gets_a_note():
+    """A PEC plate normal to x thinner than a cell and between two E planes holds Ex alone,
+    across it: a pulse went through it whole (transmitted peak 1.000 against 0.000 for the
+    plates that hold Ey), without a word; likewise a wire along z that holds no Ez. On a
+    grid plane, or a cell thick, nothing to say."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import object_notes
+
+    def notes(obj, mode="tez", cells=(120, 2)):
+        s = yf.Scene(grid=yf.Grid(mode=mode, cells=cells, spacing=1e-3), objects=[obj],
+                     boundaries={"x_min": "pec", "x_max": "pec", "y_min": "periodic",
+                                 "y_max": "periodic", **({} if mode != "3d" else {
+                                     "z_min": "pec", "z_max": "pec"})},
+                     run=yf.RunSettings(steps=1))
+        return object_notes(s, make_grid(s))
+
+    def plate(x, t, material="pec"):
+        return yf.Box(center=(x, 1e-3), size=(t, 1.0), material=material)
+
+    for x, t in ((0.0605, 0.5e-3), (0.0605, 0.9e-3), (0.0603, 0.5e-3)):
+        got = notes(plate(x, t))
+        assert len(got) == 1 and got[0].startswith("objects[0]: this box is thinner than a "
+                                                   "cell along x and holds no point of ey")
+    for x, t in ((0.060, 0.5e-3), (0.060, 0.9e-3), (0.0603, 0.9e-3), (0.0605, 1.5e-3)):
+        assert notes(plate(x, t)) == ()
+    # PMC acts on H: the plate between the planes holds Hz, on one it holds no H at all
+    assert notes(plate(0.0605, 0.5e-3, "pmc")) == ()
+    assert "holds no point of any H field component" in notes(plate(0.060, 0.5e-3, "pmc"))[0]
+    wire = yf.Cylinder(center=(5.5e-3, 5e-3, 5e-3), radius=0.4e-3, material="pec")
+    got = notes(wire, "3d", (10, 10, 10))
+    assert len(got) == 1 and "thinner than a cell along x and y and holds no point of ez" \
+        in got[0]
+    assert notes(wire.model_copy(update={"center": (5e-3, 5e-3, 5e-3)}), "3d",
+                 (10, 10, 10)) == ()
+
+
 def test_a_face_normal_to_the_field_takes_the_harmonic_mean_of_its_cell():
     """A face normal to a component that cuts its point's cell in halves (Ex at x = 4.5 mm
     on a box's face at x = 4.5 mm, off the grid planes; Hx at x = 4 mm on a face there, on

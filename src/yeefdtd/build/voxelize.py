@@ -734,7 +734,33 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
                        f"{what}field component of the grid (cells of {_cells(grid)}), so "
                        "the run does not see it; enlarge it, move it onto the grid's "
                        "points, or use smaller cells")
+        elif obj.material in CONDUCTORS:
+            out += _thin_conductor_note(i, obj, grid, period, seen)
     return tuple(out)
+
+
+def _thin_conductor_note(i: int, obj, grid: YeeGrid, period: list, seen) -> list[str]:
+    """The note on a conductor thinner than a cell along some axes (a sheet, a wire) that
+    holds none of the components it acts on along its other axes, the ones a wave along it
+    needs stopped (a PEC sheet normal to x holds no Ey or Ez, a wire along z no Ez): it
+    holds only components across it, and a wave passes it as if it were not there (a PEC
+    plate 0.9 cells thick between two E planes transmitted all of a pulse)."""
+    lo, hi = obj.bounds()
+    ndim = len(obj.center)
+    thin = [a for a in range(ndim) if hi[a] - lo[a] < grid.steps[a]]
+    if not thin or len(thin) == ndim:
+        return []
+    kind = "e" if obj.material == "pec" else "h"
+    needed = [c for c in grid.components if c[0] == kind and "xyz".index(c[1]) not in thin]
+    if not needed or any(seen(im, grid, c, full_ranges(grid, c))
+                         for im in _images(obj, period, _reach(obj, grid)) for c in needed):
+        return []
+    across = " and ".join("xyz"[a] for a in thin)
+    return [f"objects[{i}]: this {obj.type} is thinner than a cell along {across} and holds "
+            f"no point of {', '.join(needed)} (the {kind.upper()} components along it, which "
+            f"it would have to hold at zero), so a wave passes it as if it were not there; "
+            f"move it onto the grid's {kind.upper()} points (a sheet on a grid plane) or make "
+            "it a cell thick"]
 
 
 def _cells(grid: YeeGrid) -> str:

@@ -331,6 +331,23 @@ def test_a_round_object_wider_than_the_period_is_the_same_lattice_from_any_image
     assert a["ez"][9, 4].max() > 0
 
 
+def test_a_sphere_far_wider_than_its_periodic_cell_takes_few_images_and_fills_it():
+    """Only the images whose centres lie within half a period of the domain matter (a point
+    inside any image is inside the one nearest along each axis): a sphere of radius 50 mm
+    in a cell of 1 mm made a million images before, and its build was hours long."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import placed, voxelize
+
+    walls = {f"{a}_{side}": "periodic" for a in "xyz" for side in ("min", "max")}
+    s = yf.Scene(grid=yf.Grid(cells=(10, 10, 10), spacing=0.1e-3), boundaries=walls,
+                 materials={"m": yf.Material(eps_r=4)},
+                 objects=[yf.Sphere(center=(0.5e-3,) * 3, radius=0.05, material="m")],
+                 run=yf.RunSettings(steps=1))
+    g = make_grid(s)
+    assert len(placed(s, g)) <= 27
+    assert all((voxelize(s, g, c) != 0).all() for c in g.components)
+
+
 @pytest.mark.parametrize("d, thick", [(1e-3, 1), (1e-4, 1), (1e-3, 10), (0.7e-3, 3)])
 def test_a_box_drawn_on_grid_planes_holds_both_face_planes(d, thick):
     """Points exactly on a face are inside (closed boxes). Rounding of centre +- half the

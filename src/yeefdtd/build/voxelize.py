@@ -58,20 +58,27 @@ def _images(obj, period: list, reach: list | None = None) -> list:
         return [obj]
     lo, hi = obj.bounds()
     reach = reach or [0.0, 0.0, 0.0]
-    # an image for every k whose shifted bounds reach [0, L] (x = L is x = 0 again), unless
-    # the object is the same all along the axis and spans the whole period already (a box,
-    # a cylinder along it): a round section wider than the period needs its images at the
-    # seam (a rod of radius 12 mm in a period of 10 mm, written at x = 3 mm, lacked points
-    # that it held written at 13 mm, the same lattice), and may need them past one period
+    # an image for every k whose shifted bounds reach [0, L] (x = L is x = 0 again) and
+    # whose centre lies within half a period of it, unless the object is the same all
+    # along the axis and spans the whole period already (a box, a cylinder along it). A
+    # point inside any image of a box, a sphere or a cylinder is inside the one whose
+    # centre is nearest along each axis (each axis adds its own term to the distance), and
+    # for a point of [0, L] that centre lies within [-L/2, 3L/2]: so at most 3 shifts an
+    # axis (a sphere of radius 50 mm in a cell of 1 mm made a million images). A round
+    # section wider than the period needs its images at the seam all the same (a rod of
+    # radius 12 mm in a period of 10 mm, written at x = 3 mm, lacked points that it held
+    # written at 13 mm, the same lattice).
     shifts = []
     for a, p in enumerate(period):
         if not p or a >= len(obj.center) or (_uniform_along(obj, a) and lo[a] <= 0
                                              and hi[a] >= p):
             shifts.append([0.0])
             continue
-        ks = range(math.ceil((-p * 1e-9 - reach[a] - hi[a]) / p),
-                   math.floor((p * (1 + 1e-9) + reach[a] - lo[a]) / p) + 1)
-        shifts.append([0.0] + [k * p for k in ks if k])
+        c, slack = obj.center[a], p * 1e-9 + reach[a]
+        ks = range(math.ceil((-0.5 * p - slack - c) / p),
+                   math.floor((1.5 * p + slack - c) / p) + 1)
+        shifts.append([0.0] + [k * p for k in ks if k and lo[a] + k * p <= p + slack
+                               and hi[a] + k * p >= -slack])
     out = []
     for dx in shifts[0]:
         for dy in shifts[1]:

@@ -161,8 +161,8 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     return _save(fig, path)
 
 
-#: outline samples a cell along each axis of a snapshot's plane (fewer on large planes:
-#: OUTLINE_POINTS at most)
+#: outline samples a cell along each axis of a snapshot's plane: OUTLINE_SAMPLES up to
+#: OUTLINE_POINTS samples, 2 up to OUTLINE_POINTS cells, 1 on larger planes
 OUTLINE_SAMPLES = 4
 OUTLINE_POINTS = 4_000_000
 
@@ -178,7 +178,12 @@ def _outline(ax, scene, axes: list[str], snap) -> None:
     grid = make_grid(scene)
     inplane = ["xyz".index(a) for a in axes]
     n = [grid.cells[a] for a in inplane]
-    per = max(1, min(OUTLINE_SAMPLES, int(math.sqrt(OUTLINE_POINTS / (n[0] * n[1])))))
+    # an even number a cell puts the samples off the planes and the half planes alike (3
+    # put a face on a half plane a third of a cell off); on planes past OUTLINE_POINTS
+    # cells (2000 x 2000), one a cell, at the cells' centres: faces on half planes then
+    # drawn half a cell off, a four-thousandth of such a plot's width or less
+    fit = OUTLINE_POINTS / (n[0] * n[1])
+    per = OUTLINE_SAMPLES if OUTLINE_SAMPLES**2 <= fit else 2 if fit >= 1 else 1
     coords = [(np.arange(k * per) + 0.5) / per * grid.steps[a] for k, a in zip(n, inplane,
                                                                             strict=True)]
     pts = [None, None, None]

@@ -491,9 +491,21 @@ class CudaStepper(Stepper):
         return ",".join(str(m) for m, _ in self.boxes())
 
     def rest(self) -> None:
-        """Every field and CPML auxiliary value back to zero (the state before step 0), so
-        that advance starts from step 0 again."""
+        """Every field, CPML auxiliary value and record back to zero (the state before step
+        0), so that advance starts from step 0 again and fills the records from their first
+        row (their counts of rows flushed to the host kept theirs: a second run's records
+        went into the rows after the first's)."""
         self.steps_done = 0
+        self._n = 0
+        self._step_dev.fill(0)
+        for pg in self._probe_groups:
+            pg["ring"].fill(0)
+            pg["host"][...] = 0
+            pg["flushed"] = 0
+        for snap in self._snaps:
+            snap["buf"].fill(0)
+            snap["host"][...] = 0
+            snap["flushed"] = 0
         for f in (*self._f.values(), *getattr(self, "_g", {}).values()):
             f.fill(0)
         for entry in self._slabs:

@@ -266,8 +266,8 @@ def _check_divergence(stepper, model: Model, done: int) -> None:
         raise DivergenceError(
             f"fields became NaN or infinite by step {done} (t = {done * model.grid.dt:.4g} "
             "s); in float16 most likely they outgrew what it holds at the scale the sources "
-            f"set (E up to {65504 * storage.scale_e:.3g} V/m, H up to "
-            f"{65504 * storage.scale_h:.3g} A/m), as fields that build up far past the "
+            f"set (E up to {storage.largest('e'):.3g} V/m, H up to "
+            f"{storage.largest('h'):.3g} A/m), as fields that build up far past the "
             "sources' own do; run it in float32, or bfloat16 (float32's range)", done)
     if not math.isfinite(m) or m > DIVERGENCE_LIMIT:
         what = "NaN or infinite" if not math.isfinite(m) else f"as large as {m:.3g}"

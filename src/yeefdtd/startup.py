@@ -36,16 +36,12 @@ def _module_run() -> str | None:
     i = 0
     while i < len(args):
         a = args[i]
-        if a == "-m":
-            return args[i + 1] if i + 1 < len(args) else None
-        if a.startswith("-m"):
-            return a[2:]
         if a in _OPTIONS_WITH_VALUE:
             i += 2
             continue
-        if not a.startswith("-") or a.startswith("-c") or a == "-":
+        if not a.startswith("-") or a == "-":
             return None   # a script, a command or stdin: what follows are its arguments
-        if not a.startswith("--"):   # flags in one group, as -Om or -uEm: up to m or c
+        if not a.startswith("--"):   # flags alone or in a group (-m, -Om, -uEm): to m or c
             for k, flag in enumerate(a[1:], start=1):
                 if flag == "c":
                     return None

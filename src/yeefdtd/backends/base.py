@@ -171,8 +171,7 @@ class Stepper:
         if not np.isfinite(a).all():
             raise SetupError(f"set_field: {component} values hold NaN or infinity")
         name = self.storage.name
-        most = {"float64": np.inf, "float16": 65504.0 * self.storage.scale(component)}.get(
-            name, float(np.finfo(np.float32).max))
+        most = self.storage.largest(component)
         peak = float(np.abs(a).max()) if a.size else 0.0
         if peak > most:
             raise SetupError(f"set_field: {component} values up to {peak:.3g} are more than "

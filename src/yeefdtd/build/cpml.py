@@ -101,12 +101,18 @@ def make_slab(params: Cpml, grid: YeeGrid, axis: int, side: str, background) -> 
     return Slab(axis=axis, side=side, cells=L, e=e, h=h)
 
 
-def make_slabs(scene, grid: YeeGrid) -> list[Slab]:
-    slabs = []
-    background = scene.material(scene.background)
+def cpml_faces(scene) -> list[tuple[int, str, Cpml]]:
+    """(axis, side, its Cpml) of each face of the scene's grid that ends in a CPML layer."""
+    faces = []
     for axis in range(scene.grid.ndim):
         for side in ("min", "max"):
             face = scene.boundaries.face(f"{'xyz'[axis]}_{side}")
             if isinstance(face, Cpml):
-                slabs.append(make_slab(face, grid, axis, side, background))
-    return slabs
+                faces.append((axis, side, face))
+    return faces
+
+
+def make_slabs(scene, grid: YeeGrid) -> list[Slab]:
+    background = scene.material(scene.background)
+    return [make_slab(face, grid, axis, side, background)
+            for axis, side, face in cpml_faces(scene)]

@@ -15,7 +15,7 @@ from .. import host
 from ..constants import MAX_STEPS
 from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
-from .cpml import Slab, make_slabs
+from .cpml import Slab, cpml_faces, make_slabs
 from .grid import YeeGrid, time_step
 from .plans import (
     ProbeGroup,
@@ -85,8 +85,9 @@ def step_count(scene: Scene, dt: float) -> int:
         raise ValidationError(f"run.duration: {scene.run.duration:g} s is {n:.3g} steps of "
                               f"{dt:.3g} s, more than {MAX_STEPS:.0e}; shorten it, or use "
                               "larger cells")
-    return max(1, math.ceil(n * (1 - 1e-12)))   # relative: 1e-9 absolute added a step
-    # to a duration of exactly k dt from about 4.5 million steps on
+    # a relative slack: 1e-9 steps added one to a duration of exactly k dt from about 4.5
+    # million steps on
+    return max(1, math.ceil(n * (1 - 1e-12)))
 
 
 def check_run_arguments(scene, steps) -> None:
@@ -154,13 +155,11 @@ def boundary_notes(scene: Scene) -> tuple[str, ...]:
     """What a user should hear of the boundaries before a run: CPML layers thinner than
     THIN_CPML cells, which reflect far more than the default's 10 (THIN_CPML_DB)."""
     thin: dict[tuple[int, int], list[str]] = {}
-    for a, axis in enumerate("xyz"[: 2 if scene.grid.is_2d else 3]):
-        # the thickest layer measured that the axis takes (a third of it: scene.py)
-        room = max((k for k in THIN_CPML_DB if k <= scene.grid.shape[a] // 3), default=0)
-        for side in ("min", "max"):
-            face = scene.boundaries.face(f"{axis}_{side}")
-            if not isinstance(face, str) and face.cells < THIN_CPML:
-                thin.setdefault((face.cells, room), []).append(f"{axis}_{side}")
+    for a, side, face in cpml_faces(scene):
+        if face.cells < THIN_CPML:
+            # the thickest layer measured that the axis takes (a third of it: scene.py)
+            room = max((k for k in THIN_CPML_DB if k <= scene.grid.shape[a] // 3), default=0)
+            thin.setdefault((face.cells, room), []).append(f"{'xyz'[a]}_{side}")
     out = []
     for (n, room), faces in sorted(thin.items()):
         what = (f"boundaries.{', '.join(faces)}: a CPML of {n} cell{'s' if n > 1 else ''} "

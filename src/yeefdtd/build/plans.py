@@ -265,28 +265,27 @@ def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
     (sigma a cell in at (1/L)^3 of its peak at the default grading order of 3: 1e-3 in a
     layer of 10 cells), and a probe on the face has components half a cell on either side
     of it."""
-    for a, axis in enumerate("xyz"[: 2 if scene.grid.is_2d else 3]):
-        if grid.periodic[a]:
-            continue
-        p, n = idx[a] + OFFSETS[component][a], grid.cells[a]
-        for side, depth in (("min", p), ("max", n - p)):
-            face = scene.boundaries.face(f"{axis}_{side}")
-            if not isinstance(face, str) and depth <= face.cells - 1:
-                return (f"the {axis}_{side} CPML of {face.cells} cells, "
-                        f"{face.cells - depth:g} past its inner face")
+    from .cpml import cpml_faces
+
+    for a, side, face in cpml_faces(scene):
+        p = idx[a] + OFFSETS[component][a]
+        depth = p if side == "min" else grid.cells[a] - p
+        if depth <= face.cells - 1:
+            return (f"the {'xyz'[a]}_{side} CPML of {face.cells} cells, "
+                    f"{face.cells - depth:g} past its inner face")
     return None
 
 
-def monitor_notes(scene, steps: int, grid: YeeGrid | None = None) -> tuple[str, ...]:
+def monitor_notes(scene, steps: int, grid: YeeGrid) -> tuple[str, ...]:
     """What a user should hear of the monitors before a run: one that records every more
-    steps than the run has records nothing; with ``grid``, a probe inside a CPML layer
-    records the layer's stretched fields, not those of the medium."""
+    steps than the run has records nothing; a probe inside a CPML layer records the
+    layer's stretched fields, not those of the medium."""
     out = []
     for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors, strict=True)):
         if mon.every > steps:
             out.append(f"monitors[{i}] ({name!r}): records every {mon.every} steps, more "
                        f"than the run's {steps}, so it records nothing; lower its every")
-        if grid is None or not isinstance(mon, Probe):
+        if not isinstance(mon, Probe):
             continue
         where = next(filter(None, (in_cpml(scene, grid, c, _node(grid, c, mon))
                                    for c in mon.components or grid.components)), None)

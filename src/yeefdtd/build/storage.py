@@ -28,6 +28,8 @@ DTYPES = {"float32": "float32", "float64": "float64", "float16": "float32",
           "bfloat16": "float32"}
 #: the 16-bit storage formats
 STORAGE16 = ("float16", "bfloat16")
+#: the largest finite float16
+FLOAT16_MAX = 65504.0
 #: s_E / s_H for float16 storage: 2^9, the power of two nearest the free-space impedance
 H_SHIFT = 9
 
@@ -57,6 +59,13 @@ class Storage:
 
     def scale(self, component: str) -> float:
         return self.scale_e if component[0] == "e" else self.scale_h
+
+    def largest(self, component: str) -> float:
+        """The largest |value| of ``component`` these fields hold (float16: 65504 times its
+        scale; float64 and float32 their own)."""
+        if self.name == "float16":
+            return FLOAT16_MAX * self.scale(component)
+        return np.inf if self.name == "float64" else float(np.finfo(np.float32).max)
 
 
 #: below this field bound (V/m) 32- and 16-bit runs may lose the sources' values: float32's

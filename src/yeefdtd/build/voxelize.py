@@ -731,9 +731,8 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
         # a conductor acts on the components it holds alone (PEC on E, PMC on H)
         held = [c for c in grid.components
                 if obj.material not in CONDUCTORS or holding(c) == obj.material]
-        if not any(seen(im, grid, c, full_ranges(grid, c))
-                   for im in _images(obj, period, _reach(obj, grid))
-                   for c in held):
+        images = _images(obj, period, _reach(obj, grid))
+        if not any(seen(im, grid, c, full_ranges(grid, c)) for im in images for c in held):
             size = f"radius {obj.radius:.4g} m" if hasattr(obj, "radius") else \
                 f"size {' x '.join(f'{v:.4g}' for v in obj.size)} m"
             what = {"pec": "E ", "pmc": "H "}.get(obj.material, "")
@@ -742,25 +741,27 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
                        "the run does not see it; enlarge it, move it onto the grid's "
                        "points, or use smaller cells")
         elif obj.material in CONDUCTORS:
-            out += _thin_conductor_note(i, obj, grid, period, seen)
+            out += _thin_conductor_note(i, obj, grid, images, held, seen)
     return tuple(out)
 
 
-def _thin_conductor_note(i: int, obj, grid: YeeGrid, period: list, seen) -> list[str]:
+def _thin_conductor_note(i: int, obj, grid: YeeGrid, images: list, held: list,
+                         seen) -> list[str]:
     """The note on a conductor thinner than a cell along some axes (a sheet, a wire) that
     holds none of the components it acts on along its other axes, the ones a wave along it
     needs stopped (a PEC sheet normal to x holds no Ey or Ez, a wire along z no Ez): it
     holds only components across it, and a wave passes it as if it were not there (a PEC
-    plate 0.9 cells thick between two E planes transmitted all of a pulse)."""
+    plate 0.9 cells thick between two E planes transmitted all of a pulse). ``images``:
+    the object's, ``held``: the components it acts on (object_notes')."""
     lo, hi = obj.bounds()
     ndim = len(obj.center)
     thin = [a for a in range(ndim) if hi[a] - lo[a] < grid.steps[a]]
     if not thin or len(thin) == ndim:
         return []
-    kind = "e" if obj.material == "pec" else "h"
-    needed = [c for c in grid.components if c[0] == kind and "xyz".index(c[1]) not in thin]
-    if not needed or any(seen(im, grid, c, full_ranges(grid, c))
-                         for im in _images(obj, period, _reach(obj, grid)) for c in needed):
+    kind = held[0][0] if held else ""
+    needed = [c for c in held if axis_of(c) not in thin]
+    if not needed or any(seen(im, grid, c, full_ranges(grid, c)) for im in images
+                         for c in needed):
         return []
     across = " and ".join("xyz"[a] for a in thin)
     return [f"objects[{i}]: this {obj.type} is thinner than a cell along {across} and holds "

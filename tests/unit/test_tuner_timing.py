@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import types
 
+import numpy as np
 import pytest
 
 from yeefdtd.backends.cuda import tuning
@@ -271,3 +272,48 @@ def test_scaled_runs_compare_and_count_as_the_work_they_stand_for():
                             scale=scale.get))
     assert out == {(32,): 40.0, (64,): 42.0, (128,): 90.0}
     assert runs == {(32,): 4 + 6, (64,): 4 + 6, (128,): 3}
+
+
+def _planned(model, tune, variant):
+    """CudaStepper._plan_configs on a stand-in for the device: (configs, roles swept,
+    roles from the cache)."""
+    from yeefdtd.backends.cuda import stepper as S
+    from yeefdtd.backends.cuda import tuning
+
+    cp = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        Device=lambda: types.SimpleNamespace(id=0),
+        runtime=types.SimpleNamespace(getDeviceProperties=lambda i: {"name": b"StandIn"})))
+    st = types.SimpleNamespace(
+        _cp=cp, model=model, roles=("h", "e"), variant=variant, shape=model.grid.shape,
+        storage=types.SimpleNamespace(name="float32"), id_dtype=np.dtype(np.uint8),
+        tune_as_graph=True, _pml_key=lambda: "0",
+        _shape_key=lambda: tuning.shape_class(model.grid.shape))
+    S.CudaStepper._plan_configs(st, tune, {})
+    return st.configs, st._sweeps, st.cached_roles
+
+
+def test_a_tuned_small_grid_runs_its_cached_shapes(tmp_path, monkeypatch):
+    """`yeefdtd tune` sweeps a grid under TUNE_MIN_CELLS too (tune=True); a later run of it
+    (tune=None) takes the shapes it cached, not the variant's default; tune=False keeps the
+    default."""
+    from yeefdtd.backends.cuda import tuning
+    from yeefdtd.backends.cuda.variants import make_variant
+    from yeefdtd.bench import bench_model
+
+    monkeypatch.setenv("YEEFDTD_CACHE", str(tmp_path))
+    model = bench_model("pec-box", 32, 10)
+    variant = make_variant("indexed")
+    configs, sweeps, cached = _planned(model, None, variant)
+    assert not sweeps and not cached   # nothing cached: the default, no sweep
+    default = dict(configs)
+    _, sweeps, _ = _planned(model, True, variant)
+    assert set(sweeps) == {"h", "e"}
+    best = {}
+    for role, (key, candidates) in sweeps.items():
+        best[role] = tuple(candidates[2])
+        assert best[role] != default[role]
+        tuning.save_entry(key, {"best": list(candidates[2]), "results": []})
+    configs, sweeps, cached = _planned(model, None, variant)
+    assert configs == best and cached == {"h", "e"} and not sweeps
+    configs, _, cached = _planned(model, False, variant)
+    assert configs == default and not cached

@@ -387,18 +387,21 @@ class CudaStepper(Stepper):
         return update_launches(self, role, cfg)
 
     def _plan_configs(self, tune: bool | None, forced: dict) -> None:
-        """Launch shapes known before compiling: forced ones, else cached, else the variant's
-        default (small grids, where launch overhead dominates anyway); the roles left
-        (large grids not in the cache) are swept by _choose_configs. Where none is left, a
-        stepper may compile only the instances those shapes launch (known_configs; the
-        marching steppers do, see MarchStepper.compiled_configs)."""
+        """Launch shapes known before compiling: forced ones, else cached (unless tune is
+        False), else the variant's default where no sweep is asked (tune False, or None on a
+        grid under TUNE_MIN_CELLS, where launch overhead dominates anyway: a shape that
+        `yeefdtd tune` cached for it is still used); the roles left (large grids not in the
+        cache, or tune True) are swept by _choose_configs. Where none is left, a stepper may
+        compile only the instances those shapes launch (known_configs; the marching
+        steppers do, see MarchStepper.compiled_configs)."""
         cp = self._cp
         big = self.model.grid.num_cells >= TUNE_MIN_CELLS
+        use_cache = tune is not False
         tune = big if tune is None else tune
         device = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"]
         device = device.decode() if isinstance(device, bytes) else device
         self.device_name = device
-        cache = tuning.load_cache() if tune else {}
+        cache = tuning.load_cache() if use_cache else {}
         self.configs, self.tuning = {}, {}
         self._sweeps: dict = {}   # role -> (cache key, candidates)
         #: the roles whose launch shapes came from the tuning cache
@@ -414,11 +417,11 @@ class CudaStepper(Stepper):
                             "graph" if self.tune_as_graph else "launches"])
             if role in forced:
                 self.configs[role] = tuple(forced[role])
-            elif not tune:
-                self.configs[role] = tuple(candidates[0])
             elif key in cache:
                 self.configs[role] = tuple(cache[key]["best"])
                 self.cached_roles.add(role)
+            elif not tune:
+                self.configs[role] = tuple(candidates[0])
             else:
                 self._sweeps[role] = (key, candidates)
 

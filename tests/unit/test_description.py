@@ -227,3 +227,16 @@ def test_the_sines_spectrum_is_its_exact_transform_up_to_any_t_end(w):
         assert np.array_equal(w.spectrum(f[2:3], t_end=t_end), got[2:3])
     with np.errstate(all="raise"):
         assert np.array_equal(w.spectrum([1e308, -1e308]), np.zeros(2))
+
+
+def test_waveforms_take_numpy_1s_trapz():
+    """NumPy < 2 (pyproject allows 1.24) has no np.trapezoid, only np.trapz."""
+    import types
+
+    from yeefdtd.description.waveforms import _trapezoid, _trapezoid_of
+
+    def trapz(y, x):
+        return 0.0
+
+    assert _trapezoid_of(types.SimpleNamespace(trapz=trapz)) is trapz
+    assert _trapezoid is np.trapezoid

@@ -16,7 +16,13 @@ from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator
 
 from .base import StrictModel
 
-_trapezoid = getattr(np, "trapezoid", None) or np.trapezoid  # NumPy < 2 names it trapz
+
+def _trapezoid_of(numpy):
+    """The trapezoid rule of this NumPy: ``trapezoid``, or ``trapz`` before NumPy 2."""
+    return getattr(numpy, "trapezoid", None) or numpy.trapz
+
+
+_trapezoid = _trapezoid_of(np)
 
 
 class _Waveform(StrictModel):

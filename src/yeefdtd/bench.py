@@ -279,7 +279,14 @@ def format_row(r: Row) -> str:
             f"{r.vs_step_bound:>8.2f}{r.steps_per_pass:>4d}  {launch_text(r)}")
 
 
-def write_json(path: Path, env: dict, copy_bw: float, rows: list[Row], studies: dict) -> None:
+def write_json(path: Path, env: dict, copy_bw: float, rows: list[Row], studies: dict,
+               complete: bool = True) -> None:
+    """The benchmark's JSON file, written whole or not at all (its directories created);
+    ``complete`` False while cases are still to run (it is rewritten after each row)."""
+    from .io import write_atomic
+
     data = {"environment": env, "copy_bandwidth_bytes_per_s": copy_bw,
-            "rows": [asdict(r) for r in rows], "studies": studies}
-    Path(path).write_text(json.dumps(data, indent=1))
+            "rows": [asdict(r) for r in rows],
+            "studies": {k: [asdict(r) for r in v] for k, v in studies.items()},
+            "complete": complete}
+    write_atomic(Path(path), lambda tmp: tmp.write_text(json.dumps(data, indent=1)))

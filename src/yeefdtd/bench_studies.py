@@ -62,6 +62,13 @@ def table_cases(quick: bool) -> list[tuple]:
     ]
 
 
+#: called as ROW_HOOK(row, study) with each row as soon as it is measured (study: the
+#: study's name, None for the table's rows), so that a caller keeps what was measured
+#: when a later case fails or the run is stopped (`yeefdtd bench --json`)
+ROW_HOOK = None
+_STUDY: list = [None]   # the study run_suite is running
+
+
 def run_cases(cases, steps: int, copy_bw: float) -> list[Row]:
     get = _models()
     rows = []
@@ -71,6 +78,8 @@ def run_cases(cases, steps: int, copy_bw: float) -> list[Row]:
                       launch=launch[0] if launch else None)
         rows.append(row)
         _print(row)
+        if ROW_HOOK is not None:
+            ROW_HOOK(row, _STUDY[0])
     return rows
 
 
@@ -183,5 +192,9 @@ def run_suite(suite: str, steps: int, copy_bw: float, quick: bool):
     names = list(STUDIES) if suite in ("seeds", "all") else [suite] if suite in STUDIES else []
     for name in names:
         print(f"# study: {name}", file=sys.stdout, flush=True)
-        studies[name] = STUDIES[name](steps, copy_bw, quick)
+        _STUDY[0] = name
+        try:
+            studies[name] = STUDIES[name](steps, copy_bw, quick)
+        finally:
+            _STUDY[0] = None
     return rows, studies

@@ -473,6 +473,7 @@ def _cmd_bench(args) -> int:
     if args.scene:
         scenes = _bench_scenes(args.scene, args.size or [None], variants, dtypes)
     _need_cuda()
+    from . import bench_studies
     from .bench import HEADER, copy_bandwidth, environment, write_json
     from .bench_studies import plot_studies, run_cases, run_suite
 
@@ -482,16 +483,26 @@ def _cmd_bench(args) -> int:
     print(f"# {env['device']}, {env['memory_gib']:.0f} GiB, {env['sms']} SMs{feed}; copy "
           f"bandwidth {copy_bw / 1e9:.0f} GB/s (read + write); yeefdtd {env['yeefdtd']} "
           f"({env['git']}), CuPy {env['cupy']}, {env['date']}", flush=True)
-    if args.scene:
-        print(HEADER, flush=True)
-        cases = [(args.scene, sc.grid.cells[0], v, d)
-                 for sc in scenes.values() for v in variants for d in dtypes]
-        rows, studies = run_cases(cases, args.steps, copy_bw), {}
-    else:
-        rows, studies = run_suite(args.suite or "table", args.steps, copy_bw, args.quick)
+    if args.json:   # each row kept as it comes, so that a later failure loses none
+        kept: tuple[list, dict] = ([], {})
+
+        def keep(row, study):
+            (kept[1].setdefault(study, []) if study else kept[0]).append(row)
+            write_json(Path(args.json), env, copy_bw, *kept, complete=False)
+
+        bench_studies.ROW_HOOK = keep
+    try:
+        if args.scene:
+            print(HEADER, flush=True)
+            cases = [(args.scene, sc.grid.cells[0], v, d)
+                     for sc in scenes.values() for v in variants for d in dtypes]
+            rows, studies = run_cases(cases, args.steps, copy_bw), {}
+        else:
+            rows, studies = run_suite(args.suite or "table", args.steps, copy_bw, args.quick)
+    finally:
+        bench_studies.ROW_HOOK = None
     if args.json:
-        write_json(Path(args.json), env, copy_bw, rows, {k: [r.__dict__ for r in v]
-                                                         for k, v in studies.items()})
+        write_json(Path(args.json), env, copy_bw, rows, studies)
     if args.plots and studies:
         for p in plot_studies(studies, Path(args.plots)):
             print(f"plot: {p}")

@@ -108,3 +108,41 @@ def test_the_source_revision_is_unknown_without_a_working_git(tmp_path, monkeypa
     monkeypatch.delenv("YEEFDTD_GIT_REV", raising=False)
     monkeypatch.setattr(bench.subprocess, "run", run)
     assert bench.source_revision(tmp_path) == "unknown"
+
+
+def test_bench_json_keeps_the_rows_measured_before_a_failure(tmp_path, monkeypatch):
+    """`yeefdtd bench --json` into a directory not made yet: each row reaches the file as it
+    is measured, so a case that fails later (out of memory, Ctrl-C) loses none of them;
+    the file says it is not complete. Stand-ins for the device and the measurement."""
+    import json
+
+    from yeefdtd import bench, bench_studies, cli
+
+    calls, fail = [], ["temporal"]
+
+    def measure(model, variant, dtype, steps, copy_bw, launch=None, tune=None):
+        calls.append(variant)
+        if variant in fail:
+            raise KeyboardInterrupt
+        return row(variant=variant, n=model.grid.cells[0])
+
+    monkeypatch.setattr(cli, "_need_cuda", lambda: None)
+    monkeypatch.setattr(bench, "copy_bandwidth", lambda: 3.0e12)
+    monkeypatch.setattr(bench, "environment", lambda: {"device": "stand-in", "memory_gib": 1,
+                                                       "sms": 1, "memory_feed": None,
+                                                       "yeefdtd": "0", "git": "x",
+                                                       "cupy": "0", "date": "today"})
+    monkeypatch.setattr(bench_studies, "measure", measure)
+    out = tmp_path / "new" / "dir" / "bench.json"
+    args = ["bench", "--scene", "pec-box", "-n", "16", "--variant", "indexed",
+            "--variant", "fused", "--variant", "temporal", "--json", str(out)]
+    assert cli.main(args) == 130   # "yeefdtd: interrupted"
+    data = json.loads(out.read_text())
+    assert [r["variant"] for r in data["rows"]] == ["indexed", "fused"]
+    assert data["complete"] is False
+    assert bench_studies.ROW_HOOK is None
+    fail.clear()
+    assert cli.main(args) == 0
+    data = json.loads(out.read_text())
+    assert [r["variant"] for r in data["rows"]] == ["indexed", "fused", "temporal"]
+    assert data["complete"] is True

@@ -15,6 +15,7 @@ from yeefdtd.backends.numpy import stepper as numpy_stepper
 from yeefdtd.backends.numpy.stepper import NumpyStepper, default_threads
 from yeefdtd.bench import bench_scene
 from yeefdtd.build.model import build_model
+from yeefdtd.exceptions import YeeError
 
 
 def main() -> None:
@@ -33,7 +34,10 @@ def main() -> None:
                    "default CHUNK_CELLS)")
     a = p.parse_args()
     threads = a.threads or sorted({1, default_threads()})
-    model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
+    try:
+        model = build_model(bench_scene(a.scene, a.n, a.steps + 5))
+    except (ValueError, YeeError) as exc:   # an unknown scene, a size it cannot take
+        p.error(str(exc).splitlines()[0])
     cells = model.grid.num_cells
     print(f"{a.scene} N={a.n} ({cells / 1e6:.2f} M cells), {platform.processor() or 'cpu'}, "
           f"{default_threads()} processors")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import numbers
 import os
 import platform
 import subprocess
@@ -32,14 +33,22 @@ from .description import (
 )
 
 SCENES = ("pec-box", "dipole-cpml", "dipole-cpml-aniso", "tmz-2d", "tmz-2d-cpml")
+CPML_CELLS = 10   # every CPML face of the scenes with layers
 DEFAULT_N = {"pec-box": 256, "dipole-cpml": 512, "dipole-cpml-aniso": 512, "tmz-2d": 8192,
              "tmz-2d-cpml": 8192}
 
 
 def bench_scene(name: str, n: int | None = None, steps: int = 1000,
                 dtype: str = "float32") -> Scene:
-    """The benchmark scene ``name`` at size ``n`` (see the project's SCENES.md)."""
-    n = n or DEFAULT_N[name]
+    """The benchmark scene ``name`` at size ``n`` (see the project's SCENES.md; None: the
+    scene's own, DEFAULT_N)."""
+    if name not in SCENES:
+        raise ValueError(f"unknown benchmark scene {name!r}; use one of {', '.join(SCENES)}")
+    n = DEFAULT_N[name] if n is None else n
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n: {n!r} is not a size; give a whole number of cells a side, 1 or "
+                         f"more (the scenes with CPML {3 * CPML_CELLS} or more)")
+    n = int(n)
     run = RunSettings(steps=steps, dtype=dtype, backend="cuda")
     mm = 1e-3
     if name == "pec-box":
@@ -58,7 +67,7 @@ def bench_scene(name: str, n: int | None = None, steps: int = 1000,
         edge = [n / 8 * di for di in d]
         return Scene(
             name=f"{name}-{n}", grid=Grid(cells=(n, n, n), spacing=d), run=run,
-            boundaries={f: Cpml(cells=10, order=3, kappa_max=5.0, alpha_max=0.05)
+            boundaries={f: Cpml(cells=CPML_CELLS, order=3, kappa_max=5.0, alpha_max=0.05)
                         for f in ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")},
             materials={"dielectric": Material(eps_r=4.0, sigma_e=0.01),
                        "magnetic": Material(mu_r=2.0, sigma_m=1000.0)},

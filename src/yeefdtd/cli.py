@@ -412,11 +412,15 @@ def _bench_scenes(name: str, sizes, variants=None, dtypes=()) -> dict:
     device work, with each variant checked against it: a size the scene cannot take, an
     unknown variant or option, or a variant that does not run the scene's grid or a dtype
     is one line naming the argument."""
-    from .bench import bench_scene
+    from .bench import CPML_CELLS, bench_scene
     from .exceptions import ValidationError
 
     scenes = {}
     for n in sizes:
+        if n is not None and "cpml" in name and n < 3 * CPML_CELLS:
+            raise ValidationError(f"-n/--size: {name} needs {3 * CPML_CELLS} cells a side or "
+                                  f"more (a CPML of {CPML_CELLS} cells on each face); give -n "
+                                  f"{3 * CPML_CELLS} or more")
         try:
             scenes[n] = bench_scene(name, n)
         except ValidationError as exc:

@@ -295,7 +295,9 @@ def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monk
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["bench", "--scene", "dipole-cpml", "-n", "5"], "-n/--size: dipole-cpml cannot be built"),
+    (["bench", "--scene", "dipole-cpml", "-n", "5"],
+     "-n/--size: dipole-cpml needs 30 cells a side or more"),
+    (["tune", "tmz-2d-cpml", "-n", "2"], "give -n 30 or more"),
     (["bench", "--scene", "pec-box", "-n", "100000"], "more than any device holds"),
     (["bench", "--scene", "pec-box", "--variant", "nope"], "--variant nope: unknown"),
     (["bench", "--scene", "pec-box", "--variant", "temporal:steps=x"], "takes an integer"),

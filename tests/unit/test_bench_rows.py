@@ -146,3 +146,15 @@ def test_bench_json_keeps_the_rows_measured_before_a_failure(tmp_path, monkeypat
     data = json.loads(out.read_text())
     assert [r["variant"] for r in data["rows"]] == ["indexed", "fused", "temporal"]
     assert data["complete"] is True
+
+
+@pytest.mark.parametrize("name, n, needle", [
+    ("pec-box", 0, "n: 0 is not a size"), ("pec-box", 2.5, "n: 2.5 is not a size"),
+    ("pec-box", True, "n: True"), ("nope", None, "unknown benchmark scene 'nope'"),
+    ("nope", 64, "unknown benchmark scene 'nope'")])
+def test_bench_scene_refuses_sizes_and_names_it_cannot_build(name, n, needle):
+    """A size of 0 built the default size (512^3 cells) in place of an error."""
+    from yeefdtd.bench import bench_scene
+
+    with pytest.raises(ValueError, match=needle):
+        bench_scene(name, n)

@@ -240,3 +240,13 @@ def test_waveforms_take_numpy_1s_trapz():
 
     assert _trapezoid_of(types.SimpleNamespace(trapz=trapz)) is trapz
     assert _trapezoid is np.trapezoid
+
+
+def test_a_cpml_on_a_grid_under_3_cells_asks_for_a_larger_grid():
+    """The advice was "use at most 0" cells, which no CPML has."""
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Scene(grid=yf.Grid(cells=(2, 40, 40), spacing=1e-3), run=yf.RunSettings(steps=1),
+                 boundaries={"x_min": {"cells": 10}})
+    msg = str(info.value)
+    assert "boundaries.x_min.cells" in msg and "enlarge the grid to 30 cells" in msg
+    assert "at most 0" not in msg

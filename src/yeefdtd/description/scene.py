@@ -305,10 +305,12 @@ class Scene(StrictModel):
                             f"{face.cells} cells, more than a third of the {n} cells along "
                             f"{axis}; give the face (\"pec\", or a CPML of at most {n // 3} "
                             "cells) or enlarge the grid")
+                    fix = (f"use at most {n // 3} or enlarge the grid" if n >= 3 else
+                           f"enlarge the grid to {3 * face.cells} cells or give the face "
+                           "\"pec\"")
                     raise FieldError(
                         f"boundaries.{axis}_{side}.cells", f"a CPML of {face.cells} cells is more "
-                        f"than a third of the {n} cells along {axis}; use at most {n // 3} or "
-                        "enlarge the grid")
+                        f"than a third of the {n} cells along {axis}; {fix}")
         return self
 
     # ---- helpers ----------------------------------------------------------------------

@@ -593,7 +593,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         startup.settle()   # a Ctrl-C while the command loaded: raised here
         args = parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()   # a full disk or a closed pipe: caught below, not at exit
+        return code
     except YeeError as exc:
         print(f"yeefdtd: error: {exc}", file=sys.stderr)
         return 2
@@ -614,7 +616,26 @@ def main(argv: list[str] | None = None) -> int:
         what = f"{exc.filename}: " if exc.filename else \
             "cannot write its output: " if writing else ""
         print(f"yeefdtd: error: {what}{one_line(exc)}", file=sys.stderr)
+        if writing and not exc.filename:
+            _drop_stdout()
         return 1
+
+
+def _drop_stdout() -> None:
+    """Point the process's standard output at the null device, so that what its buffer
+    still holds cannot fail again as the interpreter exits ("Exception ignored ... OSError",
+    status 120, after the one line). Only where sys.stdout is the process's own (a caller
+    that captures it keeps it)."""
+    import os
+
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):   # no file descriptor behind it
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

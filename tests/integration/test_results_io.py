@@ -31,9 +31,32 @@ def test_result_round_trip(tmp_path):
     assert back == res
     assert back.scene == res.scene
     assert back.probes["b"]["hz"].shape == (5,)
-    assert np.allclose(back.probes["b"].times["hz"], (np.arange(1, 6) * 7 - 0.5) *
-                       res.stats["dt"])
+    # record r of a monitor every k steps follows step (r + 1) k - 1: E at (r + 1) k dt, H
+    # half a step earlier (absolute tolerance 0: the times are about 1e-11 s)
+    dt = res.stats["dt"]
+    np.testing.assert_allclose(back.probes["b"].times["hz"], (np.arange(1, 6) * 7 - 0.5) * dt,
+                               rtol=1e-12, atol=0)
+    np.testing.assert_allclose(back.probes["a"].times["ez"], np.arange(1, 41) * dt,
+                               rtol=1e-12, atol=0)
     assert back.snapshots["s"].frames.shape == (4, 17, 13)
+    np.testing.assert_allclose(back.snapshots["s"].times, np.arange(1, 5) * 9 * dt,
+                               rtol=1e-12, atol=0)
+
+
+def test_a_hard_sources_own_record_is_its_waveform():
+    """A probe at a hard source's point records the waveform at the probe's own times,
+    which record_times gives as (n + 1) dt for E: the source's timing and the records'
+    checked against each other through the run, not through one table."""
+    wf = yf.ModulatedGaussian(frequency=10e9)
+    scene = yf.Scene(
+        grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+        sources=[yf.PointSource(component="ez", cell=(6, 6, 6), waveform=wf, kind="hard")],
+        monitors=[yf.Probe(name="p", cell=(6, 6, 6), components=["ez"])],
+        boundaries="pec", run=yf.RunSettings(steps=200, backend="numpy", dtype="float64"))
+    res = yf.run(scene, progress=False)
+    t = res.probes["p"].times["ez"]
+    np.testing.assert_allclose(t, np.arange(1, 201) * res.stats["dt"], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(res.probes["p"]["ez"], wf(t), rtol=0, atol=1e-12)
 
 
 def test_save_is_atomic(tmp_path, monkeypatch):

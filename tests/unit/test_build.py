@@ -228,6 +228,27 @@ def test_source_plan_times_and_coefficients():
     assert np.allclose(hard.values[:, 0], wf((n + 0.5) * dt))
 
 
+def test_source_plan_times_of_hard_e_and_soft_h():
+    """The other two timings of the leapfrog (step n: H to (n + 1/2) dt, then E to (n + 1)
+    dt): a hard E source takes its waveform at (n + 1) dt, a soft H source (a magnetic
+    current M) enters H's update centred at n dt, scaled by -dt / mu0. Half a step off is a
+    phase error of w dt / 2, which no other CPU test sees."""
+    wf = yf.Gaussian(tau=1e-11)
+    s = scene(sources=[yf.PointSource(component="ez", cell=(4, 4, 2), waveform=wf,
+                                      kind="hard"),
+                       yf.PointSource(component="hx", cell=(3, 4, 2), waveform=wf,
+                                      amplitude=2.0)])
+    m = yf.build_model(s)
+    dt = m.grid.dt
+    soft = next(g for g in m.sources if g.kind == "soft")
+    hard = next(g for g in m.sources if g.kind == "hard")
+    assert (soft.component, hard.component) == ("hx", "ez")
+    n = np.arange(m.steps)
+    np.testing.assert_allclose(hard.values[:, 0], wf((n + 1.0) * dt), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(soft.values[:, 0], -dt / MU0 * 2.0 * wf(n * dt), rtol=1e-12,
+                               atol=1e-300)
+
+
 def test_probe_snaps_each_component_to_its_nearest_point():
     s = scene(grid=yf.Grid(cells=(20, 20, 20), spacing=1e-3),
               monitors=[yf.Probe(name="p", position=(0.0102, 0.0049, 0.0101))])

@@ -30,7 +30,7 @@ def _scene(mode: str, cells: int, offset: int, boundaries, steps: int, src, plan
 
 @pytest.mark.parametrize("mode, n, margin, steps", [
     ("3d", 40, 34, 160), ("tmz", 60, 150, 400), ("tez", 60, 150, 400)])
-def test_cpml_reflection_below_minus_60_db(mode, n, margin, steps, backend):
+def test_cpml_reflection_below_minus_85_db(mode, n, margin, steps, backend):
     """A soft Ez source (Hz in TEz; differentiated Gaussian, tau = 25 ps: 10 to 30 cells per
     wavelength over its band) sits 5 cells from the inner face of a 10-cell CPML (order 3,
     kappa_max 5, alpha_max 0.05 S/m) in an n-cell cube (square in 2D) of 1 mm cells.
@@ -41,14 +41,19 @@ def test_cpml_reflection_below_minus_60_db(mode, n, margin, steps, backend):
     travels in those steps). Every component is compared on the plane through the source
     (the whole grid in 2D) every second step, over the small domain's interior outside
     the CPML and outside a 3-cell ball round the source (where the source's own field
-    would make any difference look small). The largest difference must stay 60 dB below
-    the largest reference field of that region: measured about -90 dB (3D, TMz, TEz); with
-    PEC walls instead of the CPML the same measure gives -18 dB (3D) and +4 dB (2D), and
-    with sigma_max at 5% of its optimum -27 dB, so the bound separates a working layer
-    from a broken one. float32 is enough: its rounding sits near -130 dB.
+    would make any difference look small). The largest difference must stay 85 dB below
+    the largest reference field of that region: measured -94 dB (3D), -92 (TMz, TEz), on
+    NumPy and cuda alike; with PEC walls instead of the CPML the same measure gives -18 dB
+    (3D) and +4 dB (2D), with sigma_max at 5% of its optimum -27 dB, and at half of it -78
+    dB in 2D, so the bound, 7 dB above the worst measured, separates the layer as built
+    from a detuned one (a bound of -60 dB let half the conductivity pass). In 3D this
+    measure does not follow sigma_max (at half of it -96.9 dB against -93.7): something
+    other than the layer's own reflection sets it there (not established what), so in 3D
+    it guards against gross errors only. float32 is enough: its rounding sits near -130
+    dB.
     """
     db = cpml_reflection_db(mode, n, margin, steps, backend)
-    assert db < -60.0, f"CPML reflection {db:.1f} dB"
+    assert db < -85.0, f"CPML reflection {db:.1f} dB"
 
 
 def cpml_reflection_db(mode, n, margin, steps, backend, dtype="float32") -> float:

@@ -9,7 +9,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.gpu.test_parity import VARIANTS_2D, VARIANTS_3D, metrics16, reference, rel_l2
+from tests.gpu.test_parity import (
+    EARLY16,
+    VARIANTS_2D,
+    VARIANTS_3D,
+    early16,
+    metrics16,
+    reference,
+    rel_l2,
+)
 
 import yeefdtd as yf
 
@@ -38,6 +46,14 @@ def main() -> None:
             print(f"{mode:<5}{case:>5}" + "".join(f"{m[k]:>10.2e}" for k in (
                 "cuda16", "np16", "probes", "probes_np16", "snapshot", "snapshot_np16",
                 "cuda16_vs_np16")), flush=True)
+    print(f"\nfloat16 storage against NumPy's float16 emulation after {EARLY16} steps "
+          f"(relative L2; bound 1e-3)\n{'mode':<5}{'case':>5}{'indexed':>10}{'fused':>10}"
+          f"{'temporal':>10}")
+    for mode in ("3d", "tmz", "tez"):
+        for case in (0, 1):
+            print(f"{mode:<5}{case:>5}" + "".join(
+                f"{early16(mode, case, v):>10.2e}" for v in ("indexed", "fused", "temporal")),
+                flush=True)
 
 if __name__ == "__main__":
     main()

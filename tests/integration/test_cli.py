@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -499,12 +500,13 @@ def test_ctrl_c_while_the_result_is_written_waits_for_it(scene_file, tmp_path, c
     monkeypatch.setattr(Result, "save", save)
     out = tmp_path / "r.h5"
     before = signal.getsignal(signal.SIGTERM)
+    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "interrupted" in err and str(out) in err
     assert yf.load(out).stats["steps"] == 60
     assert signal.getsignal(signal.SIGTERM) is before   # handlers back as they were
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before_int
 
 
 def test_sigterm_during_a_run_keeps_what_it_recorded(scene_file, tmp_path, capsys,
@@ -832,7 +834,10 @@ def _started_with_ctrl_c(argv: list[str], module: str, tmp_path: Path):
     env = {**os.environ, "YEEFDTD_TEST_CTRL_C": module,
            "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, [
                os.environ.get("PYTHONPATH")])])}
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    # the child starts with Ctrl-C at its default, as from a terminal, whatever this process
+    # inherited (SIG_IGN under nohup or `cmd &`, which the child would keep)
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.mark.parametrize("module", ["numpy", "pydantic", "argparse", "numpy:signal",
@@ -877,11 +882,12 @@ def test_a_second_signal_while_the_partial_result_is_gathered_waits(scene_file, 
 
     monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
     out = tmp_path / "r.h5"
+    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and str(out) in err and err.count("\n") == 1
     assert 0 < yf.load(out).stats["steps"] < 60
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before_int
 
 
 def test_an_output_name_near_the_longest_is_written(scene_file, tmp_path, capsys):

@@ -47,7 +47,7 @@ def main() -> None:
                 "cuda16", "np16", "probes", "probes_np16", "snapshot", "snapshot_np16",
                 "cuda16_vs_np16")), flush=True)
     print(f"\nfloat16 storage against NumPy's float16 emulation after {EARLY16} steps "
-          f"(relative L2; bound 1e-3)\n{'mode':<5}{'case':>5}{'indexed':>10}{'fused':>10}"
+          f"(relative L2; bound 1e-6)\n{'mode':<5}{'case':>5}{'indexed':>10}{'fused':>10}"
           f"{'temporal':>10}")
     for mode in ("3d", "tmz", "tez"):
         for case in (0, 1):

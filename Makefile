@@ -7,8 +7,14 @@ OUT    ?= out
 
 .PHONY: demo test lint gpu-check bench clean
 
+# A .venv whose Python is older than 3.10 (made before a newer one was installed, or with
+# PYTHON=) is made again from $(PYTHON), which is checked first.
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	    echo "yeefdtd needs Python 3.10 or newer, and '$(PYTHON)' is not: give one, make ... PYTHON=python3.X" >&2; \
+	    exit 1; }; \
+	  $(PYTHON) -m venv --clear $(VENV); }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	@touch $(STAMP)
@@ -16,7 +22,7 @@ $(STAMP): pyproject.toml
 ## Run the main example on the default backend (CUDA where usable, NumPy otherwise).
 demo: $(STAMP)
 	$(VENV)/bin/yeefdtd info
-	$(VENV)/bin/yeefdtd run examples/dipole_cpml.toml -o $(OUT)/dipole_cpml.h5 --plot
+	$(VENV)/bin/yeefdtd run examples/dipole_cpml.toml -o "$(OUT)/dipole_cpml.h5" --plot
 	@echo "wrote $(OUT)/dipole_cpml.h5 and PNG plots beside it"
 
 ## Lint, then the whole test suite (GPU tests skip themselves without a GPU).
@@ -30,7 +36,7 @@ lint: $(STAMP)
 ## On a GPU machine, without network or venv: GPU tests, parity and the benchmark table.
 ## Needs pydantic importable (see README, "Development"); logs go to $$OUT (default ./out).
 gpu-check:
-	PYTHONPATH=$${PYTHONPATH:+$$PYTHONPATH:}$(CURDIR)/src ./benchmarks/gpu_check.sh $(OUT)
+	PYTHONPATH="$${PYTHONPATH:+$$PYTHONPATH:}$(CURDIR)/src" ./benchmarks/gpu_check.sh "$(OUT)"
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .ruff_cache
+	rm -rf $(VENV) "$(OUT)" .pytest_cache .ruff_cache

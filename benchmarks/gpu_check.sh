@@ -19,7 +19,7 @@ if ! python3 -c "import pydantic" 2>/dev/null; then
       "$here"/.whl/*.whl || exit 1
     export PYTHONPATH=/tmp/yeefdtd-site${PYTHONPATH:+:$PYTHONPATH}
   else
-    echo "pydantic is missing: put its wheels in .whl/ (../shared/tools/offline-wheels.sh .whl)" >&2
+    echo "pydantic is missing: put its wheels in .whl/ (python3 -m pip download --only-binary=:all: --python-version 3.12 -d .whl pydantic, where there is network)" >&2
     exit 2
   fi
 fi

@@ -4,14 +4,15 @@
 # cuda backend), the benchmark table, the physics tests' float16 figures and the parity
 # report.
 # Uses the machine's own python3; pydantic comes from wheels in .whl/ when it is missing.
-# Usage: benchmarks/gpu_check.sh OUTDIR [bench arguments...]
+# Usage: benchmarks/gpu_check.sh OUTDIR [--steps N] [--quick]   (the last two for the bench
+# suite, as `yeefdtd bench --suite table` takes them)
 # GPU_CHECK_PARTS picks parts (default all: "tests bench report"), so that a machine whose
 # commands are time-limited can run the check in several calls; GPU_TESTS_SHARD=K/N runs
 # only share K of N (K from 0, the suite's --shard option in tests/conftest.py) of the GPU
 # tests and the physics tests on cuda, so that N calls with K = 0 .. N-1 run them all.
 set -uo pipefail
 out=${1:-out}; shift || true
-mkdir -p "$out"
+mkdir -p "$out" && out=$(cd "$out" && pwd)   # absolute: the check runs from the checkout
 here=$(cd "$(dirname "$0")/.." && pwd)
 if ! python3 -c "import pydantic" 2>/dev/null; then
   if ls "$here"/.whl/*.whl >/dev/null 2>&1; then

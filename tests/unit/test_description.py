@@ -250,3 +250,9 @@ def test_a_cpml_on_a_grid_under_3_cells_asks_for_a_larger_grid():
     msg = str(info.value)
     assert "boundaries.x_min.cells" in msg and "enlarge the grid to 30 cells" in msg
     assert "at most 0" not in msg
+
+    with pytest.raises(yf.ValidationError) as info:   # the default CPML, not given
+        yf.Scene(grid=yf.Grid(cells=(2, 40, 40), spacing=1e-3), run=yf.RunSettings(steps=1))
+    msg = str(info.value)
+    assert "boundaries.x_min" in msg and "(\"pec\") or enlarge" in msg
+    assert "at most 0" not in msg

@@ -158,8 +158,17 @@ def time_stepper(stepper, steps: int, warmup: int = WARMUP, segments: int = 5) -
 
     stepper.advance(0, warmup)
     stepper.synchronize()
-    segments = max(1, min(segments, steps))
-    sizes = [steps // segments + (q < steps % segments) for q in range(segments)]
+    # segments of whole passes (a marching stepper advances NT steps a pass from where a
+    # segment starts, so a segment of 200 steps at NT 3 ended in a pass of 2 that moves
+    # what a whole pass moves), what is left over at the end of the last
+    nt = max(1, int(getattr(stepper, "steps_per_pass", 1) or 1))
+    passes = steps // nt
+    segments = max(1, min(segments, passes if passes else steps))
+    if passes >= segments:
+        sizes = [nt * (passes // segments + (q < passes % segments)) for q in range(segments)]
+        sizes[-1] += steps - nt * passes
+    else:
+        sizes = [steps // segments + (q < steps % segments) for q in range(segments)]
     events = [cp.cuda.Event() for _ in range(segments + 1)]
     events[0].record(stepper._stream)
     done = warmup

@@ -158,3 +158,34 @@ def test_bench_scene_refuses_sizes_and_names_it_cannot_build(name, n, needle):
 
     with pytest.raises(ValueError, match=needle):
         bench_scene(name, n)
+
+
+def test_timed_segments_are_whole_passes(monkeypatch):
+    """time_stepper's segments: whole passes of a marching stepper (NT 3: 200-step segments
+    each ended in a pass of 2 steps, which moves what a whole pass moves), what is left
+    over in the last one; every step timed once. Stand-ins for CuPy and the stepper."""
+    import sys
+    import types
+
+    from yeefdtd.bench import time_stepper
+
+    class Event:
+        def record(self, stream):
+            pass
+
+        def synchronize(self):
+            pass
+
+    cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: 1.0)
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(cuda=cuda))
+    for nt, steps in ((3, 1000), (6, 1000), (2, 1000), (1, 7), (3, 7)):
+        calls = []
+        st = types.SimpleNamespace(steps_per_pass=nt, _stream=None, synchronize=lambda: None,
+                                   advance=lambda start, n, c=calls: c.append((start, n)))
+        time_stepper(st, steps, warmup=20)
+        sizes = [n for _, n in calls[1:]]
+        assert calls[0] == (0, 20) and sum(sizes) == steps
+        assert [start for start, _ in calls[1:]] == [20 + sum(sizes[:q]) for q in
+                                                     range(len(sizes))]
+        assert all(n % nt == 0 for n in sizes[:-1]), (nt, sizes)
+        assert sizes[-1] % nt == steps % nt

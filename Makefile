@@ -9,9 +9,10 @@ OUT    ?= out
 
 # A .venv whose Python is older than 3.10 (made before a newer one was installed, or with
 # PYTHON=) is made again from $(PYTHON), which is checked first.
+NEW_ENOUGH := -c 'import sys; sys.exit(sys.version_info < (3, 10))'
 $(STAMP): pyproject.toml
-	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
-	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null || { \
+	@$(PY) $(NEW_ENOUGH) 2>/dev/null || { \
+	  $(PYTHON) $(NEW_ENOUGH) 2>/dev/null || { \
 	    echo "yeefdtd needs Python 3.10 or newer, and '$(PYTHON)' is not: give one, make ... PYTHON=python3.X" >&2; \
 	    exit 1; }; \
 	  $(PYTHON) -m venv --clear $(VENV); }

@@ -17,6 +17,15 @@ def cuda_status() -> tuple[bool, str]:
     return device_status()
 
 
+def _install_advice(why: str) -> str:
+    """Advice to install CuPy, only where CuPy is what is missing: where it imports and the
+    driver or device is the trouble, ``why`` carries its own advice and a second install
+    would change nothing."""
+    if "not importable" in why or "not installed" in why:
+        return ", or install the extra of your CUDA (yeefdtd[cuda12] or yeefdtd[cuda13])"
+    return ""
+
+
 def get_stepper_class(name: str):
     """The stepper class for a backend name; ``auto`` is resolved by :func:`resolve`."""
     if name == "numpy":
@@ -27,8 +36,7 @@ def get_stepper_class(name: str):
         ok, why = cuda_status()
         if not ok:
             raise BackendUnavailable(f"backend 'cuda' cannot run here: {why}; use "
-                                     "backend 'numpy' (--backend numpy), or install the "
-                                     "extra of your CUDA (yeefdtd[cuda12] or yeefdtd[cuda13])")
+                                     f"backend 'numpy' (--backend numpy){_install_advice(why)}")
         from .cuda import CudaStepper
 
         return CudaStepper

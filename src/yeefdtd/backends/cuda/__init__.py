@@ -5,6 +5,25 @@ from __future__ import annotations
 from functools import lru_cache
 
 
+def _first_line(exc: BaseException) -> str:
+    """The exception's type and the first line of its message: CuPy's runtime errors name
+    the CUDA error (``cudaErrorInsufficientDriver: CUDA driver version is insufficient
+    ...``), which is what a user needs to act on."""
+    text = str(exc).strip().split("\n")[0]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _driver_advice(exc: BaseException) -> str:
+    """What to change where CuPy imports but the driver cannot serve it."""
+    text = str(exc)
+    if "InsufficientDriver" in text or "driver version is insufficient" in text:
+        return ("; the NVIDIA driver is older than the CUDA of this CuPy: update the driver, "
+                "or install the extra of the driver's CUDA (yeefdtd[cuda12])")
+    if "NoDevice" in text or "no CUDA-capable device" in text:
+        return "; no GPU is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)"
+    return "; check that nvidia-smi sees the GPU"
+
+
 @lru_cache(maxsize=1)
 def device_status() -> tuple[bool, str]:
     """(True, device description) when CuPy imports and sees a usable GPU, else (False, why)."""
@@ -15,7 +34,7 @@ def device_status() -> tuple[bool, str]:
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:
-        return False, f"no usable CUDA device ({type(exc).__name__})"
+        return False, f"no usable CUDA device ({_first_line(exc)}){_driver_advice(exc)}"
     if count < 1:
         return False, "no CUDA device found"
     try:
@@ -23,7 +42,7 @@ def device_status() -> tuple[bool, str]:
         name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
         mem = props["totalGlobalMem"] / 2**30
     except Exception as exc:
-        return False, f"the CUDA device cannot be queried ({type(exc).__name__})"
+        return False, f"the CUDA device cannot be queried ({_first_line(exc)})"
     return True, f"{name}, {mem:.1f} GiB"
 
 

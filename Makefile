@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 OUT    ?= out
 
-.PHONY: demo test lint gpu-check bench clean
+.PHONY: demo test test-min lint gpu-check bench clean
 
 # A .venv whose Python is older than 3.10 (made before a newer one was installed, or with
 # PYTHON=) is made again from $(PYTHON), which is checked first.
@@ -31,6 +31,14 @@ test: $(STAMP)
 	$(VENV)/bin/ruff check src tests $(wildcard benchmarks)
 	$(PY) -m pytest -q
 
+## The test suite at the oldest versions pyproject allows (tests/minimum-versions.txt), in
+## a venv of its own, .venv-min; those versions have wheels up to Python 3.11.
+test-min:
+	$(PYTHON) -m venv --clear .venv-min
+	.venv-min/bin/python -m pip install -q --upgrade pip
+	.venv-min/bin/python -m pip install -q -c tests/minimum-versions.txt -e '.[test]'
+	.venv-min/bin/python -m pytest -q
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests $(wildcard benchmarks)
 
@@ -40,4 +48,4 @@ gpu-check:
 	PYTHONPATH="$${PYTHONPATH:+$$PYTHONPATH:}$(CURDIR)/src" ./benchmarks/gpu_check.sh "$(OUT)"
 
 clean:
-	rm -rf $(VENV) "$(OUT)" .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-min "$(OUT)" .pytest_cache .ruff_cache

@@ -115,7 +115,11 @@ def test_snapshot_plots_outline_objects_where_they_lie_and_name_their_plane(
 
     def spy(self, *a, **k):
         cs = contour(self, *a, **k)
-        drawn.extend(p.vertices for p in cs.get_paths() if len(p.vertices))
+        # matplotlib 3.8 made a contour set one collection (get_paths); 3.7, which
+        # pyproject allows, keeps a collection a level
+        paths = (cs.get_paths() if hasattr(cs, "get_paths")
+                 else [p for c in cs.collections for p in c.get_paths()])
+        drawn.extend(p.vertices for p in paths if len(p.vertices))
         return cs
 
     monkeypatch.setattr(matplotlib.axes.Axes, "contour", spy)

@@ -1,8 +1,8 @@
 """Print the physics tests' error figures for one backend and storage dtype (the README's
 16-bit storage table): cavity resonance error, CPML reflection measure in 3D, TMz and TEz,
-Hertzian dipole error; with --energy, the change of a lossless cavity's conserved energy
-from step 2000 to 20 000 and to 100 000 after each of tests/physics/test_energy.py's
-pulses instead.
+the 3D plane-wave CPML measure on each axis, Hertzian dipole error; with --energy, the
+change of a lossless cavity's conserved energy from step 2000 to 20 000 and to 100 000
+after each of tests/physics/test_energy.py's pulses instead.
 
     python3 benchmarks/storage_errors.py --backend cuda --dtype float16
     python3 benchmarks/storage_errors.py --dtype bfloat16 --energy
@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.physics.test_cavity import cavity_errors
-from tests.physics.test_cpml import FLOAT16_CASES, cpml_reflection_db
+from tests.physics.test_cpml import FLOAT16_CASES, _plane_wave_measure, cpml_reflection_db
 from tests.physics.test_dipole import dipole_errors
 from tests.physics.test_energy import PULSES, cavity_energy
 
@@ -39,9 +39,16 @@ def main() -> None:
         return
     cav = max(err for _, err, _ in cavity_errors(a.dtype, a.backend))
     db = [cpml_reflection_db(*case[:4], a.backend, a.dtype) for case in FLOAT16_CASES]
+    # the plane wave on each 3D axis: at a tenth of the optimum conductivity (analytic
+    # -13.9 dB) and with the default layer
+    pw = [[_plane_wave_measure(axis, f, a.backend, a.dtype) for axis in range(3)]
+          for f in (0.1, 1.0)]
     dip = max(err for *_, err in dipole_errors(a.backend, a.dtype))
     print(f"{a.backend} {a.dtype}: cavity resonances, largest relative error {cav:.2e}; "
           f"CPML reflection measure 3D / TMz / TEz {db[0]:.1f} / {db[1]:.1f} / {db[2]:.1f} dB;"
+          f" 3D plane-wave CPML measure x / y / z at sigma_factor 0.1 "
+          f"{' / '.join(f'{v:.1f}' for v in pw[0])} dB (analytic -13.9), at 1 "
+          f"{' / '.join(f'{v:.1f}' for v in pw[1])} dB;"
           f" Hertzian dipole, largest error {dip:.1%} of the peak", flush=True)
 
 

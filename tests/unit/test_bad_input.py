@@ -546,6 +546,24 @@ def test_a_frequency_the_grid_cannot_carry_in_its_slowest_medium_is_noted():
         said[0] and "use a wider pulse (tau)" in said[0], said
 
 
+def test_an_axis_of_one_cell_does_not_set_the_cells_a_wavelength():
+    """A 3D run made 1D by one periodic cell of 1 km across (the fields cannot vary along
+    those axes) was told its pulse had 7.2e-06 cells a wavelength and could not propagate,
+    though the run was exact: the note took the coarsest spacing of every axis. It now
+    takes the axes of more than one cell; the same pulse over 8 mm cells along x is
+    still noted."""
+    d = {"grid": {"mode": "3d", "cells": [400, 1, 1], "spacing": [1e-3, 1e3, 1e3]},
+         "boundaries": "periodic",
+         "sources": [{"component": "ez", "cell": [0, 0, 0], "kind": "hard",
+                      "waveform": {"type": "gaussian", "tau": 20e-12}}],
+         "run": {"steps": 10, "courant": 0.4}}
+    assert _frequency_notes_of(d) == []
+    d["grid"]["spacing"] = [8e-3, 1e3, 1e3]   # its reach, 41.8 GHz: 0.9 cells of 8 mm
+    said = _frequency_notes_of(d)
+    assert len(said) == 1 and "gaussian spectrum reaches" in said[0] and \
+        "0.9 cells a wavelength" in said[0], said
+
+
 def test_a_sine_the_time_step_samples_gets_no_note_about_an_aliased_pulse():
     """A 110 GHz sine over 1 mm cells (2.7 cells a wavelength, 3.9 samples a period) was
     told its 'pulse' was aliased and to widen its tau, which a sine does not have."""

@@ -217,12 +217,15 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
     """The notes on one source's frequencies: its frequency (or, for a pulse without one,
     its spectrum's reach, where it falls to 1e-3 of its peak) at fewer than
     LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the slowest medium the grid holds,
-    along the grid's coarsest spacing (that part cannot propagate: it comes out as grid
-    noise); else a pulse whose spectrum reaches past what the time step samples (half its
-    rate), or samples closer than the time step."""
+    along the grid's coarsest spacing among the axes of more than one cell, the axes the
+    fields can vary along (that part cannot propagate: it comes out as grid noise; an axis
+    of one cell, as a 3D run made 1D or 2D by one periodic cell of any spacing, carries no
+    wave along it); else a pulse whose spectrum reaches past what the time step samples
+    (half its rate), or samples closer than the time step."""
     from ..constants import C0
 
-    coarsest = max(d for d in grid.steps if np.isfinite(d))
+    finite = [(d, c) for d, c in zip(grid.steps, grid.cells, strict=True) if np.isfinite(d)]
+    coarsest = max([d for d, c in finite if c > 1] or [d for d, _ in finite])
     n, medium = slowest_medium(scene, grid)
     inside = "" if n == 1.0 else f" in {medium!r} (refractive index {n:.3g})"
     f = getattr(wf, "frequency", None)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 import yeefdtd as yf
-from yeefdtd.constants import C0
+from yeefdtd.build.grid import OFFSETS as OFFSETS_OF
+from yeefdtd.constants import C0, EPS0, MU0
 
 from .analytic import hertzian_dipole
 
@@ -54,20 +55,23 @@ def test_hertzian_dipole_near_and_far_field(backend):
         assert err < 0.03, f"{name}.{comp}: error {err:.3%} of the peak"
 
 
-def dipole_errors(backend: str, dtype: str) -> list:
+def dipole_errors(backend: str, dtype: str, source: str = "ez") -> list:
     """(probe, component, largest error over the window / the analytic peak) for each
-    probed component."""
+    probed component, with the soft source on ``source``: "ez" (an electric current J) or
+    "hz" (a magnetic current M, whose field is the electric dipole's by duality: E_M =
+    -H_J, H_M = E_J eps0 / mu0, for M of the same value in V/m^2 as J in A/m^2)."""
     wf = yf.DiffGaussian(tau=TAU)
     scene = yf.Scene(
         grid=yf.Grid(cells=(N, N, N), spacing=DX),
         boundaries="pec",
-        sources=[yf.PointSource(component="ez", cell=(C, C, C), waveform=wf)],
+        sources=[yf.PointSource(component=source, cell=(C, C, C), waveform=wf)],
         monitors=[yf.Probe(name=k, cell=(C + o[0], C + o[1], C + o[2]))
                   for k, o in OFFSETS.items()],
         run=yf.RunSettings(duration=345e-12, dtype=dtype, backend=backend),
     )
     res = yf.run(scene, progress=False)
-    src = np.array([C * DX, C * DX, (C + 0.5) * DX])  # the Ez node of the source cell
+    # the source component's node in the source cell
+    src = (C + np.array(OFFSETS_OF[source])) * DX
     t_lead = wf.delay - 4.6 * TAU
     out = []
     for name in OFFSETS:
@@ -78,11 +82,24 @@ def dipole_errors(backend: str, dtype: str) -> list:
             keep = t < _first_reflection(pos, src, t_lead)
             assert keep.sum() > 100, f"{name}: window too short"
             E, H = hertzian_dipole(pos - src, t[keep], TAU, wf.delay, amp=DX**3)
+            if source == "hz":   # duality
+                E, H = -H, E * EPS0 / MU0
             field = E if comp[0] == "e" else H
             scale = np.abs(field).max()
             exact = field["xyz".index(comp[1])]
             out.append((name, comp, np.abs(values[keep] - exact).max() / scale))
     return out
+
+
+def test_magnetic_dipole_near_and_far_field(backend):
+    """The dipole above with the soft source on Hz: a magnetic current density M (V/m^2)
+    over one cell, a magnetic dipole whose field is the electric one's by duality (E_M =
+    -H_J, H_M = E_J eps0 / mu0). It checks the sign and units of magnetic sources (curl E
+    = -mu dH/dt - M) and their half-step timing, which the electric dipole does not.
+    Measured: at most 1.4%, as for the electric dipole, for the same reasons; the same 3%
+    bound. With M's sign flipped the largest error is 201%, half a step late 7.4%."""
+    for name, comp, err in dipole_errors(backend, "float32", "hz"):
+        assert err < 0.03, f"{name}.{comp}: error {err:.3%} of the peak (magnetic source)"
 
 
 def test_hertzian_dipole_with_float16_storage(backend):

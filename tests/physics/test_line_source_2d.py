@@ -1,4 +1,5 @@
-"""2D TMz line source against the analytic 2D Green's function (a Hankel function)."""
+"""2D line sources, TMz (electric) and TEz (magnetic), against the analytic 2D Green's
+function (a Hankel function)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 import yeefdtd as yf
-from yeefdtd.constants import C0, MU0
+from yeefdtd.constants import C0, EPS0, MU0
 from yeefdtd.spectra import dft
 
 hankel2 = pytest.importorskip("scipy.special").hankel2
@@ -21,8 +22,9 @@ PROBES = {"x10": (10, 0), "x20": (20, 0), "x40": (40, 0), "diag20": (14, 14),
           "off30": (18, -24)}
 
 
+@pytest.mark.parametrize("mode", ["tmz", "tez"])
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_line_source_matches_hankel(dtype, backend):
+def test_line_source_matches_hankel(dtype, mode, backend):
     """A 200 x 200 cell TMz grid (1 mm) with a 10-cell CPML and a soft Ez line source at
     the centre: a line current I(t) = J(t) dx dy with J a differentiated Gaussian
     (tau = 30 ps; no DC, so the 2D wake dies out). For time dependence exp(j w t) the
@@ -36,28 +38,34 @@ def test_line_source_matches_hankel(dtype, backend):
     frequency and distance); along the diagonal at this Courant number the lag nearly
     vanishes and 1.1% remains, the amplitude anisotropy of the discrete Green's function.
     3% bounds that; half a time step of error in the source timing alone would give 9%.
+
+    TEz: a soft Hz line source, a magnetic line current M(t) dx dy (M in V/m^2), the same
+    DiffGaussian; by duality Hz(w) = -(w eps0 / 4) M(w) dx dy H0^(2)(k rho), with the
+    source entering at n dt (a soft H source a half step before E's). Measured: at most
+    1.7%, as TMz, for the same reasons; the same bound.
     """
+    comp, start, k = {"tmz": ("ez", 0.5, MU0), "tez": ("hz", 0.0, EPS0)}[mode]
     wf = yf.DiffGaussian(tau=30e-12)
     scene = yf.Scene(
-        grid=yf.Grid(mode="tmz", cells=(N, N), spacing=DX),
+        grid=yf.Grid(mode=mode, cells=(N, N), spacing=DX),
         boundaries="cpml",
-        sources=[yf.PointSource(component="ez", cell=(C, C), waveform=wf)],
-        monitors=[yf.Probe(name=k, cell=(C + o[0], C + o[1]), components=["ez"])
-                  for k, o in PROBES.items()],
+        sources=[yf.PointSource(component=comp, cell=(C, C), waveform=wf)],
+        monitors=[yf.Probe(name=p, cell=(C + o[0], C + o[1]), components=[comp])
+                  for p, o in PROBES.items()],
         run=yf.RunSettings(steps=STEPS, dtype=dtype, backend=backend),
     )
     res = yf.run(scene, progress=False)
     dt = res.stats["dt"]
-    t_src = (np.arange(STEPS) + 0.5) * dt   # a soft E source enters at (n + 1/2) dt
+    t_src = (np.arange(STEPS) + start) * dt   # a soft E source enters at (n + 1/2) dt
     current = wf(t_src) * DX * DX
     f = np.array([4e9, 7e9, 10e9, 13e9])
     w = 2 * np.pi * f
     i_w = dft(current, t_src, f)
     for name, (di, dj) in PROBES.items():
         probe = res.probes[name]
-        assert abs(probe["ez"][-1]) < 1e-5 * np.abs(probe["ez"]).max()
+        assert abs(probe[comp][-1]) < 1e-5 * np.abs(probe[comp]).max()
         rho = math.hypot(di, dj) * DX
-        exact = -(w * MU0 / 4) * i_w * hankel2(0, w / C0 * rho)
-        got = dft(probe["ez"], probe.times["ez"], f)
+        exact = -(w * k / 4) * i_w * hankel2(0, w / C0 * rho)
+        got = dft(probe[comp], probe.times[comp], f)
         err = np.abs(got / exact - 1)
-        assert np.all(err < 0.03), f"{name}: relative errors {np.round(err, 4)}"
+        assert np.all(err < 0.03), f"{mode} {name}: relative errors {np.round(err, 4)}"

@@ -123,7 +123,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
         check_fits(scene, grid, step_count(scene, grid.dt) if steps is None else steps,
                    scene.run.dtype if dtype is None else dtype, face_kinds(scene),
                    threads=threads if isinstance(threads, int) and not isinstance(
-                       threads, bool) and threads >= 1 else None)
+                       threads, bool) and threads >= 1 else None, keep_fields=keep_fields)
     try:
         model = build_model(scene, steps)
         stepper = make_stepper(model, backend, dtype, **(stepper_options or {}))
@@ -315,9 +315,21 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "version": __version__,
     }
     notes = [*model.notes, *filter(None, [stepper.storage.note])]
+    fields = None
+    if keep_fields:
+        try:
+            fields = stepper.fields()
+        except MemoryError:   # the records are whole: keep them, without the fields
+            notes.append(FIELDS_NO_MEMORY)
+            print(f"note: {FIELDS_NO_MEMORY}", file=sys.stderr)
     if notes:
         stats["notes"] = notes
     stats.update(getattr(stepper, "describe", lambda: {})())
     return Result(scene_json=model.scene.to_json(indent=None), probes=probes,
-                  snapshots=snapshots, stats=stats,
-                  fields=stepper.fields() if keep_fields else None)
+                  snapshots=snapshots, stats=stats, fields=fields)
+
+
+#: the note of a result whose fields were asked for but found no memory for their copy
+FIELDS_NO_MEMORY = ("fields: left out: no memory was left for their copy at the end of the "
+                    "run; the probes and snapshots are whole. Run it again on a machine with "
+                    "more memory to keep them, or record the planes you need as snapshots")

@@ -742,6 +742,48 @@ def test_a_run_past_the_memory_available_is_refused_before_any_array(monkeypatch
         yf.build_model(scene, steps=200_000)
 
 
+def test_the_kept_fields_count_in_the_memory_check_and_their_copy_never_costs_the_run(
+        monkeypatch, tmp_path, capsys):
+    """--fields (keep_fields) copies the final fields at the end, beside the stepper's: the
+    memory check left that copy out, so a run with room for itself but not for the copy
+    ran every step, then failed on the copy and wrote no file: probes and snapshots lost.
+    The check now counts it (and says so), and a copy that fails anyway leaves the fields
+    out of a result that keeps everything else."""
+    from yeefdtd import host
+    from yeefdtd.backends.numpy.stepper import NumpyStepper
+    from yeefdtd.build.memory import run_memory
+    from yeefdtd.build.model import face_kinds, make_grid
+    from yeefdtd.cli import main
+    from yeefdtd.run import FIELDS_NO_MEMORY
+
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    scene = yf.Scene.parse(d)
+    grid = make_grid(scene)
+    parts = run_memory(scene, grid, 10, "float32", face_kinds(scene))
+    room = sum(parts.values()) + parts["fields"] // 2   # the run's, not the copy's
+    monkeypatch.setattr(host, "free_bytes", lambda: room)
+    assert yf.run(scene, progress=False).fields is None   # fits without the copy
+    with pytest.raises(yf.OutOfMemory, match=r"of it is the copy of the final fields the "
+                       r"result keeps \(--fields, keep_fields\): leave them out"):
+        yf.run(scene, progress=False, keep_fields=True)
+    monkeypatch.setattr(host, "free_bytes", lambda: 1 << 40)
+
+    def no_memory(self):
+        raise MemoryError("Unable to allocate 31.0 MiB")
+
+    monkeypatch.setattr(NumpyStepper, "fields", no_memory)
+    result = yf.run(scene, progress=False, keep_fields=True)
+    assert result.fields is None and FIELDS_NO_MEMORY in result.stats["notes"]
+    assert result.probes["p"]["ez"].shape == (10,) and result.snapshots["s"].frames.shape[0]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    capsys.readouterr()
+    assert main(["run", str(path), "-q", "--fields", "-o", str(tmp_path / "r.h5")]) == 0
+    assert "fields: left out: no memory" in capsys.readouterr().err
+    assert yf.load(tmp_path / "r.h5").probes["p"]["ez"].shape == (10,)
+
+
 def test_a_default_cpml_too_thick_for_the_grid_is_said_as_the_default():
     """A 20^3 grid without boundaries failed with 'boundaries.x_min.cells: a CPML of 10
     cells...', a field the scene does not have; the message now says it is the default and

@@ -224,25 +224,30 @@ def _largest(parts: dict, keys=None) -> str:
 
 def check_fits(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, str],
                parts: tuple[str, ...] | None = None, sources: int = 1,
-               threads: int | None = None) -> None:
+               threads: int | None = None, keep_fields: bool = False) -> None:
     """An OutOfMemory where run_memory's ``parts`` (default: all) of a run are more than
     the memory available now (within a container's limit): refused before any array is
     made, since such arrays are made lazily and the system ends the process once they are
     filled in (status 137, no message, no file). ``sources``: how many times the source
     values count (3 while a model is built: each source's times and values in float64 and
-    their copy merged by point). ``threads``: the NumPy backend's (default: its default)."""
+    their copy merged by point). ``threads``: the NumPy backend's (default: its default).
+    ``keep_fields``: the result keeps a copy of the final fields (``keep_fields``, the
+    CLI's --fields), made at the end beside the stepper's own, as large as its fields."""
     from .. import host
     from ..exceptions import OutOfMemory
 
     got = run_memory(scene, grid, steps, dtype, faces, threads)
     got["sources"] *= sources
     keys = [k for k in got if parts is None or k in parts]
-    need = sum(got[k] for k in keys)
+    kept = got["fields"] if keep_fields else 0
+    need = sum(got[k] for k in keys) + kept
     free = host.free_bytes()
     if need <= free:
         return
+    also = (f"; {show_bytes(kept)} of it is the copy of the final fields the result keeps "
+            "(--fields, keep_fields): leave them out to need less") if kept else ""
     raise OutOfMemory(f"the run would need about {show_bytes(need)} of memory, more than "
-                      f"the {show_bytes(free)} available here; {_largest(got, keys)}")
+                      f"the {show_bytes(free)} available here; {_largest(got, keys)}{also}")
 
 
 #: what a model holds (build_model checks them), and what a NumPy stepper adds

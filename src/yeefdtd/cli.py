@@ -52,7 +52,8 @@ def parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scene file and save the result (HDF5)")
     r.add_argument("scene", help="scene file (.toml or .json)")
-    r.add_argument("-o", "--output", help="result file (default: SCENE's name with .h5)")
+    r.add_argument("-o", "--output", help="result file (default: the scene file's name with .h5, "
+                   "in the current directory)")
     r.add_argument("--backend", choices=["auto", "numpy", "cuda"], help="override run.backend")
     r.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"],
                    help="override run.dtype (float16, bfloat16: fields stored in 16 bits)")
@@ -166,8 +167,8 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
                   file=sys.stderr)
             if args.plot:   # interrupted: no more work; diverged: plot what came before
                 if isinstance(exc, RunInterrupted):
-                    print(f"yeefdtd: no plots written; 'yeefdtd plot {saved}' writes them",
-                          file=sys.stderr)
+                    print(f"yeefdtd: no plots written; 'yeefdtd plot {saved}' writes them"
+                          f"{_older_plots(saved)}", file=sys.stderr)
                 else:
                     _plot(saved, exc.partial)
         else:
@@ -191,11 +192,37 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
     return 0 if saved == out else 1
 
 
+def _older_plots(saved: Path) -> str:
+    """Where plots named as those of the result ``saved`` are there already (from an
+    earlier run to the same file; this one wrote none), a clause that says they are not
+    this run's: nothing marked them stale beside the new, shorter result."""
+    try:
+        older = sorted(p.name for p in saved.parent.glob(f"{saved.stem}_*.png")
+                       if p.name.startswith((f"{saved.stem}_probe_",
+                                             f"{saved.stem}_snapshot_")))
+    except OSError:
+        return ""
+    if not older:
+        return ""
+    return (f" (the {len(older)} plot{'s' if len(older) > 1 else ''} beside it named as its "
+            f"own, {older[0]}{', ...' if len(older) > 1 else ''}, "
+            f"{'are' if len(older) > 1 else 'is'} from an earlier run, not this one)")
+
+
 def _plot(saved: Path, result) -> None:
-    """The plots of ``result``, beside the file ``saved`` that holds it."""
+    """The plots of ``result``, beside the file ``saved`` that holds it. A Ctrl-C or a
+    write that fails while they are drawn says that the result is whole and how to draw
+    them later (it said only 'interrupted', or named the plot that failed)."""
     from .plot import plot_result
 
-    plots = plot_result(result, saved.parent, saved.stem)
+    later = f"the result is whole in {saved}; 'yeefdtd plot {saved}' writes the plots"
+    try:
+        plots = plot_result(result, saved.parent, saved.stem)
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(f"while plotting; {later}") from None
+    except OSError as exc:   # main says it, with the status of a failed write (1)
+        raise OSError(exc.errno, f"{one_line(exc)}; {later} once it can write them",
+                      exc.filename) from None
     for path in plots:
         print(f"  plot: {path}")
     _say_unplotted(saved, result, plots)
@@ -599,8 +626,8 @@ def main(argv: list[str] | None = None) -> int:
     except YeeError as exc:
         print(f"yeefdtd: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("yeefdtd: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"yeefdtd: interrupted{f' {exc}' if exc.args else ''}", file=sys.stderr)
         return 130
     except MemoryError as exc:   # what no step above turned into OutOfMemory
         print(f"yeefdtd: error: not enough memory ({exc}); use fewer or larger cells, or "

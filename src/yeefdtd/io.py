@@ -113,7 +113,11 @@ def load_scene(path: str | Path):
         text = path.read_text(encoding="utf-8").removeprefix("\ufeff")
     except FileNotFoundError:
         raise ValidationError(f"{path}: no such file; check the path") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"{path}: not UTF-8 text (byte {exc.start} is "
+                              f"{exc.object[exc.start:exc.start + 1]!r}); save it as UTF-8 "
+                              f"(TOML and JSON files are)") from None
+    except (IsADirectoryError, PermissionError) as exc:
         raise ValidationError(f"{path}: cannot read it ({type(exc).__name__})") from None
     except OSError as exc:   # a name too long, a file where a directory goes, a link loop
         raise ValidationError(f"{path}: cannot read it ({one_line(exc)}); check the "

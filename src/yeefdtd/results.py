@@ -48,6 +48,10 @@ class ProbeData:
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
 
+    def __repr__(self) -> str:   # not every value: a notebook printed thousands of lines
+        comps = ", ".join(f"{c}: {np.shape(v)[0]} values" for c, v in self.data.items())
+        return f"ProbeData({self.name!r}, {comps or 'no components'})"
+
     def __eq__(self, other):
         return (isinstance(other, ProbeData) and self.name == other.name
                 and _same(self.data, other.data) and _same(self.times, other.times)
@@ -65,6 +69,10 @@ class SnapshotData:
     frames: np.ndarray         #: (records, n1, n2)
     times: np.ndarray          #: seconds
     coords: tuple[np.ndarray, np.ndarray]  #: in-plane coordinates, metres
+
+    def __repr__(self) -> str:
+        return (f"SnapshotData({self.name!r}, {self.component} on the plane {self.axis} = "
+                f"{self.position:.6g} m, frames {np.shape(self.frames)})")
 
     def __eq__(self, other):
         return (isinstance(other, SnapshotData)
@@ -120,6 +128,14 @@ class Result:
         self.snapshots = Named("snapshot", self.snapshots)
         if self.fields is not None:
             self.fields = Named("field", self.fields)
+
+    def __repr__(self) -> str:
+        """A summary: the arrays stay in the attributes (print(result) gave every value)."""
+        st = self.stats
+        steps = f"{st['steps']} steps, {st.get('status', '?')}" if "steps" in st else "no stats"
+        fields = "none" if self.fields is None else ", ".join(self.fields)
+        return (f"Result({steps}; probes {list(self.probes)}; snapshots "
+                f"{list(self.snapshots)}; fields {fields})")
 
     @property
     def scene(self):

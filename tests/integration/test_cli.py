@@ -918,7 +918,13 @@ def test_plot_after_a_run_that_stopped_early(tmp_path, capsys, monkeypatch):
     assert main(["run", str(path), "-o", str(tmp_path / "good.h5"), "-q", "--plot"]) == 130
     out, err = capsys.readouterr()
     assert out == "" and not (tmp_path / "good_probe_p.png").exists()
-    assert f"no plots written; 'yeefdtd plot {tmp_path / 'good.h5'}' writes them" in err
+    assert f"no plots written; 'yeefdtd plot {tmp_path / 'good.h5'}' writes them\n" in err
+    # plots of an earlier run to the same file stay, but are said not to be this one's
+    (tmp_path / "good_probe_p.png").write_bytes(b"an earlier run's")
+    _signal_at_call(monkeypatch, signal.SIGINT, 2)
+    assert main(["run", str(path), "-o", str(tmp_path / "good.h5"), "-q", "--plot"]) == 130
+    assert "writes them (the 1 plot beside it named as its own, good_probe_p.png, is from " \
+        "an earlier run, not this one)" in capsys.readouterr().err
 
 
 def test_a_scene_file_with_a_byte_order_mark_and_one_that_is_a_fifo(scene_file, tmp_path,

@@ -456,7 +456,8 @@ def test_a_json_key_given_twice_is_an_error_not_the_last_one():
 def test_a_single_toml_table_where_a_list_goes_says_what_to_write():
     text = ('[grid]\ncells = [10, 10, 10]\nspacing = 1e-3\n[run]\nsteps = 2\n'
             '[sources]\ncomponent = "ez"\ncell = [5, 5, 5]\n')
-    with pytest.raises(yf.ValidationError, match=r"^sources: must be a list .*\[\[name\]\]"):
+    with pytest.raises(yf.ValidationError, match=r"^sources: a list of sources, not one "
+                       r"table: wrap it in \[...\] \(in TOML, \[\[sources\]\] for each\)$"):
         yf.Scene.from_toml(text)
 
 
@@ -582,7 +583,52 @@ def test_sources_that_drive_nothing_get_no_note_about_their_strength(capsys, mon
     d["sources"][0]["amplitude"] = 0.0
     d["run"]["backend"] = "numpy"
     res = yf.run(yf.Scene.parse(d), progress=False)
-    assert "notes" not in res.stats and "note:" not in capsys.readouterr().err
+    # the one note says that nothing drives the fields (below), none of their strength
+    assert res.stats["notes"] == [NOTHING_DRIVES.format("every amplitude is 0")]
+    assert capsys.readouterr().err.count("note:") == 1
+
+
+NOTHING_DRIVES = ("sources: {}, so nothing drives the fields: they keep their initial "
+                  "values (zero, unless set with stepper.set_field) and every monitor records "
+                  "those; add a source, or give one an amplitude")
+
+
+def test_a_scene_that_drives_nothing_is_noted(tmp_path, capsys):
+    """No source, or every amplitude 0, validated and ran without a word, and every
+    probe read exactly zero; one source of amplitude 0 beside one that drives gets none."""
+    from yeefdtd.cli import main
+
+    d = base3d()
+    d["sources"][0]["amplitude"] = 0.0
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert NOTHING_DRIVES.format("every amplitude is 0") in capsys.readouterr().err
+    d["sources"] = []
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert NOTHING_DRIVES.format("none is given") in capsys.readouterr().err
+    d = base3d()
+    d["sources"].append({**d["sources"][0], "amplitude": 0.0})
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert "nothing drives" not in capsys.readouterr().err
+
+
+def test_a_source_on_the_wall_behind_a_cpml_is_said_so():
+    """A source on the domain's face at x_max, behind a CPML, was told it sat inside a PEC
+    or PMC object or on a PEC wall, in a scene without either: it is the PEC wall that
+    backs the CPML."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    d = base3d()
+    d["grid"]["cells"] = [40, 40, 40]
+    d["objects"] = []
+    d["sources"][0]["position"] = [0.040, 0.020, 0.020]   # Ez on the x_max face
+    scene = yf.Scene.parse(d)
+    said = [n for n in notes_before_run(scene, make_grid(scene), 10) if "sources[0]" in n]
+    assert said == ["sources[0]: on the PEC wall behind the x_max CPML, where ez is held at "
+                    "zero, so it adds nothing; move it inside the domain, out of the layer"]
 
 
 @pytest.mark.parametrize("path, value", [("grid.spacing", 2e4), ("grid.spacing", 1e8),
@@ -809,3 +855,95 @@ def test_a_backend_that_cannot_run_names_the_setting_not_only_the_flag(monkeypat
     with pytest.raises(yf.BackendUnavailable, match="use backend 'numpy' "
                        r"\(--backend numpy\)"):
         backends.get_stepper_class("cuda")
+
+
+@pytest.mark.parametrize("given, field", [("CPML", "boundaries"), ("cpml ", "boundaries"),
+                                          ({"x_min": "absorbing"}, "boundaries.x_min")])
+def test_a_face_name_no_condition_takes_lists_cpml_and_names_what_was_given(given, field):
+    """'absorbing' on x_min was told the face takes 'pec', 'pmc' or 'periodic', leaving
+    out 'cpml'; boundaries = "CPML" for the whole scene was reported against x_min, with
+    '(and 5 more problems)'."""
+    for mode, cells in (("3d", [30, 30, 30]), ("tmz", [30, 30])):
+        d = {"grid": {"mode": mode, "cells": cells, "spacing": 1e-3}, "boundaries": given,
+             "run": {"steps": 10}}
+        with pytest.raises(yf.ValidationError) as info:
+            yf.Scene.parse(d)
+        text = str(info.value)
+        assert text.startswith(f"{field}: input should be 'pec', 'pmc', 'periodic' or "
+                               "'cpml'"), text
+        assert "more problems" not in text
+
+
+def test_one_source_monitor_or_object_where_a_list_is_asked_for_says_to_wrap_it():
+    """sources=PointSource(...) was read as the list of its fields: 'sources[0]: input
+    should be a valid dictionary or instance of PointSource (got ('type', 'point')) (and 6
+    more problems)'; a TOML [sources] table (for [[sources]]) likewise."""
+    g = yf.Grid(cells=(30, 30, 30), spacing=1e-3)
+    one = {"sources": yf.PointSource(component="ez", cell=(5, 5, 5),
+                                     waveform=yf.Ricker(frequency=1e10)),
+           "monitors": yf.Probe(name="p", cell=(5, 5, 5)),
+           "objects": {"type": "box", "center": [0, 0, 0], "size": [1, 1, 1],
+                       "material": "pec"}}
+    for field, value in one.items():
+        with pytest.raises(yf.ValidationError) as info:
+            yf.Scene(grid=g, run=yf.RunSettings(steps=10), **{field: value})
+        kind = "one table" if isinstance(value, dict) else type(value).__name__
+        assert str(info.value) == (f"{field}: a list of {field}, not {kind}: wrap it in "
+                                   f"[...] (in TOML, [[{field}]] for each)")
+    d = base3d()
+    d["sources"] = d["sources"][0]
+    with pytest.raises(yf.ValidationError, match=r"^sources: a list of sources, not one "):
+        yf.Scene.parse(d)
+
+
+def test_printing_a_result_gives_a_summary_not_every_value():
+    """print(result) printed every array: more than 2000 lines for the README's 64^3
+    example, at once in a notebook."""
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    r = yf.run(yf.Scene.parse(d), progress=False, keep_fields=True)
+    assert repr(r) == ("Result(10 steps, completed; probes ['p']; snapshots ['s']; fields "
+                       "ex, ey, ez, hx, hy, hz)")
+    assert repr(r.probes["p"]).startswith("ProbeData('p', ex: 10 values, ")
+    assert repr(r.snapshots["s"]) == ("SnapshotData('s', ez on the plane z = 0.0155 m, "
+                                      "frames (1, 31, 31))")
+
+
+def test_a_scene_file_not_in_utf8_says_so(tmp_path, capsys):
+    """A Latin-1 scene file was refused as 'cannot read it (UnicodeDecodeError)', which
+    did not say what to change."""
+    from yeefdtd.cli import main
+
+    path = tmp_path / "latin.toml"
+    path.write_bytes(b'name = "caf\xe9"\n')
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"yeefdtd: error: {path}: not UTF-8 text (byte 11 is b'\\xe9'); save it as "
+                   "UTF-8 (TOML and JSON files are)")
+
+
+@pytest.mark.parametrize("failure, code, said", [
+    (KeyboardInterrupt(), 130, "yeefdtd: interrupted while plotting; the result is whole in "),
+    (OSError(28, "No space left on device", "x_probe_p.png"), 1,
+     "yeefdtd: error: x_probe_p.png: No space left on device; the result is whole in ")])
+def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_path, capsys,
+                                                   monkeypatch):
+    """A Ctrl-C while --plot drew said only 'yeefdtd: interrupted', and a full disk named
+    the plot alone: neither said that the result file was whole, nor how to finish."""
+    import yeefdtd.plot
+    from yeefdtd.cli import main
+
+    def fail(*a, **k):
+        raise failure
+
+    monkeypatch.setattr(yeefdtd.plot, "plot_result", fail)
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    out = tmp_path / "r.h5"
+    assert main(["run", str(path), "-q", "--plot", "-o", str(out)]) == code
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == f"{said}{out}; 'yeefdtd plot {out}' writes the plots" + \
+        ("" if code == 130 else " once it can write them")
+    assert yf.load(out).probes["p"]["ez"].shape == (10,)

@@ -90,7 +90,7 @@ def test_json_schema_takes_the_shorthands_the_scene_files_use():
     schema = yf.Scene.json_schema()
     mat = schema["$defs"]["Material"]["properties"]
     for name in ("eps_r", "mu_r", "sigma_e", "sigma_m"):
-        assert {"type": "number"} in mat[name]["anyOf"], name
+        assert any(b.get("type") == "number" for b in mat[name]["anyOf"]), name
         assert any(b.get("type") == "array" for b in mat[name]["anyOf"]), name
     face = schema["$defs"]["Boundaries"]["properties"]["x_min"]
     enums = [n["enum"] for b in face["anyOf"] for n in b.get("oneOf", ()) if "enum" in n]
@@ -257,3 +257,30 @@ def test_a_cpml_on_a_grid_under_3_cells_asks_for_a_larger_grid():
     msg = str(info.value)
     assert "boundaries.x_min" in msg and "(\"pec\") or enlarge" in msg
     assert "at most 0" not in msg
+
+
+def test_json_schema_holds_the_bounds_the_validators_hold():
+    """eps_r = -2, a negative box size and a negative cell index passed the schema, which
+    had no bounds, though the package refuses them."""
+    defs = yf.Scene.json_schema()["$defs"]
+    mat = defs["Material"]["properties"]
+
+    def numbers(node):
+        if node.get("type") in ("number", "integer"):
+            yield node
+        for key in ("anyOf", "prefixItems"):
+            for branch in node.get(key, ()):
+                yield from numbers(branch)
+        if isinstance(node.get("items"), dict):
+            yield from numbers(node["items"])
+
+    for name, bounds in (("eps_r", {"minimum": 1.0, "maximum": 1e12}),
+                         ("mu_r", {"minimum": 1.0, "maximum": 1e12}),
+                         ("sigma_e", {"minimum": 0.0}), ("sigma_m", {"minimum": 0.0})):
+        found = list(numbers(mat[name]))
+        assert len(found) == 4 and all(n.items() >= bounds.items() for n in found), name
+    assert [n["exclusiveMinimum"] for n in numbers(defs["Box"]["properties"]["size"])] == [0.0]
+    for model in ("PointSource", "Probe"):
+        assert [n["minimum"] for n in numbers(defs[model]["properties"]["cell"])] == [0]
+    with pytest.raises(yf.ValidationError):   # and the package refuses what they bound
+        yf.Material(eps_r=-2)

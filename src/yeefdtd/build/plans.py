@@ -311,6 +311,11 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
     sizes = [] if tables is None else None   # validate's: the storage note too (below)
     out = list(waveform_notes(scene, grid, steps, samples, sizes)) if steps is not None \
         else []
+    if not any(src.amplitude != 0 for src in scene.sources):
+        what = "none is given" if not scene.sources else "every amplitude is 0"
+        out.append(f"sources: {what}, so nothing drives the fields: they keep their initial "
+                   "values (zero, unless set with stepper.set_field) and every monitor "
+                   "records those; add a source, or give one an amplitude")
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)
@@ -319,7 +324,14 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
             zero = row[SRC] == 0 if src.kind == "soft" else not row.any()
         else:
             zero = held_at_zero(scene, grid, c, idx, faces)
-        if zero and src.kind == "soft":
+        backing = _cpml_backing(scene, grid, c, idx) if zero else None
+        if zero and backing is not None:
+            does = "adds nothing" if src.kind == "soft" else \
+                "sets a field the wall does not carry"
+            out.append(f"sources[{i}]: on the PEC wall behind the {backing} CPML, where {c} "
+                       f"is held at zero, so it {does}; move it inside the domain, out of the "
+                       "layer")
+        elif zero and src.kind == "soft":
             out.append(f"sources[{i}]: a soft source where {c} is held at zero (inside a PEC "
                        "or PMC object, or on a PEC wall) adds nothing; move it off the "
                        "conductor")
@@ -335,6 +347,18 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
         note = weak_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
         out += [note] if note else []
     return tuple(out)
+
+
+def _cpml_backing(scene, grid: YeeGrid, component: str, idx) -> str | None:
+    """The CPML face ("x_max") whose backing PEC wall ``component``'s point at ``idx`` lies
+    on, where it lies on one; else None."""
+    from .cpml import cpml_faces
+
+    for a, side, _face in cpml_faces(scene):
+        p = idx[a] + OFFSETS[component][a]
+        if p == (0 if side == "min" else grid.cells[a]):
+            return f"{'xyz'[a]}_{side}"
+    return None
 
 
 def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:

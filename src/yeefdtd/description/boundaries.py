@@ -43,7 +43,20 @@ Face = Annotated[
 ]
 
 
+#: the conditions a face takes by name
+NAMED_FACES = ("pec", "pmc", "periodic", "cpml")
+
+
+def check_face_name(v) -> None:
+    """A ValueError for a string that names no condition: pydantic's own listed 'pec',
+    'pmc' and 'periodic' alone (the CPML is the other member of the union)."""
+    if isinstance(v, str) and v not in NAMED_FACES:
+        raise ValueError(f"input should be 'pec', 'pmc', 'periodic' or 'cpml' (or a table of "
+                         f"CPML parameters), not {v!r}")
+
+
 def _face(v):
+    check_face_name(v)
     if v == "cpml":
         return Cpml()
     if isinstance(v, dict) and "type" not in v:

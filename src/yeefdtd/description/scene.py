@@ -11,14 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
+from pydantic import BaseModel, Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from ..constants import KERNEL_VARIANTS, MAX_MATERIALS, MAX_STEPS
 from .base import FieldError, StrictModel
-from .boundaries import FACES, Boundaries, Cpml
+from .boundaries import FACES, NAMED_FACES, Boundaries, Cpml, check_face_name
 from .geometry import Object
 from .grid import Grid
-from .materials import BUILTIN_MATERIALS, VACUUM, Material
+from .materials import BUILTIN_MATERIALS, MAX_RELATIVE, VACUUM, Material
 from .monitors import Monitor, Probe, Snapshot
 from .sources import Source
 
@@ -90,6 +90,18 @@ class Scene(StrictModel):
     monitors: tuple[Monitor, ...] = Field((), description="probes and snapshots")
     run: RunSettings = Field(description="steps or duration, Courant factor, dtype, backend")
 
+    @field_validator("objects", "sources", "monitors", mode="before")
+    @classmethod
+    def _a_list(cls, v, info):
+        """One object, source or monitor where a list of them is asked for (a model, or a
+        table: ``[sources]`` in TOML where ``[[sources]]`` was meant) was read as the list
+        of its fields, each a 'source' of its own: '(and 6 more problems)'."""
+        if isinstance(v, BaseModel | dict):
+            what = type(v).__name__ if isinstance(v, BaseModel) else "one table"
+            raise ValueError(f"a list of {info.field_name}, not {what}: wrap it in [...] (in "
+                             f"TOML, [[{info.field_name}]] for each)")
+        return v
+
     @field_validator("name")
     @classmethod
     def _one_line_label(cls, v: str) -> str:
@@ -107,7 +119,8 @@ class Scene(StrictModel):
     @field_validator("boundaries", mode="before")
     @classmethod
     def _one_for_all(cls, v):
-        if isinstance(v, str):
+        if isinstance(v, str):   # a name no face takes is this field's error, not x_min's
+            check_face_name(v)
             return {f: v for f in FACES}
         return v
 
@@ -117,7 +130,8 @@ class Scene(StrictModel):
     @classmethod
     def _drop_z_faces_of_uniform_2d(cls, data):
         # ``boundaries = "pec"`` on a 2D grid means the four in-plane faces.
-        if isinstance(data, dict) and isinstance(data.get("boundaries"), str):
+        if isinstance(data, dict) and isinstance(data.get("boundaries"), str) and \
+                data["boundaries"] in NAMED_FACES:
             grid = data.get("grid")
             mode = grid.get("mode") if isinstance(grid, dict) else getattr(grid, "mode", None)
             if mode in ("tmz", "tez"):
@@ -393,4 +407,25 @@ class Scene(StrictModel):
         prop = schema["properties"]["boundaries"]
         schema["properties"]["boundaries"] = {
             "anyOf": [named, {"$ref": prop.pop("$ref")}], **prop}
+        # the bounds the validators hold, so that a file the schema passes is one the
+        # package takes in these fields too (eps_r = -2 passed it)
+        for name in ("eps_r", "mu_r"):
+            _bound(defs["Material"]["properties"][name], minimum=1.0, maximum=MAX_RELATIVE)
+        for name in ("sigma_e", "sigma_m"):
+            _bound(defs["Material"]["properties"][name], minimum=0.0)
+        _bound(defs["Box"]["properties"]["size"], exclusiveMinimum=0.0)
+        for model in ("PointSource", "Probe"):
+            _bound(defs[model]["properties"]["cell"], minimum=0)
         return schema
+
+
+def _bound(node, **bounds) -> None:
+    """Set ``bounds`` (JSON Schema keywords) on every number or integer of the schema
+    ``node``, through its anyOf branches and array items."""
+    if isinstance(node, dict):
+        if node.get("type") in ("number", "integer"):
+            node.update(bounds)
+        for key in ("anyOf", "prefixItems"):
+            for branch in node.get(key, ()):
+                _bound(branch, **bounds)
+        _bound(node.get("items"), **bounds)

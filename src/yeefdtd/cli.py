@@ -197,9 +197,9 @@ def _older_plots(saved: Path) -> str:
     earlier run to the same file; this one wrote none), a clause that says they are not
     this run's: nothing marked them stale beside the new, shorter result."""
     try:
-        older = sorted(p.name for p in saved.parent.glob(f"{saved.stem}_*.png")
-                       if p.name.startswith((f"{saved.stem}_probe_",
-                                             f"{saved.stem}_snapshot_")))
+        older = sorted(p.name for p in saved.parent.iterdir()   # (no glob: [ in names)
+                       if p.name.endswith(".png") and p.name.startswith(
+                           (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")))
     except OSError:
         return ""
     if not older:
@@ -220,9 +220,14 @@ def _plot(saved: Path, result) -> None:
         plots = plot_result(result, saved.parent, saved.stem)
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"while plotting; {later}") from None
-    except OSError as exc:   # main says it, with the status of a failed write (1)
-        raise OSError(exc.errno, f"{one_line(exc)}; {later} once it can write them",
-                      exc.filename) from None
+    except OSError as exc:   # main says it, with the status of a failed write (1), naming
+        # the plot (or their folder: without a name main would take it for standard output)
+        import errno
+
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+        raise OSError(exc.errno, f"{one_line(exc)}; {later}"
+                      f"{' once it can write them' if full else ''}",
+                      exc.filename or str(saved.parent)) from None
     for path in plots:
         print(f"  plot: {path}")
     _say_unplotted(saved, result, plots)

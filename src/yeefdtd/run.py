@@ -98,7 +98,9 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
 
     ``backend``, ``dtype`` and ``steps`` override the scene's run settings. ``progress``
     shows a bar with live Mcells/s (default: only when stderr is a terminal).
-    ``keep_fields`` adds the final field arrays to the result. On divergence or Ctrl-C the
+    ``keep_fields`` adds the final field arrays to the result (the memory check counts
+    their copy; where it fails all the same, the result notes them left out and keeps the
+    rest). On divergence or Ctrl-C the
     raised error carries ``partial``: the result recorded so far (after Ctrl-C without
     fields, which it notes: the interrupt came within a step).
     """
@@ -218,7 +220,7 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         exc.partial = _result(model, stepper, good, seconds * good / max(done, 1),
                               "diverged", keep_fields, rec)
         exc.partial.stats["diverged_by_step"] = int(done)
-        if keep_fields:
+        if exc.partial.fields is not None:   # (left out where their copy found no memory)
             exc.partial.stats["fields_at_step"] = int(done)
         raise
     except KeyboardInterrupt:
@@ -330,6 +332,6 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
 
 
 #: the note of a result whose fields were asked for but found no memory for their copy
-FIELDS_NO_MEMORY = ("fields: left out: no memory was left for their copy at the end of the "
-                    "run; the probes and snapshots are whole. Run it again on a machine with "
+FIELDS_NO_MEMORY = ("fields: left out: no memory was left for their copy when the run "
+                    "ended; the probes and snapshots are whole. Run it again on a machine with "
                     "more memory to keep them, or record the planes you need as snapshots")

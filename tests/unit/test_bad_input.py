@@ -629,6 +629,16 @@ def test_a_source_on_the_wall_behind_a_cpml_is_said_so():
     said = [n for n in notes_before_run(scene, make_grid(scene), 10) if "sources[0]" in n]
     assert said == ["sources[0]: on the PEC wall behind the x_max CPML, where ez is held at "
                     "zero, so it adds nothing; move it inside the domain, out of the layer"]
+    # Hx on the x_min wall's plane is normal to it: the wall does not hold it; a PMC box
+    # there does, and is what the note names
+    d["sources"][0] = {"component": "hx", "cell": [0, 20, 20],
+                       "waveform": {"type": "gaussian", "tau": 1e-11}}
+    d["objects"] = [{"type": "box", "center": [0, 0.02, 0.02], "size": [0.004, 0.01, 0.01],
+                     "material": "pmc"}]
+    scene = yf.Scene.parse(d)
+    said = [n for n in notes_before_run(scene, make_grid(scene), 10) if "sources[0]" in n]
+    assert len(said) == 1 and said[0].startswith("sources[0]: a soft source where hx is held "
+                                                 "at zero (inside a PEC or PMC object"), said
 
 
 @pytest.mark.parametrize("path, value", [("grid.spacing", 2e4), ("grid.spacing", 1e8),
@@ -928,6 +938,8 @@ def test_a_scene_file_not_in_utf8_says_so(tmp_path, capsys):
      "yeefdtd: error: x_probe_p.png: No space left on device; the result is whole in ")])
 def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_path, capsys,
                                                    monkeypatch):
+    """(And an OSError without a file name names the plots' folder: main took it for a
+    failed write to standard output, and closed that.)"""
     """A Ctrl-C while --plot drew said only 'yeefdtd: interrupted', and a full disk named
     the plot alone: neither said that the result file was whole, nor how to finish."""
     import yeefdtd.plot
@@ -947,3 +959,50 @@ def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_pat
     assert err == f"{said}{out}; 'yeefdtd plot {out}' writes the plots" + \
         ("" if code == 130 else " once it can write them")
     assert yf.load(out).probes["p"]["ez"].shape == (10,)
+
+
+def test_a_plot_failure_without_a_file_name_names_the_folder(tmp_path, capsys, monkeypatch):
+    import yeefdtd.plot
+    from yeefdtd.cli import main
+
+    def fail(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(yeefdtd.plot, "plot_result", fail)
+    d = base3d()
+    d["run"]["backend"] = "numpy"
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    out = tmp_path / "r.h5"
+    assert main(["run", str(path), "-q", "--plot", "-o", str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"yeefdtd: error: {tmp_path}: No space left on device; the result "
+                          "is whole in "), err
+    print("still open")   # standard output was not closed
+    assert capsys.readouterr().out == "still open\n"
+
+
+def test_older_plots_are_found_beside_a_result_named_with_glob_characters(tmp_path):
+    from yeefdtd.cli import _older_plots
+
+    (tmp_path / "run[1]_probe_p.png").write_bytes(b"")
+    (tmp_path / "run[1]_other.png").write_bytes(b"")
+    assert "run[1]_probe_p.png, is from an earlier run" in _older_plots(tmp_path / "run[1].h5")
+
+
+def test_a_diverged_run_whose_fields_found_no_memory_names_no_fields_step(monkeypatch):
+    """fields_at_step was set whenever the fields were asked for, also where their copy
+    failed and they were left out."""
+    from yeefdtd.backends.numpy.stepper import NumpyStepper
+
+    def no_memory(self):
+        raise MemoryError("Unable to allocate")
+
+    monkeypatch.setattr(NumpyStepper, "fields", no_memory)
+    d = base3d()
+    d["run"].update(backend="numpy", check_every=1)
+    d["sources"][0]["amplitude"] = 1e300
+    with pytest.raises(yf.DivergenceError) as info:
+        yf.run(yf.Scene.parse(d), progress=False, keep_fields=True)
+    partial = info.value.partial
+    assert partial.fields is None and "fields_at_step" not in partial.stats

@@ -350,9 +350,13 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
 
 
 def _cpml_backing(scene, grid: YeeGrid, component: str, idx) -> str | None:
-    """The CPML face ("x_max") whose backing PEC wall ``component``'s point at ``idx`` lies
-    on, where it lies on one; else None."""
+    """The CPML face ("x_max") whose backing PEC wall holds ``component``'s point at
+    ``idx`` at zero, where one does; else None. Only E: an H point on the wall's plane is
+    normal to it, which a PEC wall does not hold (what holds it there is an object)."""
     from .cpml import cpml_faces
+
+    if component[0] != "e":
+        return None
 
     for a, side, _face in cpml_faces(scene):
         p = idx[a] + OFFSETS[component][a]

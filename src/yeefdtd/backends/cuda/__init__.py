@@ -17,8 +17,9 @@ def _driver_advice(exc: BaseException) -> str:
     """What to change where CuPy imports but the driver cannot serve it."""
     text = str(exc)
     if "InsufficientDriver" in text or "driver version is insufficient" in text:
-        return ("; the NVIDIA driver is older than the CUDA of this CuPy: update the driver, "
-                "or install the extra of the driver's CUDA (yeefdtd[cuda12])")
+        return ("; the NVIDIA driver is older than the CUDA this CuPy was built for: update "
+                "the driver, or install the CuPy of the CUDA version nvidia-smi shows "
+                "(yeefdtd[cuda12] for 12.x, yeefdtd[cuda13] for 13.x)")
     if "NoDevice" in text or "no CUDA-capable device" in text:
         return "; no GPU is visible (check CUDA_VISIBLE_DEVICES and nvidia-smi)"
     return "; check that nvidia-smi sees the GPU"

@@ -45,23 +45,39 @@ def _check_model(model) -> None:
 STEPPER_OPTIONS = {"numpy": ("threads",), "cuda": ("variant", "tune", "graphs", "launch")}
 
 
-def _check_variant(options: dict) -> None:
+def _check_variant(options: dict, where: str = "stepper_options") -> None:
     """A one-line error where ``options`` name a kernel variant that does not exist, on
     every backend (the NumPy one would pass over it), or an option no backend takes (a
     misspelt 'thread' was passed over as another backend's, and 'dtype' met a TypeError
-    naming make_stepper)."""
+    naming make_stepper). ``where``: what the options came in as, run()'s
+    ``stepper_options`` or make_stepper's keyword arguments."""
     from .exceptions import ValidationError
 
     for key in options:
+        if where == "make_stepper" and key == "steps":
+            raise ValidationError("make_stepper: takes no steps; a model's steps are set "
+                                  "where it is built: build_model(scene, steps=...)")
         if key in ("model", "backend", "dtype", "steps"):
             raise ValidationError(f"stepper_options: {key!r} is an argument of its own; give "
                                   f"it as {key}=..., not among the stepper's options")
         if not any(key in names for names in STEPPER_OPTIONS.values()):
             takes = "; ".join(f"the {b} backend takes {', '.join(names)}"
                               for b, names in STEPPER_OPTIONS.items())
-            raise ValidationError(f"stepper_options: no backend takes {key!r} ({takes})")
+            raise ValidationError(f"{where}: no backend takes {key!r} ({takes})")
     if options.get("variant") is not None:
         RunSettings(steps=1, variant=options["variant"])
+
+
+def _dtype_name(dtype):
+    """NumPy's float32, float64 or float16 (a dtype, or its scalar type) as the name the
+    scene's run.dtype takes, so that run() and make_stepper take the same (make_stepper
+    took np.dtype('float64'), run() refused it after building the model); anything else as
+    given, for the checks that name it."""
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        name = np.dtype(dtype).name
+        if name in ("float32", "float64", "float16"):
+            return name
+    return dtype
 
 
 def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
@@ -69,7 +85,8 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     _check_model(model)
-    _check_variant(options)
+    _check_variant(options, "make_stepper")
+    dtype = _dtype_name(dtype)
     name, note = resolve(model.scene.run.backend if backend is None else backend)
     for text in (note, *model.notes):
         if text:
@@ -115,6 +132,11 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
                               f"{{'variant': 'temporal'}}, not {got}")
     _check_variant(stepper_options or {})   # before the model is built
     check_run_arguments(scene, steps)
+    dtype = _dtype_name(dtype)
+    if dtype is not None:   # a dtype no storage takes: before the model is built too
+        from .build.storage import compute_dtype
+
+        compute_dtype(dtype)
     steps = None if steps is None else int(steps)   # a NumPy integer of few bits overflows
     if resolve(scene.run.backend if backend is None else backend)[0] == "numpy":
         from .build.memory import check_fits
@@ -301,7 +323,8 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         snapshots[plan.name] = SnapshotData(
             name=plan.name, component=plan.component, axis="xyz"[plan.axis],
             position=float(plan.position), frames=frames[:rows].copy(),
-            times=record_times(plan.component, recorded, dt), coords=plan.coords)
+            times=record_times(plan.component, recorded, dt),
+            coords=tuple(np.array(c, copy=True) for c in plan.coords))   # each result its own
     cells = model.grid.num_cells
     stats = {
         "status": status,
@@ -327,8 +350,21 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
     if notes:
         stats["notes"] = notes
     stats.update(getattr(stepper, "describe", lambda: {})())
-    return Result(scene_json=model.scene.to_json(indent=None), probes=probes,
+    return Result(scene_json=_ran(model, stepper).to_json(indent=None), probes=probes,
                   snapshots=snapshots, stats=stats, fields=fields)
+
+
+def _ran(model: Model, stepper) -> Scene:
+    """The scene that ran: ``model.scene`` with the steps of the model and the dtype of the
+    stepper where they differ from its own (run() puts its overrides in already; a model
+    built with other steps, or a stepper of another dtype, given to run_model left the
+    result saying what it did not run)."""
+    from .build.model import step_count
+
+    scene = model.scene
+    dtype = stepper.storage.name
+    steps = model.steps if model.steps != step_count(scene, model.grid.dt) else None
+    return _as_run(scene, None, dtype if dtype != scene.run.dtype else None, steps, {})
 
 
 #: the note of a result whose fields were asked for but found no memory for their copy

@@ -188,6 +188,23 @@ def test_stepper_options_no_backend_takes_are_refused(options, says):
         yf.run(scene, stepper_options=options, progress=False)
 
 
+def test_make_stepper_names_itself_and_points_steps_to_build_model():
+    """make_stepper(model, steps=10) was told "stepper_options: 'steps' is an argument of
+    its own; give it as steps=...", which is what it did (make_stepper has no steps: the
+    model's are set by build_model), and a misspelt 'thread' blamed stepper_options, not
+    an argument of make_stepper."""
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=3, backend="numpy"))
+    model = yf.build_model(scene)
+    with pytest.raises(yf.ValidationError, match=re.escape(
+            "make_stepper: takes no steps; a model's steps are set where it is built: "
+            "build_model(scene, steps=...)")):
+        yf.make_stepper(model, steps=10)
+    with pytest.raises(yf.ValidationError, match=re.escape(
+            "make_stepper: no backend takes 'thread' (the numpy backend takes threads")):
+        yf.make_stepper(model, thread=2)
+
+
 def test_the_stepper_options_named_are_those_the_steppers_take():
     import inspect
 
@@ -583,3 +600,42 @@ def test_peaks_of_values_near_floats_largest():
     assert h1 == h2 == 1.0
     assert f2 == pytest.approx(f1, rel=1e-8) and f1 == pytest.approx(0.3 / (2 * np.pi * 1e-12),
                                                                      rel=1e-3)
+
+
+def test_run_and_make_stepper_take_the_same_numpy_dtypes():
+    """make_stepper took np.dtype('float64'); run() refused it, after building the model."""
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+                     run=yf.RunSettings(steps=3, backend="numpy"))
+    for given, name in ((np.dtype("float64"), "float64"), (np.float16, "float16")):
+        r = yf.run(scene, dtype=given, progress=False)
+        assert r.stats["dtype"] == r.scene.run.dtype == name
+        model = yf.build_model(scene)
+        assert yf.make_stepper(model, dtype=given).storage.name == name
+    import importlib
+
+    run_mod = importlib.import_module("yeefdtd.run")
+    built = []
+    real = run_mod.build_model
+    try:
+        run_mod.build_model = lambda *a, **k: built.append(1) or real(*a, **k)
+        with pytest.raises(yf.ValidationError, match=r"^dtype: dtype\('int32'\) is not one of "):
+            yf.run(scene, dtype=np.dtype("int32"), progress=False)
+    finally:
+        run_mod.build_model = real
+    assert built == []   # refused before the model was built
+
+
+def test_evenly_spaced_float32_times_are_taken_however_many():
+    """Evenly spaced float32 times were refused as 'not evenly spaced' from about 16 000
+    samples on: their rounding spread the steps by more than a thousandth of one. A step
+    off by a fifth is still refused."""
+    from yeefdtd import spectra
+
+    t = (np.arange(1, 20001) * 2.3e-12).astype(np.float32)
+    x = np.sin(2 * np.pi * 1e10 * t)
+    got = spectra.dft(x, t, 1e10)
+    exact = spectra.dft(x, np.arange(1, 20001) * 2.3e-12, 1e10)
+    assert np.allclose(got, exact, rtol=1e-4)
+    t[100] += np.float32(0.2 * 2.3e-12)
+    with pytest.raises(yf.ValidationError, match="not evenly spaced"):
+        spectra.dft(x, t, 1e10)

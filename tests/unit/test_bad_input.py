@@ -1006,3 +1006,46 @@ def test_a_diverged_run_whose_fields_found_no_memory_names_no_fields_step(monkey
         yf.run(yf.Scene.parse(d), progress=False, keep_fields=True)
     partial = info.value.partial
     assert partial.fields is None and "fields_at_step" not in partial.stats
+
+
+def test_numpy_complex_numbers_are_refused_not_cut_to_their_real_part():
+    """Python's complex was refused, but NumPy's passed as its real part alone (a
+    ComplexWarning at most): a complex permittivity lost its loss, a complex amplitude
+    of 1j became 0."""
+    cases = [
+        (lambda: yf.Material(eps_r=[np.complex128(4 + 0.5j)] * 3), "eps_r[0]", True),
+        (lambda: yf.Material(mu_r=np.complex128(2)), "mu_r", True),
+        (lambda: yf.PointSource(component="ez", cell=(1, 1), amplitude=np.complex64(1j),
+                                waveform=yf.Gaussian(tau=1e-11)), "amplitude", False),
+        (lambda: yf.Samples(dt=1e-12, values=np.exp(1j * np.linspace(0, 3, 8))),
+         "values[0]", False),
+        (lambda: yf.Grid(cells=(10, 10), spacing=np.complex128(1e-3), mode="tmz"),
+         "spacing", False)]
+    for make, field, lossy in cases:
+        with pytest.raises(yf.ValidationError) as info:
+            make()
+        text = str(info.value)
+        assert text.startswith(f"{field}: must be a real number, not a complex one"), text
+        assert ("sigma_e or sigma_m" in text) == lossy
+    assert yf.Material(eps_r=np.float32(4)).eps_r == (4.0, 4.0, 4.0)   # real NumPy: taken
+
+
+def test_run_model_results_hold_the_scene_that_ran_and_coordinates_of_their_own():
+    """run_model's result said the scene's 200 float32 steps where 50 float64 ran; and a
+    snapshot's coordinates were one array shared by the model and every result of it, so
+    that converting one result's to mm in place changed the next run's."""
+    d = base2d()
+    d["run"]["steps"] = 200
+    d["monitors"].append({"type": "snapshot", "name": "s", "component": "ez", "every": 10})
+    scene = yf.Scene.parse(d)
+    model = yf.build_model(scene, steps=50)
+    r1 = yf.run_model(model, yf.make_stepper(model, "numpy", dtype="float64"))
+    assert (r1.stats["steps"], r1.stats["dtype"]) == (50, "float64")
+    assert (r1.scene.run.steps, r1.scene.run.dtype) == (50, "float64")
+    first = r1.snapshots["s"].coords[0].copy()
+    r1.snapshots["s"].coords[0][:] *= 1e3
+    r2 = yf.run_model(model, yf.make_stepper(model, "numpy"))
+    assert np.array_equal(r2.snapshots["s"].coords[0], first)
+    assert (r2.scene.run.steps, r2.scene.run.dtype) == (50, "float32")
+    same = yf.build_model(scene)   # nothing overridden: the scene as given
+    assert yf.run_model(same, yf.make_stepper(same, "numpy")).scene == scene

@@ -113,6 +113,12 @@ class StrictModel(BaseModel):
                 at = _bool_at(data.get(name))
                 if at is not None:
                     raise FieldError(name + at, "must be a number, not true or false")
+                at = _complex_at(data.get(name))
+                if at is not None:   # NumPy's would pass, as its real part alone
+                    lossy = "; a lossy medium takes sigma_e or sigma_m beside it" if \
+                        name in ("eps_r", "mu_r") else ""
+                    raise FieldError(name + at, "must be a real number, not a complex "
+                                     f"one{lossy}")
                 at = _str_at(data.get(name))
                 if at is not None and not _takes_str(field.annotation):
                     # pydantic would read "0.001" as 0.001: a quoted number is a slip
@@ -185,6 +191,22 @@ def _bool_at(value: Any) -> str | None:
     else:
         items = value if isinstance(value, (list, tuple)) else ()
     return next((f"[{q}]" for q, v in enumerate(items) if _is_bool(v)), None)
+
+
+def _complex_at(value: Any) -> str | None:
+    """Where ``value`` holds a complex number (Python's, NumPy's, or a NumPy array of them):
+    '' for the value itself, '[q]' for its first item that is one, None where it holds
+    none. pydantic refuses Python's complex but takes NumPy's as their real part."""
+    if isinstance(value, complex | np.complexfloating):
+        return ""
+    if isinstance(value, np.ndarray):
+        if np.iscomplexobj(value):
+            return "[0]" if value.size else None
+        items = value.flat if value.dtype == object else ()
+    else:
+        items = value if isinstance(value, (list, tuple)) else ()
+    return next((f"[{q}]" for q, v in enumerate(items)
+                 if isinstance(v, complex | np.complexfloating)), None)
 
 
 def format_loc(loc: tuple) -> str:

@@ -1049,3 +1049,27 @@ def test_run_model_results_hold_the_scene_that_ran_and_coordinates_of_their_own(
     assert (r2.scene.run.steps, r2.scene.run.dtype) == (50, "float32")
     same = yf.build_model(scene)   # nothing overridden: the scene as given
     assert yf.run_model(same, yf.make_stepper(same, "numpy")).scene == scene
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sources_past_the_divergence_limit_get_a_note_before_the_run(dtype, tmp_path, capsys):
+    """An amplitude of 1e45 validated without a word, and the run then stopped as diverged
+    at its first check: validate now says so, in any dtype, and the run still stops with
+    what it recorded."""
+    from yeefdtd.cli import main
+
+    d = base3d()
+    d["sources"][0]["amplitude"] = 1e45
+    d["run"].update(backend="numpy", dtype=dtype)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "V/m, past the 1e+30 V/m at which a run is stopped as diverged; lower their " \
+        "amplitudes (the fields are linear in them)" in err, err
+    assert main(["run", str(path), "-q", "-o", str(tmp_path / "r.h5")]) == 1
+    assert "fields became" in capsys.readouterr().err
+    d["sources"][0]["amplitude"] = 1e3   # an ordinary strong source: no such note
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert "past the 1e+30" not in capsys.readouterr().err

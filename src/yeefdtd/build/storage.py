@@ -91,7 +91,15 @@ def storage_for(model, name: str) -> Storage:
 
 def weak_note(peak: float, steps: int, name: str) -> str | None:
     """The note for sources that drive fields of at most ``peak`` V/m (field_bound's) in
-    ``steps`` steps stored as ``name``, where 32 or 16 bits may round them to zero."""
+    ``steps`` steps stored as ``name``, where 32 or 16 bits may round them to zero; or, in
+    any dtype, past the DIVERGENCE_LIMIT at which a run is stopped as diverged (an
+    amplitude of 1e45 validated without a word, and the run stopped at its first check)."""
+    from ..constants import DIVERGENCE_LIMIT
+
+    if peak > DIVERGENCE_LIMIT:
+        return (f"sources: in these {steps} steps they drive fields of up to {peak:.3g} V/m, "
+                f"past the {DIVERGENCE_LIMIT:.0e} V/m at which a run is stopped as diverged; "
+                "lower their amplitudes (the fields are linear in them)")
     if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
         return None
     return (f"sources: in these {steps} steps they drive fields of at most {peak:.3g} V/m, "

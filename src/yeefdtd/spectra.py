@@ -36,8 +36,7 @@ def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
         # the times' own rounding spreads their steps by a few units of their last place,
         # which grows with the times (float32 times of 2.3 ps steps were refused from about
         # 16 000 samples on): allowed beside a thousandth of the step
-        given_t = np.asarray(times)
-        ulp = np.finfo(given_t.dtype).eps if given_t.dtype.kind == "f" else 0.0
+        ulp = np.finfo(given[1].dtype).eps if given[1].dtype.kind == "f" else 0.0
         spread = max(1e-3 * steps.mean(), 8 * ulp * np.abs(t).max())
         if not (steps > 0).all() or np.ptp(steps) > spread:
             raise ValidationError("times: not evenly spaced and increasing; give a probe's "

@@ -932,16 +932,9 @@ def test_a_scene_file_not_in_utf8_says_so(tmp_path, capsys):
                    "UTF-8 (TOML and JSON files are)")
 
 
-@pytest.mark.parametrize("failure, code, said", [
-    (KeyboardInterrupt(), 130, "yeefdtd: interrupted while plotting; the result is whole in "),
-    (OSError(28, "No space left on device", "x_probe_p.png"), 1,
-     "yeefdtd: error: x_probe_p.png: No space left on device; the result is whole in ")])
-def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_path, capsys,
-                                                   monkeypatch):
-    """(And an OSError without a file name names the plots' folder: main took it for a
-    failed write to standard output, and closed that.)"""
-    """A Ctrl-C while --plot drew said only 'yeefdtd: interrupted', and a full disk named
-    the plot alone: neither said that the result file was whole, nor how to finish."""
+def _run_with_plots_failing(failure, tmp_path, capsys, monkeypatch):
+    """(status, last line of stderr, result path) of `yeefdtd run --plot` on base3d, with
+    the plots raising ``failure``."""
     import yeefdtd.plot
     from yeefdtd.cli import main
 
@@ -954,28 +947,31 @@ def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_pat
     path = tmp_path / "s.json"
     path.write_text(json.dumps(d))
     out = tmp_path / "r.h5"
-    assert main(["run", str(path), "-q", "--plot", "-o", str(out)]) == code
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    code = main(["run", str(path), "-q", "--plot", "-o", str(out)])
+    return code, capsys.readouterr().err.strip().splitlines()[-1], out
+
+
+@pytest.mark.parametrize("failure, code, said", [
+    (KeyboardInterrupt(), 130, "yeefdtd: interrupted while plotting; the result is whole in "),
+    (OSError(28, "No space left on device", "x_probe_p.png"), 1,
+     "yeefdtd: error: x_probe_p.png: No space left on device; the result is whole in ")])
+def test_a_plot_that_fails_says_the_result_is_whole(failure, code, said, tmp_path, capsys,
+                                                   monkeypatch):
+    """A Ctrl-C while --plot drew said only 'yeefdtd: interrupted', and a full disk named
+    the plot alone: neither said that the result file was whole, nor how to finish."""
+    got, err, out = _run_with_plots_failing(failure, tmp_path, capsys, monkeypatch)
+    assert got == code
     assert err == f"{said}{out}; 'yeefdtd plot {out}' writes the plots" + \
         ("" if code == 130 else " once it can write them")
     assert yf.load(out).probes["p"]["ez"].shape == (10,)
 
 
 def test_a_plot_failure_without_a_file_name_names_the_folder(tmp_path, capsys, monkeypatch):
-    import yeefdtd.plot
-    from yeefdtd.cli import main
-
-    def fail(*a, **k):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(yeefdtd.plot, "plot_result", fail)
-    d = base3d()
-    d["run"]["backend"] = "numpy"
-    path = tmp_path / "s.json"
-    path.write_text(json.dumps(d))
-    out = tmp_path / "r.h5"
-    assert main(["run", str(path), "-q", "--plot", "-o", str(out)]) == 1
-    err = capsys.readouterr().err.strip().splitlines()[-1]
+    """An OSError without a file name names the plots' folder: main took it for a failed
+    write to standard output, and closed that."""
+    code, err, _ = _run_with_plots_failing(OSError(28, "No space left on device"), tmp_path,
+                                           capsys, monkeypatch)
+    assert code == 1
     assert err.startswith(f"yeefdtd: error: {tmp_path}: No space left on device; the result "
                           "is whole in "), err
     print("still open")   # standard output was not closed

@@ -16,7 +16,7 @@ from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable, held_at_zero
 from .grid import OFFSETS, YeeGrid
-from .storage import H_SHIFT, weak_note
+from .storage import H_SHIFT, strength_note
 
 
 def sample_times(component: str, kind: str, steps: int, dt: float,
@@ -344,7 +344,7 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
             out.append(f"sources[{i}]: inside {where}, where the layer absorbs and rescales "
                        "what the source radiates; move it out of the layer")
     if sizes:
-        note = weak_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
+        note = strength_note(_sources_bound(scene, grid, faces, sizes), steps, scene.run.dtype)
         out += [note] if note else []
     return tuple(out)
 

@@ -81,7 +81,7 @@ def storage_for(model, name: str) -> Storage:
     where the sources drive fields too weak for 32 or 16 bits to hold in the model's steps."""
     compute_dtype(name)
     peak = field_bound(model)
-    note = weak_note(peak, model.steps, name)
+    note = strength_note(peak, model.steps, name)
     if name != "float16":
         return Storage(str(name), note=note)
     shift = math.ceil(math.log2(peak)) - HEADROOM if peak > 0 else 0
@@ -89,7 +89,7 @@ def storage_for(model, name: str) -> Storage:
     return Storage("float16", 2.0**shift, 2.0 ** (shift - H_SHIFT), note)
 
 
-def weak_note(peak: float, steps: int, name: str) -> str | None:
+def strength_note(peak: float, steps: int, name: str) -> str | None:
     """The note for sources that drive fields of at most ``peak`` V/m (field_bound's) in
     ``steps`` steps stored as ``name``, where 32 or 16 bits may round them to zero; or, in
     any dtype, past the DIVERGENCE_LIMIT at which a run is stopped as diverged (an

@@ -160,18 +160,25 @@ def _takes_str(tp: Any) -> bool:
     return any(_takes_str(a) for a in typing.get_args(tp))
 
 
-def _str_at(value: Any) -> str | None:
-    """Where ``value`` holds a string: '' for the value itself, '[q]' for its first item that
-    is one (a list or tuple), None where it holds none."""
-    if isinstance(value, (str, bytes)):
+def _found_at(value: Any, is_one, whole_array) -> str | None:
+    """Where ``value`` holds an item ``is_one`` says yes to: '' for the value itself, '[q]'
+    for its first item that is one (a list, a tuple, a NumPy array of objects), '[0]' for a
+    non-empty NumPy array whose dtype ``whole_array`` says yes to; None where it holds none."""
+    if is_one(value):
         return ""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "SU":
+        if whole_array(value):
             return "[0]" if value.size else None
         items = value.flat if value.dtype == object else ()
     else:
         items = value if isinstance(value, (list, tuple)) else ()
-    return next((f"[{q}]" for q, v in enumerate(items) if isinstance(v, (str, bytes))), None)
+    return next((f"[{q}]" for q, v in enumerate(items) if is_one(v)), None)
+
+
+def _str_at(value: Any) -> str | None:
+    """Where ``value`` holds a string (_found_at)."""
+    return _found_at(value, lambda v: isinstance(v, (str, bytes)),
+                     lambda a: a.dtype.kind in "SU")
 
 
 def _is_bool(value: Any) -> bool:
@@ -179,34 +186,15 @@ def _is_bool(value: Any) -> bool:
 
 
 def _bool_at(value: Any) -> str | None:
-    """Where ``value`` holds a bool (Python's or NumPy's): '' for the value itself, '[q]' for
-    its first item that is one (a list, a tuple, a NumPy array of bools or of objects),
-    None where it holds none."""
-    if _is_bool(value):
-        return ""
-    if isinstance(value, np.ndarray):
-        if value.dtype == np.bool_:
-            return "[0]" if value.size else None
-        items = value.flat if value.dtype == object else ()
-    else:
-        items = value if isinstance(value, (list, tuple)) else ()
-    return next((f"[{q}]" for q, v in enumerate(items) if _is_bool(v)), None)
+    """Where ``value`` holds a bool, Python's or NumPy's (_found_at)."""
+    return _found_at(value, _is_bool, lambda a: a.dtype == np.bool_)
 
 
 def _complex_at(value: Any) -> str | None:
-    """Where ``value`` holds a complex number (Python's, NumPy's, or a NumPy array of them):
-    '' for the value itself, '[q]' for its first item that is one, None where it holds
-    none. pydantic refuses Python's complex but takes NumPy's as their real part."""
-    if isinstance(value, complex | np.complexfloating):
-        return ""
-    if isinstance(value, np.ndarray):
-        if np.iscomplexobj(value):
-            return "[0]" if value.size else None
-        items = value.flat if value.dtype == object else ()
-    else:
-        items = value if isinstance(value, (list, tuple)) else ()
-    return next((f"[{q}]" for q, v in enumerate(items)
-                 if isinstance(v, complex | np.complexfloating)), None)
+    """Where ``value`` holds a complex number, Python's or NumPy's (_found_at): pydantic
+    refuses Python's complex but takes NumPy's as their real part."""
+    return _found_at(value, lambda v: isinstance(v, complex | np.complexfloating),
+                     np.iscomplexobj)
 
 
 def format_loc(loc: tuple) -> str:

@@ -86,11 +86,7 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
 #pragma unroll
             for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
         }
-#ifdef YEEFDTD_PROBE_ID0
-        p.m[0] = 0u;
-#else
         p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
-#endif
 #pragma unroll
         for (int v = 1; v < V; ++v) p.m[v] = 0u;
     } else {
@@ -99,11 +95,7 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
             const idx_t c = row + wrap_any(gi + v, nx);
 #pragma unroll
             for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
-#ifdef YEEFDTD_PROBE_ID0
-            p.m[v] = 0u;
-#else
             p.m[v] = cid[c];
-#endif
         }
     }
     p.flags = c_events.plane_flags[kw];

@@ -3,7 +3,8 @@ Times a marching variant on dipole-cpml's scene (N^3, 10-cell layers on the face
 PEC elsewhere) for each placement ($YEEFDTD_CPML: ``xboxes``, ``inpass``, ``boxes``, and
 for 'fused' ``slabs``) and face set, at one launch shape or tuned, and prints Mcells/s with
 the instance's registers and blocks per SM, and the milliseconds a step spent in the pass,
-in the boxes beside it and in the slab kernels (each timed alone, over 20 passes).
+in the boxes beside it and in the slab kernels (each timed alone, over 20 passes), and the
+share of the pass's blocks run as a pass of one material (march3v.cu, "One material").
 
     python3 benchmarks/cpml_placement_3d.py --launch 2,32,12,64 --faces none z y x all
     python3 benchmarks/cpml_placement_3d.py --variant fused --place slabs --faces all
@@ -106,7 +107,7 @@ def main() -> None:
     if a.variant == "temporal" and "slabs" in a.place:
         p.error("--place: slabs is for --variant fused only")
     print(f"{'place':7s} {'faces':5s} {'launch':18s} {'Mcells/s':>9s} regs blocks/SM "
-          "ms/step: pass  boxes  slabs", flush=True)
+          "ms/step: pass  boxes  slabs  one-material blocks", flush=True)
     for place in a.place:
         os.environ["YEEFDTD_CPML"] = place
         for faces in a.faces:
@@ -117,9 +118,10 @@ def main() -> None:
             occ = st.occupancy()
             rate = a.n ** 3 * a.steps / time_stepper(st, a.steps) / 1e6
             tp, tb, ts = per_kind(st)
+            one = st.describe().get("tile", {}).get("one_material_blocks", "-")
             print(f"{place:7s} {faces:5s} {st.configs['pass']!s:18s} {rate:9.0f} "
                   f"{occ['registers']:4d} {occ['blocks_per_sm']:9d} {tp:15.3f} {tb:6.3f} "
-                  f"{ts:6.3f}", flush=True)
+                  f"{ts:6.3f}  {one}", flush=True)
             if a.per_box and st._box_launches(st.configs["pass"], st.configs["pass"][0],
                                               WARMUP, st._src, st._f, st._g):
                 for org, ext, bcfg, mask, regs, grid, ms in per_box(st):

@@ -367,6 +367,49 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert_same_bits(lanes, ref)
 
 
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("cfg", [(2, 64, 16, 16), (2, 64, 8, 24)], ids=str)
+def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
+    """march3v's whole-sector blocks whose cells all hold the grid's most common
+    combination of materials (row 0) run the pass that loads no ids and takes row 0's
+    coefficients at fixed offsets: bit for bit the fields and probes of every block on the
+    general pass (-DMARCH_UNIFORM=0), float32. A grid of 150 x 61 x 47 cells whose objects
+    lie at x below 50, so that some blocks are clear and others not, with sources and
+    probes in both; the background is a lossy anisotropic material in case 1 (vacuum in
+    the others), and case 2's pass starts at an odd x (lanes that load cell by cell). The
+    passes march in segments of z shorter than the grid: a segment through case 2's PMC
+    wall at z_max (rows of their own there) holds no clear block."""
+    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
+           "z_min": {"cells": 4}, "z_max": "pmc"}
+    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
+                         (150, 61, 47))
+    d = scene.grid.spacing
+
+    def at(i, j, k):
+        return (i * d[0], j * d[1], k * d[2])
+
+    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
+               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
+               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
+               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
+    scene = scene.model_copy(update={"objects": objects,
+                                     "background": "m1" if case == 1 else "vacuum"})
+    monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
+    runs = []
+    for flags in ("", "-DMARCH_UNIFORM=0"):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                           progress=False,
+                           stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
+    one, plain = runs
+    assert one.stats["launch"]["pass"] == list(cfg)
+    assert one.stats["tile"]["whole_sectors"] is True
+    share = one.stats["tile"]["one_material_blocks"]
+    assert 0 < share < 1, share
+    assert plain.stats["tile"]["one_material_blocks"] == share
+    assert_same_bits(one, plain)
+
+
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
 def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):

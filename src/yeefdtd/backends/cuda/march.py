@@ -83,7 +83,8 @@ class MarchStepper(CudaStepper):
         self._boxes = self._slab_boxes() if self.slabs else {"h": [], "e": []}
         #: (origin, extent) of the cells the pass over the grid updates
         self.pass_box = self._pass_box()
-        self._pass_kernels: dict = {}   # launch shape -> (function, grid, block, segment, smem)
+        #: launch shape -> (function, grid, block, segment, smem, march3v's one-material bytes)
+        self._pass_kernels: dict = {}
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -386,7 +387,8 @@ class MarchStepper(CudaStepper):
         """One id per cell for the combination of every component's material id there, and
         the coefficients of each combination: row r holds component j's three columns at
         [r, j, :] (j in ``order``). A cell then carries one id through the pass instead of
-        one per component, and a coefficient is one load at a fixed offset from its row."""
+        one per component, and a coefficient is one load at a fixed offset from its row.
+        Row 0 is the grid's most common combination (see _combinations)."""
         from ...exceptions import SetupError
 
         ids = [model.tables[c].ids for c in self.order]
@@ -516,8 +518,9 @@ class MarchStepper(CudaStepper):
         #: run it over the pass box as planned now (a later set_field that widens the box
         #: may make others eligible; they keep the tiles of 60, see pass_sectors)
         self._sector_shapes = {c[:3] for c in configs if self._sectors_fit(c)}
-        names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
-                  for c in sorted(self._sector_shapes) for f in (False, True)]
+        sector_names = [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
+                        for c in sorted(self._sector_shapes) for f in (False, True)]
+        names += sector_names + [one_material_kernel(n) for n in sector_names]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 
@@ -600,11 +603,12 @@ class MarchStepper(CudaStepper):
 
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0,
                      full: bool | None = None) -> tuple:
-        """(function, grid, block, planes or rows per segment, dynamic shared bytes) of the
-        pass with launch shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms
-        of ``mask``; over ``pass_box`` when None; ``full``: the instance for passes of
-        cfg[0] steps, see full_pass; None: the one a pass of cfg[0] steps runs), worked out
-        once per shape and box."""
+        """(function, grid, block, planes or rows per segment, dynamic shared bytes, march3v's
+        one-material bytes (a null pointer for tiles of 60) or None) of the pass with launch
+        shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms of ``mask``; over
+        ``pass_box`` when None; ``full``: the instance for passes of cfg[0] steps, see
+        full_pass; None: the one a pass of cfg[0] steps runs), worked out once per shape and
+        box."""
         if full is None:
             full = box is None and self.full_pass(cfg)
         key = (cfg, box, mask, full)
@@ -615,8 +619,9 @@ class MarchStepper(CudaStepper):
             mask = self.pass_mask() if box is None else mask
             org, ext = box or self.pass_box_of(cfg[0])
             al = box is None and self.pass_sectors(cfg)
+            name = v.kernel("pass", cfg, *self._tparams, mask, al, full)
             try:
-                fn = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al, full))
+                fn = self._fn(name)
             except KernelError:
                 if box is not None:   # the boxes' shapes follow the pass's: not a user's
                     raise
@@ -627,8 +632,27 @@ class MarchStepper(CudaStepper):
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
-            self._pass_kernels[key] = (fn, grid, block, seg, smem)
+            one = None
+            if name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
+                one = self._one_material(name, grid, block, seg, org, ext) if al \
+                    else np.uint64(0)
+            self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
         return self._pass_kernels[key]
+
+    def _one_material(self, name: str, grid: tuple, block: tuple, seg: int, org: tuple,
+                      ext: tuple):
+        """One byte a block of the march3v launch ``name`` (grid, block, segment, box; its
+        tiles that write whole sectors): 1 where every id the block's pass loads is 0, so
+        that it runs the pass of one material ("One material" in march3v.cu); found by
+        march3v_one over the same launch."""
+        cp = self._cp
+        one = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
+        nx, ny, nz = self.shape
+        px, py = self.pitch
+        args = (self._cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], one)
+        self._fn(one_material_kernel(name))(grid, block, args)
+        cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
+        return one
 
     def full_pass(self, cfg: tuple) -> bool:
         """Whether the passes over the grid with launch shape ``cfg`` that take all its
@@ -646,8 +670,8 @@ class MarchStepper(CudaStepper):
                      box: tuple | None = None, mask: int = 0) -> tuple:
         nx, ny, nz = self.shape
         px, py = self.pitch
-        fn, grid, block, seg, smem = self._pass_kernel(cfg, box, mask,
-                                                       None if nt == cfg[0] else False)
+        fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask,
+                                                            None if nt == cfg[0] else False)
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -659,6 +683,8 @@ class MarchStepper(CudaStepper):
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0))
+        if one is not None:
+            args += (one,)
         return (fn, grid, block, args, smem)
 
     def _main_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
@@ -988,6 +1014,11 @@ class MarchStepper(CudaStepper):
                            "z_segment": seg}
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
+                # the share of the pass's blocks whose cells all hold row 0 of the table, run
+                # as a pass of one material (march3v.cu, "One material"; whole sectors only)
+                one = self._pass_kernel(cfg)[5] if all(ext) else None
+                ran = one is not None and not isinstance(one, np.generic) and one.size
+                out["tile"]["one_material_blocks"] = round(float(one.mean()), 4) if ran else 0.0
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:
@@ -999,6 +1030,12 @@ class MarchStepper(CudaStepper):
         except Exception:   # attributes this CuPy does not expose: leave them out
             pass
         return out
+
+
+def one_material_kernel(name: str) -> str:
+    """The march3v_one instance of the march3v instance ``name`` (the same template
+    arguments)."""
+    return name.replace("march3v<", "march3v_one<", 1)
 
 
 def cpml_mode(variant, layers: bool) -> str:
@@ -1032,18 +1069,27 @@ def cpml_mode(variant, layers: bool) -> str:
     return place
 
 
-def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of each key in the sorted distinct keys, those keys). Grids are mostly one
-    combination (the background), so the distinct keys come from a sample and the cells
-    that differ from its most common key, not from sorting every cell."""
+def _most_common(keys: np.ndarray):
+    """The most common value in a sample of about 65 536 of ``keys`` (None: no keys)."""
+    if not keys.size:
+        return None
     sample = keys.ravel(order="K")[:: max(1, keys.size // 65536)]
     vals, counts = np.unique(sample, return_counts=True)
-    common = vals[counts.argmax()]
+    return vals[counts.argmax()]
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of each key in the distinct keys, those keys: the most common in a sample
+    first, then the others sorted). Grids are mostly one combination (the background), so
+    the distinct keys come from a sample and the cells that differ from its most common
+    key, not from sorting every cell."""
+    common = _most_common(keys)
     other = keys != common
     rest = keys[other]
-    distinct = np.union1d(np.unique(rest), [common])
-    index = np.full(keys.shape, np.searchsorted(distinct, common), dtype=np.int32)
-    index[other] = np.searchsorted(distinct, rest)
+    others = np.unique(rest)
+    distinct = np.concatenate([np.asarray([common], dtype=keys.dtype), others])
+    index = np.zeros(keys.shape, dtype=np.int32)
+    index[other] = np.searchsorted(others, rest) + 1
     return index, distinct
 
 
@@ -1086,6 +1132,10 @@ def _combinations16(ids: list[np.ndarray], bits: int) -> tuple[np.ndarray, np.nd
 
     with ThreadPoolExecutor(slabs) as pool:
         keys = np.unique(np.concatenate(list(pool.map(mark, parts))))
+        common = _most_common(key)   # first: row 0 (see _combinations)
+        if common is not None:
+            keys = np.concatenate([np.asarray([common], dtype=keys.dtype),
+                                   keys[keys != common]])
         lut = np.zeros(1 << 16, dtype=np.uint8 if len(keys) <= 256 else np.uint16)
         lut[keys] = np.arange(len(keys))
         cell = np.empty_like(key, dtype=lut.dtype)
@@ -1103,9 +1153,11 @@ CELL_ID_SLABS = 8
 
 def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndarray]:
     """(per cell, the index of its combination of ``ids`` values; per combination, the ids
-    as a row). Every id is below ``rows``. Ids are packed into 64-bit keys while they fit;
-    when the next would not, the key is replaced by its index among the distinct keys so
-    far, and packing goes on above it."""
+    as a row). Every id is below ``rows``. The combination most common in a sample of the
+    cells is the first (index 0: march3v runs blocks whose cells all hold it as a pass of
+    one material), the others follow sorted by their packed keys. Ids are packed into
+    64-bit keys while they fit; when the next would not, the key is replaced by its index
+    among the distinct keys so far, and packing goes on above it."""
     bits = max(1, int(rows - 1).bit_length())
     if bits * len(ids) <= 16:
         return _combinations16(ids, bits)

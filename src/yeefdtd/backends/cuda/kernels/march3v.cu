@@ -74,7 +74,7 @@ struct PlaneV {
     }
 };
 
-template <typename S, typename ID, int V>
+template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
                                             const ID* __restrict__ cid, idx_t row, int gi,
                                             int nx, bool vec, int kw) {
@@ -86,7 +86,10 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
 #pragma unroll
             for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
         }
-        p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+        if constexpr (U)
+            p.m[0] = 0u;
+        else
+            p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
 #pragma unroll
         for (int v = 1; v < V; ++v) p.m[v] = 0u;
     } else {
@@ -95,7 +98,7 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
             const idx_t c = row + wrap_any(gi + v, nx);
 #pragma unroll
             for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
-            p.m[v] = cid[c];
+            p.m[v] = U ? 0u : (unsigned)cid[c];
         }
     }
     p.flags = c_events.plane_flags[kw];
@@ -200,79 +203,137 @@ __host__ __device__ constexpr int lane_halo() {
     return h;
 }
 
-// Lean: the AL instances keep the mbarriers' address (LaneSync's KEEP) and the lane's place
-// in the shared planes (shm) in registers, and test a half step's source flag once for the
-// lane's V cells, not once a cell; the others (tiles of 60, as pec-box's) keep the code
-// before, which those ran faster (126 registers against 127-128 with the changes). H100, 512
-// float32, 2,64,16,64, 500 steps (docs/perf/march3v-lean-h100-2026-11-26.txt): dipole-cpml
-// (AL) 57 137 / 57 151 -> 58 250 / 58 164 Mcells/s; pec-box (not AL) with the first two
-// changes 77 757 -> 75 727. Bit for bit the same fields either way. Tried and dropped: plane
-// s + 1's H, ids and flags loaded an iteration later than its E, so that they skip hn[0],
-// mw[0] and fl[0] (126 registers, 10 moves fewer an iteration; dipole-cpml 57 890, pec-box
-// 77 260 against 78 350).
-//
-// FULL: every pass takes NT steps (as march2's FULL: the host launches it for those passes
-// and the instance without it for shorter ones). Used with AL only (MarchStepper.full_pass):
-// H100, 512 float32, 2,64,16,64, 500 steps, the switch compiled in and out in the same
-// rounds (docs/perf/march3v-full-passes-h100-2026-11-26.txt): dipole-cpml (AL) 55 048 /
-// 55 180 -> 56 762 / 56 774 Mcells/s; pec-box (tiles of 60, not AL) 77 793 / 77 786 ->
-// 75 337 / 75 281, 126 registers -> 128.
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
-          bool AL = false, bool FULL = false>
-__global__ void __launch_bounds__(32 * BY, MB)
-march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
-        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
-        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
-        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
-        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-        int src, long long n0) {
+// One material (U): a block whose cells all hold id 0 (march.py makes the grid's most common
+// combination of materials row 0 of the table) runs the pass instance that loads no ids and
+// takes every coefficient at its fixed offset in row 0: constant operands of the arithmetic
+// instead of indexed constant loads behind the id's load and unpacking, and no id in the
+// pipeline's registers. The same operations on the same values, so the same bits. Which
+// blocks may is found once per launch shape and box by march3v_one, from the ids each
+// block's pass would load at its most steps (lane_ids_zero), one byte a block (one, indexed
+// as the blocks are numbered; march.py). Tested in the pass itself (__syncthreads_and over
+// the block's ids before its march), it made ptxas spill 16 to 48 bytes at 128 registers
+// (NVCC for sm_90, every instance), and so did a test in a call; a byte loaded from memory
+// at the kernel's start spills nothing in the AL instances. Those alone take it: in the
+// others (tiles of 60) it spilled 8 bytes and the pass over 512^3 with PEC walls ran at
+// 81 410 Mcells/s against 84 810 without it (H200, 2,64,16,64, 400 steps).
+// -DMARCH_UNIFORM=0 (through $YEEFDTD_NVRTC_OPTIONS) runs every block on the general
+// instance.
+// H200, 512 float32, 2,64,16,64, 400 steps, with every cell taken as row 0 whatever its
+// id (1b0b169, timing only; docs/perf/march3v-one-material-probe-h200-2026-11-27.txt): the
+// pass over 512^3 1.61 -> 1.35 ms a step, 84 540 -> 101 200 Mcells/s; dipole-cpml's scene
+// 65 670 -> 68 840 (the pass 1.275 -> 1.18-1.22 ms, the CPML boxes beside it unchanged).
+// Built (docs/perf/march3v-one-material-h100-2026-11-28.txt), dipole-cpml's scene, where
+// 81% of the blocks are of one material, the same launch and steps: H100 58 233 / 58 210 /
+// 58 158 / 58 127 Mcells/s against 57 815 / 57 778 / 57 748 / 57 771 with -DMARCH_UNIFORM=0
+// (+0.7%); every block on this pass whatever its ids (wrong fields, timing only) 59 199 /
+// 59 281, so the pass of one material gains less in the kernel beside the general one than
+// the probe's kernel without it; H200 66 967 / 66 998 against 65 543 / 65 661 (+2.1%).
+#ifndef MARCH_UNIFORM
+#define MARCH_UNIFORM 1
+#endif
+
+// Whether every id a lane's pass loads (planes k0 .. k1, as load_planev reads them) is 0.
+template <typename ID, int V>
+__device__ __forceinline__ bool lane_ids_zero(const ID* __restrict__ cid, idx_t row,
+                                              idx_t plane, int gi, int nx, bool vec, int nz,
+                                              int k0, int k1) {
+    unsigned any = 0u;
+    for (int k = k0; k <= k1; ++k) {
+        const idx_t c = row + plane * wrap_any(k, nz);
+        if (vec) {
+            any |= *reinterpret_cast<const typename PlaneV<float, ID, V>::W*>(cid + c + gi);
+        } else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) any |= cid[c + wrap_any(gi + v, nx)];
+        }
+    }
+    return any == 0u;
+}
+
+// A lane's place in march3v's pass: lane3v_at finds it, march3v_run marches.
+struct Lane3v {
+    idx_t row, plane;
+    long long n0;
+    int gi, j, nx, ny, nz, px, nt, kstart, kend, zown, z1, om, src;
+    bool vec, whole;
+};
+
+// A lane's place in march3v's pass of nt steps (FULL: NT) with tiles of BY rows of 32 V
+// cells, over the box (ox, oy, oz) + (bnx, bny, bnz) in segments of zlen planes.
+template <int NT, int V, int BY, bool AL, bool FULL>
+__device__ __forceinline__ Lane3v lane3v_at(int nx, int ny, int nz, int px, int py, int nt,
+                                          int zlen, int ox, int oy, int oz, int bnx, int bny,
+                                          int bnz, int src, long long n0) {
     constexpr int W = 32 * V;                       // tile width, cells
     constexpr int HX = lane_halo<NT, V, W, AL>();   // overlap along x on each side
-    constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
-    // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
-    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
-    constexpr int NPL = HP + 2 * NT;
-    __shared__ __align__(16) T sh[NPL * SP];
     const int tx = threadIdx.x, ty = threadIdx.y;
-    __shared__ unsigned long long sync_words[(NT + 1) * BY];
-    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);
-    const int me = (ty + 1) * W + tx * V;
-    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
-    // the lane's cells in a shared plane p (sh + p SP): lp(sh + p SP). With AL, from the
-    // lane's place in plane 0 kept in a register, as LaneSync's KEEP keeps the mbarriers'
-    T* const shm = !AL ? sh : static_cast<T*>(__cvta_shared_to_generic(__shfl_sync(
-        0xffffffffu, (unsigned)__cvta_generic_to_shared(sh + me), tx)));
-    const auto lp = [&](T* p) { return AL ? shm + (p - sh) : p + me; };
+    Lane3v L;
     // AL: the tiles' owned cells start on multiples of 8 cells (32-byte sectors of 4-byte
     // values on rows pitched to 8 cells), the first tile from the one at or before ox
-    const int gi = (AL ? ox - (ox & 7) : ox) + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
+    L.gi = (AL ? ox - (ox & 7) : ox) + (int)blockIdx.x * (W - 2 * HX) + tx * V - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
-    const int j = wrap_any(gj, ny);
-    const bool vec = gi % V == 0 && gi >= 0 && gi + V <= nx && px % V == 0;
+    L.j = wrap_any(gj, ny);
+    L.vec = L.gi % V == 0 && L.gi >= 0 && L.gi + V <= nx && px % V == 0;
     // owned cells of the lane, om: without AL, v < om (a lane owns all of its cells or, at
     // the box's x end, the first few); with AL, bit v of om (also the last few, in the
     // first tile, which starts before the box)
-    int om = 0;
+    L.om = 0;
     if (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX && tx * V < W - HX) {
         if constexpr (AL) {
 #pragma unroll
             for (int v = 0; v < V; ++v)
-                if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+                if (L.gi + v - ox >= 0 && L.gi + v - ox < bnx) L.om |= 1 << v;
         } else {
-            om = max(0, min(V, bnx - (gi - ox)));
+            L.om = max(0, min(V, bnx - (L.gi - ox)));
         }
     }
-    const auto owns = [&](int v) { return AL ? (om >> v & 1) != 0 : v < om; };
-    const bool whole = AL ? om == (1 << V) - 1 : om == V;   // every cell of the lane
-    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    const int zown = om ? z0 : z1;
-    const idx_t row = (idx_t)px * j;
-    const idx_t plane = (idx_t)px * py;
-    if (FULL) nt = NT;   // see FULL above
-    const int kstart = z0 - nt, kend = z1 + nt - 2;
-    const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+    L.whole = AL ? L.om == (1 << V) - 1 : L.om == V;   // every cell of the lane
+    const int z0 = oz + (int)blockIdx.z * zlen;
+    L.z1 = min(oz + bnz, z0 + zlen);
+    L.zown = L.om ? z0 : L.z1;
+    L.row = (idx_t)px * L.j;
+    L.plane = (idx_t)px * py;
+    L.nt = FULL ? NT : nt;   // see FULL above march3v
+    L.kstart = z0 - L.nt;
+    L.kend = L.z1 + L.nt - 2;
+    L.nx = nx; L.ny = ny; L.nz = nz; L.px = px; L.src = src; L.n0 = n0;
+    return L;
+}
 
+// march3v_one: one byte a block of march3v's launch over the same box with the same shape,
+// 1 where every id the block's pass of NT steps loads is 0 (a pass of fewer steps loads a
+// part of those).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
+          bool AL = false, bool FULL = false>
+__global__ void __launch_bounds__(32 * BY)
+march3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
+            int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ one) {
+    const Lane3v L = lane3v_at<NT, V, BY, AL, true>(nx, ny, nz, px, py, NT, zlen, ox, oy, oz,
+                                                    bnx, bny, bnz, 0, 0);
+    const bool zero = lane_ids_zero<ID, V>(cid, L.row, L.plane, L.gi, nx, L.vec, nz, L.kstart,
+                                           L.kend + 1);
+    if (__syncthreads_and(zero) && threadIdx.x == 0 && threadIdx.y == 0)
+        one[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = 1;
+}
+
+// march3v's march along z for one lane (the kernel's pass; U: see "One material" above).
+// lp: the lane's cells in a shared plane (see the kernel).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool AL,
+          bool U, class Sync, class LP>
+__device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fld)[6],
+                                            S* const (&outs)[6], const ID* __restrict__ cid,
+                                            const T* __restrict__ gtab, T* sh, Sync& sync,
+                                            LP lp) {
+    constexpr int W = 32 * V;                       // tile width, cells
+    constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);   // see the kernel
+    const idx_t row = L.row, plane = L.plane;
+    const long long n0 = L.n0;
+    const int gi = L.gi, j = L.j, nx = L.nx, ny = L.ny, nz = L.nz, px = L.px, nt = L.nt;
+    const int kstart = L.kstart, kend = L.kend, zown = L.zown, z1 = L.z1, om = L.om;
+    const int src = L.src;
+    const bool vec = L.vec, whole = L.whole;
+    const auto owns = [&](int v) { return AL ? (om >> v & 1) != 0 : v < om; };
     T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
     unsigned mw[NT + 1];
     int fl[NT + 1];
@@ -290,7 +351,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     {
         const int kw = wrap_any(kstart, nz);
         PlaneV<S, ID, V> p;
-        load_planev<S, ID, V>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
+        load_planev<S, ID, V, U>(p, fld, cid, row + plane * kw, gi, nx, vec, kw);
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
@@ -301,7 +362,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         mw[0] = p.ids();
         fl[0] = p.flags;
         const int kw1 = wrap_any(kstart + 1, nz);
-        load_planev<S, ID, V>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
+        load_planev<S, ID, V, U>(next, fld, cid, row + plane * kw1, gi, nx, vec, kw1);
     }
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
@@ -323,7 +384,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         fl[0] = next.flags;
         if (s < kend) {
             const int kw2 = wrap_any(s + 2, nz);
-            load_planev<S, ID, V>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
+            load_planev<S, ID, V, U>(next, fld, cid, row + plane * kw2, gi, nx, vec, kw2);
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
@@ -422,7 +483,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                 }
                 if (last) {
                     const idx_t c = row + plane * kw;
-                    S* const out[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
+                    S* const (&out)[6] = outs;
                     if (vec && whole) {
 #pragma unroll
                         for (int a = 0; a < 3; ++a) {
@@ -448,4 +509,60 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
             }
         }
     }
+}
+
+// Lean: the AL instances keep the mbarriers' address (LaneSync's KEEP) and the lane's place
+// in the shared planes (shm) in registers, and test a half step's source flag once for the
+// lane's V cells, not once a cell; the others (tiles of 60, as pec-box's) keep the code
+// before, which those ran faster (126 registers against 127-128 with the changes). H100, 512
+// float32, 2,64,16,64, 500 steps (docs/perf/march3v-lean-h100-2026-11-26.txt): dipole-cpml
+// (AL) 57 137 / 57 151 -> 58 250 / 58 164 Mcells/s; pec-box (not AL) with the first two
+// changes 77 757 -> 75 727. Bit for bit the same fields either way. Tried and dropped: plane
+// s + 1's H, ids and flags loaded an iteration later than its E, so that they skip hn[0],
+// mw[0] and fl[0] (126 registers, 10 moves fewer an iteration; dipole-cpml 57 890, pec-box
+// 77 260 against 78 350).
+//
+// FULL: every pass takes NT steps (as march2's FULL: the host launches it for those passes
+// and the instance without it for shorter ones). Used with AL only (MarchStepper.full_pass):
+// H100, 512 float32, 2,64,16,64, 500 steps, the switch compiled in and out in the same
+// rounds (docs/perf/march3v-full-passes-h100-2026-11-26.txt): dipole-cpml (AL) 55 048 /
+// 55 180 -> 56 762 / 56 774 Mcells/s; pec-box (tiles of 60, not AL) 77 793 / 77 786 ->
+// 75 337 / 75 281, 126 registers -> 128.
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
+          bool AL = false, bool FULL = false>
+__global__ void __launch_bounds__(32 * BY, MB)
+march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+        int src, long long n0, const unsigned char* __restrict__ one) {
+    constexpr int W = 32 * V;                       // tile width, cells
+    constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
+    // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
+    constexpr int NPL = HP + 2 * NT;
+    // read first: later, it made ptxas spill 4 bytes in the AL instances (see "One material")
+    const bool uni = MARCH_UNIFORM && AL && one != nullptr &&
+        one[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)];
+    __shared__ __align__(16) T sh[NPL * SP];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    __shared__ unsigned long long sync_words[(NT + 1) * BY];
+    LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);
+    const int me = (ty + 1) * W + tx * V;
+    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
+    // the lane's cells in a shared plane p (sh + p SP): lp(sh + p SP). With AL, from the
+    // lane's place in plane 0 kept in a register, as LaneSync's KEEP keeps the mbarriers'
+    T* const shm = !AL ? sh : static_cast<T*>(__cvta_shared_to_generic(__shfl_sync(
+        0xffffffffu, (unsigned)__cvta_generic_to_shared(sh + me), tx)));
+    const auto lp = [&](T* p) { return AL ? shm + (p - sh) : p + me; };
+    const Lane3v lane = lane3v_at<NT, V, BY, AL, FULL>(nx, ny, nz, px, py, nt, zlen, ox, oy, oz,
+                                                       bnx, bny, bnz, src, n0);
+    const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+    S* const outs[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
+    if (uni)
+        march3v_run<T, S, ID, CT, NT, V, BY, AL, true>(lane, fld, outs, cid, gtab, sh, sync, lp);
+    else
+        march3v_run<T, S, ID, CT, NT, V, BY, AL, false>(lane, fld, outs, cid, gtab, sh, sync, lp);
 }

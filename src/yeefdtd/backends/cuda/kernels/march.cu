@@ -686,11 +686,7 @@ __device__ __forceinline__ void load_plane(Plane<S, ID>& p, const S* const (&fld
                                            const ID* __restrict__ cid, idx_t c, int kw) {
 #pragma unroll
     for (int a = 0; a < 6; ++a) p.f[a] = fld[a][c];
-#ifdef YEEFDTD_PROBE_ID0
-    p.m = 0;
-#else
     p.m = cid[c];
-#endif
     p.flags = c_events.plane_flags[kw];
 }
 

@@ -373,12 +373,14 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
     """march3v's whole-sector blocks whose cells all hold the grid's most common
     combination of materials (row 0) run the pass that loads no ids and takes row 0's
     coefficients at fixed offsets: bit for bit the fields and probes of every block on the
-    general pass (-DMARCH_UNIFORM=0), float32. A grid of 150 x 61 x 47 cells whose objects
-    lie at x below 50, so that some blocks are clear and others not, with sources and
-    probes in both; the background is a lossy anisotropic material in case 1 (vacuum in
-    the others), and case 2's pass starts at an odd x (lanes that load cell by cell). The
-    passes march in segments of z shorter than the grid: a segment through case 2's PMC
-    wall at z_max (rows of their own there) holds no clear block."""
+    general pass (-DMARCH_UNIFORM=0), float32; and that pass ran: made to take row 1
+    instead (-DMARCH_UNIFORM_ROW=1), the fields change. A grid of 150 x 61 x 47 cells whose
+    objects lie at x below 50, so that some blocks are clear and others not, with sources
+    and probes in both; the background is a lossy anisotropic material in case 1 (vacuum in
+    the others), case 1 is periodic along x (lanes that wrap around its ends), and case
+    2's pass starts at an odd x. The passes march in segments of z shorter than the grid: a
+    segment through case 2's PMC wall at z_max (rows of their own there) holds no clear
+    block."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}
     scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
@@ -396,18 +398,19 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
                                      "background": "m1" if case == 1 else "vacuum"})
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
     runs = []
-    for flags in ("", "-DMARCH_UNIFORM=0"):
+    for flags in ("", "-DMARCH_UNIFORM=0", "-DMARCH_UNIFORM_ROW=1"):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                            progress=False,
                            stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
-    one, plain = runs
+    one, plain, row1 = runs
     assert one.stats["launch"]["pass"] == list(cfg)
     assert one.stats["tile"]["whole_sectors"] is True
     share = one.stats["tile"]["one_material_blocks"]
     assert 0 < share < 1, share
     assert plain.stats["tile"]["one_material_blocks"] == share
     assert_same_bits(one, plain)
+    assert any(not np.array_equal(row1.fields[c], v) for c, v in one.fields.items())
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

@@ -226,7 +226,8 @@ def test_cell_ids_rebuild_every_component_id(rows, n, shape):
     assert len(np.unique(combos, axis=0)) == len(combos)
 
 
-@pytest.mark.parametrize("rows, n", [(4, 6), (300, 6)])   # 16-bit keys; staged 64-bit keys
+# one 16-bit key; one 64-bit key; 64-bit keys in stages (six ids of 17 bits)
+@pytest.mark.parametrize("rows, n", [(4, 6), (300, 6), (70000, 6)])
 def test_cell_ids_put_the_most_common_combination_first(rows, n):
     """Row 0 of the marching kernels' table is the grid's most common combination (march3v
     runs blocks whose cells all hold id 0 as a pass of one material), here one that is not
@@ -239,7 +240,7 @@ def test_cell_ids_put_the_most_common_combination_first(rows, n):
     rng = np.random.default_rng(rows + n)
     shape = (40, 30, 20)
     background = [rows - 1 - (j % 2) for j in range(n)]   # far from the smallest key
-    ids = [np.full(shape, b, dtype=np.uint8 if rows <= 256 else np.uint16, order="F")
+    ids = [np.full(shape, b, dtype=np.uint8 if rows <= 256 else np.int64, order="F")
            for b in background]
     odd = rng.random(shape) < 0.1
     for a in ids:

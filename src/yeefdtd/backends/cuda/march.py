@@ -634,10 +634,21 @@ class MarchStepper(CudaStepper):
                 fn.max_dynamic_shared_size_bytes = smem
             one = None
             if name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
-                one = self._one_material(name, grid, block, seg, org, ext) if al \
-                    else np.uint64(0)
+                one = self._one_material(name, grid, block, seg, org, ext) \
+                    if al and all(grid) else np.uint64(0)
             self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
         return self._pass_kernels[key]
+
+    def one_material_share(self, cfg: tuple) -> float:
+        """The share of the blocks of the pass with launch shape ``cfg`` whose cells all hold
+        row 0 of the table: flagged to run as a pass of one material (march3v.cu, "One
+        material"; its whole-sector tiles only), unless compiled with -DMARCH_UNIFORM=0."""
+        if not all(self.pass_box_of(cfg[0])[1]):
+            return 0.0
+        one = self._pass_kernel(cfg)[5]
+        if one is None or isinstance(one, np.generic) or not one.size:
+            return 0.0
+        return float(one.mean())
 
     def _one_material(self, name: str, grid: tuple, block: tuple, seg: int, org: tuple,
                       ext: tuple):
@@ -877,6 +888,8 @@ class MarchStepper(CudaStepper):
         passed = int(np.prod(self.pass_box_of(steps)[1])) / g.num_cells   # the pass's cells
         out = self.variant.interior_bytes(g.mode, size, ids, steps) * passed + \
             cpml_bytes(self.model, self.dtype.itemsize, ids, "ids", True) / g.num_cells / steps
+        if g.mode == "3d":   # the blocks of one material read no ids (their share of blocks)
+            out -= self.one_material_share(self.configs["pass"]) * passed * ids / steps
         # beside the pass: slab3's cells read six fields and an id and write three; the
         # boxes' cells are read and written as in the pass
         if self.cpml_mode == "slabm":   # slab3m: each box's six fields and id read, written
@@ -1014,11 +1027,7 @@ class MarchStepper(CudaStepper):
                            "z_segment": seg}
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
-                # the share of the pass's blocks whose cells all hold row 0 of the table, run
-                # as a pass of one material (march3v.cu, "One material"; whole sectors only)
-                one = self._pass_kernel(cfg)[5] if all(ext) else None
-                ran = one is not None and not isinstance(one, np.generic) and one.size
-                out["tile"]["one_material_blocks"] = round(float(one.mean()), 4) if ran else 0.0
+                out["tile"]["one_material_blocks"] = round(self.one_material_share(cfg), 4)
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:
@@ -1155,7 +1164,8 @@ def _combinations(ids: list[np.ndarray], rows: int) -> tuple[np.ndarray, np.ndar
     """(per cell, the index of its combination of ``ids`` values; per combination, the ids
     as a row). Every id is below ``rows``. The combination most common in a sample of the
     cells is the first (index 0: march3v runs blocks whose cells all hold it as a pass of
-    one material), the others follow sorted by their packed keys. Ids are packed into
+    one material), the others follow in the order of their keys (on the 16-bit path and
+    where one 64-bit key holds every id, sorted by the ids). Ids are packed into
     64-bit keys while they fit; when the next would not, the key is replaced by its index
     among the distinct keys so far, and packing goes on above it."""
     bits = max(1, int(rows - 1).bit_length())

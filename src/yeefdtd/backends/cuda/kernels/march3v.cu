@@ -74,6 +74,10 @@ struct PlaneV {
     }
 };
 
+#ifndef MARCH_UNIFORM_ROW
+#define MARCH_UNIFORM_ROW 0   // see "One material" below
+#endif
+
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
                                             const ID* __restrict__ cid, idx_t row, int gi,
@@ -86,10 +90,14 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
 #pragma unroll
             for (int v = 0; v < V; ++v) p.f[a][v] = x.v[v];
         }
-        if constexpr (U)
+        if constexpr (U) {   // V ids of row MARCH_UNIFORM_ROW in one word
             p.m[0] = 0u;
-        else
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                p.m[0] |= (unsigned)MARCH_UNIFORM_ROW << (8 * sizeof(ID) * v);
+        } else {
             p.m[0] = *reinterpret_cast<const typename PlaneV<S, ID, V>::W*>(cid + c);
+        }
 #pragma unroll
         for (int v = 1; v < V; ++v) p.m[v] = 0u;
     } else {
@@ -98,7 +106,7 @@ __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const 
             const idx_t c = row + wrap_any(gi + v, nx);
 #pragma unroll
             for (int a = 0; a < 6; ++a) p.f[a][v] = fld[a][c];
-            p.m[v] = U ? 0u : (unsigned)cid[c];
+            p.m[v] = U ? (unsigned)MARCH_UNIFORM_ROW : (unsigned)cid[c];
         }
     }
     p.flags = c_events.plane_flags[kw];
@@ -217,7 +225,8 @@ __host__ __device__ constexpr int lane_halo() {
 // others (tiles of 60) it spilled 8 bytes and the pass over 512^3 with PEC walls ran at
 // 81 410 Mcells/s against 84 810 without it (H200, 2,64,16,64, 400 steps).
 // -DMARCH_UNIFORM=0 (through $YEEFDTD_NVRTC_OPTIONS) runs every block on the general
-// instance.
+// instance; -DMARCH_UNIFORM_ROW=r makes the pass of one material take row r instead of 0
+// (wrong fields: for a test to tell that blocks ran it).
 // H200, 512 float32, 2,64,16,64, 400 steps, with every cell taken as row 0 whatever its
 // id (1b0b169, timing only; docs/perf/march3v-one-material-probe-h200-2026-11-27.txt): the
 // pass over 512^3 1.61 -> 1.35 ms a step, 84 540 -> 101 200 Mcells/s; dipole-cpml's scene

@@ -4,7 +4,8 @@ PEC elsewhere) for each placement ($YEEFDTD_CPML: ``xboxes``, ``inpass``, ``boxe
 for 'fused' ``slabs``) and face set, at one launch shape or tuned, and prints Mcells/s with
 the instance's registers and blocks per SM, and the milliseconds a step spent in the pass,
 in the boxes beside it and in the slab kernels (each timed alone, over 20 passes), and the
-share of the pass's blocks run as a pass of one material (march3v.cu, "One material").
+share of the pass's blocks flagged to run as a pass of one material (march3v.cu, "One
+material"; they run it unless compiled with -DMARCH_UNIFORM=0).
 
     python3 benchmarks/cpml_placement_3d.py --launch 2,32,12,64 --faces none z y x all
     python3 benchmarks/cpml_placement_3d.py --variant fused --place slabs --faces all

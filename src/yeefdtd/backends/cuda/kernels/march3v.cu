@@ -250,7 +250,7 @@ __device__ __forceinline__ bool lane_ids_zero(const ID* __restrict__ cid, idx_t 
     for (int k = k0; k <= k1; ++k) {
         const idx_t c = row + plane * wrap_any(k, nz);
         if (vec) {
-            any |= *reinterpret_cast<const typename PlaneV<float, ID, V>::W*>(cid + c + gi);
+            any |= *reinterpret_cast<const typename Word<V * sizeof(ID)>::type*>(cid + c + gi);
         } else {
 #pragma unroll
             for (int v = 0; v < V; ++v) any |= cid[c + wrap_any(gi + v, nx)];

@@ -65,3 +65,18 @@ def test_cupy_missing_still_advises_the_extra(monkeypatch):
     assert not ok and "not importable" in why
     with pytest.raises(yf.BackendUnavailable, match=r"yeefdtd\[cuda12\] or yeefdtd\[cuda13\]"):
         backends.get_stepper_class("cuda")
+
+
+def test_install_advice_follows_the_kind_of_reason_not_its_words(monkeypatch):
+    """The advice to install the extra comes with reasons that installing would mend
+    (backends.NotInstalled: CuPy or the backend missing), whatever their words: a driver's
+    reason that happens to say "not installed" gets none."""
+    monkeypatch.setattr(backends, "cuda_status", lambda: (
+        False, "no usable CUDA device (RuntimeError: a library is not installed on this node)"))
+    with pytest.raises(yf.BackendUnavailable) as info:
+        backends.get_stepper_class("cuda")
+    assert "install the extra" not in str(info.value)
+    monkeypatch.setattr(backends, "cuda_status", lambda: (
+        False, backends.NotInstalled("CuPy could not be loaded")))
+    with pytest.raises(yf.BackendUnavailable, match=r"yeefdtd\[cuda12\] or yeefdtd\[cuda13\]"):
+        backends.get_stepper_class("cuda")

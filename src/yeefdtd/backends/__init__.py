@@ -8,20 +8,25 @@ from .base import Records, Stepper
 BACKENDS = ("numpy", "cuda")
 
 
+class NotInstalled(str):
+    """A reason the CUDA backend cannot run that installing it (CuPy, through the package's
+    extra) would mend, as opposed to a driver or device that CuPy reports on."""
+
+
 def cuda_status() -> tuple[bool, str]:
     """(usable, why not / device name) for the CUDA backend, without raising."""
     try:
         from .cuda import device_status
     except ImportError as exc:  # the cuda package itself is missing
-        return False, f"the CUDA backend is not installed ({exc})"
+        return False, NotInstalled(f"the CUDA backend is not installed ({exc})")
     return device_status()
 
 
 def _install_advice(why: str) -> str:
-    """Advice to install CuPy, only where CuPy is what is missing: where it imports and the
-    driver or device is the trouble, ``why`` carries its own advice and a second install
-    would change nothing."""
-    if "not importable" in why or "not installed" in why:
+    """Advice to install CuPy, only where CuPy is what is missing (a NotInstalled reason):
+    where it imports and the driver or device is the trouble, ``why`` carries its own
+    advice and a second install would change nothing."""
+    if isinstance(why, NotInstalled):
         return ", or install the extra of your CUDA (yeefdtd[cuda12] or yeefdtd[cuda13])"
     return ""
 
@@ -53,4 +58,5 @@ def resolve(name: str) -> tuple[str, str | None]:
     return "numpy", f"backend 'auto': using numpy ({why})"
 
 
-__all__ = ["BACKENDS", "Records", "Stepper", "cuda_status", "get_stepper_class", "resolve"]
+__all__ = ["BACKENDS", "NotInstalled", "Records", "Stepper", "cuda_status",
+           "get_stepper_class", "resolve"]

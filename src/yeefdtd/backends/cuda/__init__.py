@@ -28,10 +28,13 @@ def _driver_advice(exc: BaseException) -> str:
 @lru_cache(maxsize=1)
 def device_status() -> tuple[bool, str]:
     """(True, device description) when CuPy imports and sees a usable GPU, else (False, why)."""
+    from .. import NotInstalled
+
     try:
         import cupy
     except Exception as exc:  # ImportError, or a CUDA library that fails to load
-        return False, f"CuPy is not importable ({type(exc).__name__}: {exc})".split("\n")[0]
+        why = f"CuPy is not importable ({type(exc).__name__}: {exc})".split("\n")[0]
+        return False, NotInstalled(why)
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:

@@ -78,10 +78,9 @@ class SnapshotData:
         return (isinstance(other, SnapshotData)
                 and (self.name, self.component, self.axis, self.position)
                 == (other.name, other.component, other.axis, other.position)
-                and np.array_equal(self.frames, other.frames)
-                and np.array_equal(self.times, other.times)
-                and all(np.array_equal(a, b)
-                        for a, b in zip(self.coords, other.coords, strict=True)))
+                and _equal(self.frames, other.frames) and _equal(self.times, other.times)
+                and len(self.coords) == len(other.coords)
+                and all(_equal(a, b) for a, b in zip(self.coords, other.coords, strict=True)))
 
 
 class Named(dict):
@@ -104,8 +103,19 @@ def _plain(v):
     return str(v)
 
 
+def _equal(a, b) -> bool:
+    """Arrays (or numbers) equal value for value, NaN equal to NaN (a diverged run's partial
+    result is equal to itself and to its saved copy)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return False
+    if np.issubdtype(a.dtype, np.inexact) and np.issubdtype(b.dtype, np.inexact):
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
 def _same(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
 
 
 @dataclass
@@ -119,6 +129,9 @@ class Result:
     fields: dict[str, np.ndarray] | None = None   #: final fields, when asked for
 
     def __post_init__(self):
+        if not isinstance(self.scene_json, str):
+            raise ValidationError(f"scene_json: the scene as JSON text, not "
+                                  f"{type(self.scene_json).__name__}")
         for what in ("probes", "snapshots", "fields"):
             v = getattr(self, what)
             if not isinstance(v, dict) and not (what == "fields" and v is None):
@@ -239,6 +252,9 @@ class Result:
                 if not isinstance(item, kind):
                     raise ValidationError(f"{what}[{key!r}]: a {kind.__name__}, not "
                                           f"{type(item).__name__}")
+                if item.name != key:   # load() names each by its key
+                    raise ValidationError(f"{what}[{key!r}]: holds {item.name!r}; key each "
+                                          "by its own name")
         for key, p in self.probes.items():
             for part in ("data", "times", "positions"):
                 if not isinstance(getattr(p, part), dict):
@@ -369,7 +385,10 @@ def _read(f) -> Result:
     stats = json.loads(f.attrs["stats"])
     if not isinstance(stats, dict):
         raise ValueError("stats is not a table")
-    res = Result(scene_json=str(f.attrs["scene"]), stats=stats)
+    scene = f.attrs["scene"]
+    if not isinstance(scene, str):
+        raise ValueError(f"its scene is not text but {type(scene).__name__}")
+    res = Result(scene_json=scene, stats=stats)
     for name, g in group(f, "probes").items():
         comps = [k for k in group(f["probes"], name) if not k.endswith("_time")]
         data, times, where = {}, {}, {}
@@ -397,6 +416,10 @@ def _read(f) -> Result:
     if "fields" in f:
         res.fields = Named("field", {c: array(group(f, "fields"), c, f["fields"][c].ndim)
                                      for c in group(f, "fields")})
+    try:   # what save() would refuse to write
+        res._check()
+    except ValidationError as exc:
+        raise ValueError(str(exc)) from None
     return res
 
 
@@ -406,6 +429,10 @@ def load(path: str | Path) -> Result:
 
     path = path_arg(path)
     try:
+        if path.exists() and not path.is_file() and not path.is_dir():
+            # open() on a FIFO waits for a writer: a device, FIFO or socket is refused first
+            raise ValidationError(f"{path}: not a regular file (a device, a FIFO or a "
+                                  "socket); give a result file (.h5)")
         with open(path, "rb"):   # what keeps it from being read, before what h5py says
             pass
     except FileNotFoundError:

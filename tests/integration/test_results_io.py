@@ -232,3 +232,49 @@ def test_save_takes_lists_numpy_strings_and_refuses_text_hdf5_cannot_keep(tmp_pa
         with pytest.raises(yf.ValidationError, match=says) as info:
             yf.Result(**parts).save(tmp_path / "r.h5")
         assert "\n" not in str(info.value) and not (tmp_path / "r.h5").exists()
+
+
+def test_load_refuses_a_fifo_without_waiting_on_it(tmp_path):
+    """open() on a FIFO waits for a writer: load() refused nothing and hung."""
+    import os
+
+    fifo = tmp_path / "r.h5"
+    os.mkfifo(fifo)
+    with pytest.raises(yf.ValidationError, match="not a regular file") as info:
+        yf.load(fifo)
+    assert "\n" not in str(info.value)
+
+
+def test_results_with_nan_equal_themselves_and_their_saved_copy(tmp_path):
+    """A diverged run's partial result holds NaN: it is equal to itself and to what load()
+    gives back (NaN compared unequal, so neither was)."""
+    res = small_result()
+    res.fields["ey"][0, 0, 0] = np.nan
+    res.probes["a"].data["ez"][3] = np.nan
+    res.snapshots["s"].frames[1, 2, 3] = np.nan
+    assert res == res
+    assert yf.load(res.save(tmp_path / "r.h5")) == res
+    other = yf.load(res.save(tmp_path / "o.h5"))
+    other.fields["ey"][0, 0, 1] = 1.0
+    assert other != res
+
+
+@pytest.mark.parametrize("how, says", [
+    (lambda f: f["probes/a/ez"].attrs.__setitem__("position", [1.0]), "must be 3 coordinates"),
+    (lambda f: f.attrs.__setitem__("scene", 5), "scene is not text"),
+])
+def test_load_refuses_what_save_would_not_write(how, says, tmp_path):
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    _damage(path, how)
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        yf.load(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_results_parts_are_keyed_by_their_names(tmp_path):
+    res = small_result(keep_fields=False)
+    res.probes["x"] = res.probes.pop("a")
+    with pytest.raises(yf.ValidationError, match=r"probes\['x'\]: holds 'a'"):
+        res.save(tmp_path / "r.h5")
+    with pytest.raises(yf.ValidationError, match="scene_json: the scene as JSON text, not int"):
+        yf.Result(scene_json=5)

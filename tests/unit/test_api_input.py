@@ -639,3 +639,38 @@ def test_evenly_spaced_float32_times_are_taken_however_many():
     t[100] += np.float32(0.2 * 2.3e-12)
     with pytest.raises(yf.ValidationError, match="not evenly spaced"):
         spectra.dft(x, t, 1e10)
+
+
+@pytest.mark.parametrize("call, says", [
+    (lambda: yf.Material().axis(3), r"a: an axis 0, 1 or 2 \(x, y, z\), not 3"),
+    (lambda: yf.Material().axis("x"), "not 'x'"),
+    (lambda: yf.Material().axis(-1), "not -1"),   # was the z axis's values
+    (lambda: yf.Box(center=(0, 0, 0), size=(1, 1, 1), material="pec").contains("a", 0, 0),
+     "x: coordinates in metres"),
+    (lambda: yf.Sphere(center=(0, 0, 0), radius=1, material="pec").contains(
+        np.zeros(3), np.zeros(4), 0), "do not broadcast together"),
+    (lambda: yf.Cylinder(center=(0, 0, 0), radius=1, length=1, axis="z",
+                         material="pec").contains(0, None, 0), "y: coordinates"),
+    (lambda: _scene().to_json(indent="x"), "indent: a number of spaces from 0 to 64"),
+    (lambda: _scene().to_json(indent=-1), "indent: a number of spaces"),
+])
+def test_helpers_of_the_description_check_their_arguments(call, says):
+    """Public helpers of scene objects: one line naming the argument (they raised
+    IndexError, TypeError, NumPy's broadcast error or an OverflowError)."""
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        call()
+    assert "\n" not in str(info.value)
+
+
+def _scene():
+    return yf.Scene(grid=yf.Grid(cells=(40, 40, 40), spacing=1e-3), run=yf.RunSettings(steps=2))
+
+
+def test_a_waveform_at_a_nan_time_is_nan():
+    """Sine is 0 before t = 0, and NaN compared as neither before nor after: it gave 0 for
+    a NaN time, where the other waveforms give NaN."""
+    for w in (yf.Sine(frequency=1e9), yf.Gaussian(tau=1e-11), yf.Ricker(frequency=1e9)):
+        v = w(np.array([np.nan, 2e-9]))
+        assert np.isnan(v[0]) and np.isfinite(v[1]), w
+    assert np.isnan(yf.Sine(frequency=1e9)(float("nan")))
+    assert yf.Sine(frequency=1e9)(np.arange(3.0) * 1e-10).dtype == np.float64

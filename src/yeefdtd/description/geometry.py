@@ -32,6 +32,30 @@ class _Object(StrictModel):
         """Boolean array: which of the points (broadcast arrays, metres) lie inside."""
         raise NotImplementedError
 
+    @staticmethod
+    def _points(x, y, z) -> tuple:
+        """contains' coordinates as arrays of real numbers that broadcast together, or a
+        one-line ValidationError."""
+        from ..exceptions import ValidationError
+
+        pts = []
+        for name, p in zip("xyz", (x, y, z), strict=True):
+            try:
+                a = np.asarray(p)
+            except (TypeError, ValueError):   # a ragged list
+                a = np.asarray(None)
+            if a.dtype.kind not in "iuf":
+                raise ValidationError(f"{name}: coordinates in metres (a number or an array "
+                                      f"of numbers), not {p!r}"[:200])
+            pts.append(a)   # as given: the voxelizer's float64 arrays are not copied
+        try:
+            np.broadcast_shapes(*(a.shape for a in pts))
+        except ValueError:
+            shapes = ", ".join(str(a.shape) for a in pts)
+            raise ValidationError(f"x, y, z: arrays of shapes {shapes} that do not broadcast "
+                                  "together; give arrays of one shape") from None
+        return tuple(pts)
+
     def bounds(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
         """Lower and upper corner of the bounding box, metres."""
         raise NotImplementedError
@@ -53,7 +77,7 @@ class Box(_Object):
         return v
 
     def contains(self, x, y, z):
-        pts = (x, y, z)
+        pts = self._points(x, y, z)
         inside = np.ones(np.broadcast_shapes(*(np.shape(p) for p in pts)), dtype=bool)
         for a, (c, s) in enumerate(zip(self.center, self.size, strict=False)):
             half = 0.5 * s
@@ -74,7 +98,7 @@ class Sphere(_Object):
     radius: PositiveFloat = Field(description="radius, metres")
 
     def contains(self, x, y, z):
-        pts = (x, y, z)
+        pts = self._points(x, y, z)
         with np.errstate(over="ignore"):   # a radius past 1e154 m: everything is inside
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center))
             return r2 <= np.square(_reach(self.radius, self.center))
@@ -95,7 +119,7 @@ class Cylinder(_Object):
                                          "omit for a cylinder through the whole domain")
 
     def contains(self, x, y, z):
-        pts = (x, y, z)
+        pts = self._points(x, y, z)
         ax = _AXIS[self.axis]
         with np.errstate(over="ignore"):   # as in Sphere.contains
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center) if a != ax)

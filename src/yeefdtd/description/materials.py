@@ -73,7 +73,12 @@ class Material(StrictModel):
         return v
 
     def axis(self, a: int) -> tuple[float, float, float, float]:
-        """(eps_r, mu_r, sigma_e, sigma_m) seen by field components along axis ``a``."""
+        """(eps_r, mu_r, sigma_e, sigma_m) seen by field components along axis ``a`` (0, 1
+        or 2: x, y, z)."""
+        from ..exceptions import ValidationError
+
+        if isinstance(a, bool) or not isinstance(a, (int, np.integer)) or not 0 <= a <= 2:
+            raise ValidationError(f"a: an axis 0, 1 or 2 (x, y, z), not {a!r}"[:200])
         return self.eps_r[a], self.mu_r[a], self.sigma_e[a], self.sigma_m[a]
 
 

@@ -364,6 +364,13 @@ class Scene(StrictModel):
         return save_scene(self, path)
 
     def to_json(self, indent: int | None = 2) -> str:
+        """The scene as JSON text, indented by ``indent`` spaces (None: on one line)."""
+        from ..exceptions import ValidationError
+
+        if indent is not None and (isinstance(indent, bool) or not isinstance(
+                indent, int) or not 0 <= indent <= 64):
+            raise ValidationError(f"indent: a number of spaces from 0 to 64, or None, not "
+                                  f"{indent!r}"[:200])
         return self.model_dump_json(indent=indent, exclude_none=True)
 
     @classmethod

@@ -41,9 +41,11 @@ class _Waveform(StrictModel):
         t = raw.astype(np.float64)
         with np.errstate(all="ignore"):
             try:
-                return np.asarray(self._value(t), dtype=np.float64) * np.ones_like(t)
+                out = np.asarray(self._value(t), dtype=np.float64) * np.ones_like(t)
             except (OverflowError, ZeroDivisionError):
                 return np.full_like(t, np.nan)
+        # a NaN time has no value (a waveform zero before t = 0 gave 0 for it)
+        return np.where(np.isnan(t), np.nan, out) if np.isnan(t).any() else out
 
     def _value(self, t):
         raise NotImplementedError

@@ -273,16 +273,22 @@ def test_a_diverged_runs_records_stop_just_before_the_first_that_is_not_finite()
     assert run_mod._finite_steps(model, rec, 20) == 20
 
 
-@pytest.mark.parametrize("dtype, value, ok", [("float32", 1e300, False), ("float32", 1e30, True),
-                                               ("float64", 1e300, True)])
-def test_set_field_refuses_values_its_storage_cannot_hold(dtype, value, ok):
+@pytest.mark.parametrize("dtype, value, says", [
+    ("float32", 1e300, "more than this run's float32 fields hold"), ("float32", 1e30, None),
+    ("float64", 1e300, None),
+    # stored as zeros without a word before
+    ("float32", 1e-50, r"below the smallest normal number of this run's float32 fields"),
+    ("float32", 1e-30, None), ("float64", 1e-50, None),
+    ("float64", 1e-320, "float64 fields")])
+def test_set_field_refuses_values_its_storage_cannot_hold(dtype, value, says):
     st = yf.make_stepper(yf.build_model(lossy_scene(steps=2)), "numpy", dtype)
     v = np.zeros(st.model.grid.shape)
     v[3, 3, 3] = value
-    if ok:
+    if says is None:
         st.set_field("ez", v)
+        assert st.fields()["ez"][3, 3, 3] == np.asarray(value, dtype)
     else:
-        with pytest.raises(yf.SetupError, match="more than this run's float32 fields hold"):
+        with pytest.raises(yf.SetupError, match=says):
             st.set_field("ez", v)
 
 

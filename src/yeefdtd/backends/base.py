@@ -190,6 +190,13 @@ class Stepper:
                                  f"{tuple(int(x) for x in i)}; set them to zero "
                                  "(stepper.held_at_zero(component) gives those points)")
             a = np.where(at, 0.0, a)
+        tiny = float(np.finfo(np.float64 if name == "float64" else np.float32).tiny)
+        if name != "float16" and 0 < peak < tiny:
+            # stored as zeros or as subnormals of a few bits (float16 has its own check)
+            raise SetupError(f"set_field: {component} values peak at {peak:.3g}, below the "
+                             f"smallest normal number of this run's {name} fields "
+                             f"({tiny:.3g}); scale the values up (the fields are linear in "
+                             "them)" + (", or use float64" if name != "float64" else ""))
         if name == "float16" and 0 < peak < self.storage.scale(component) and \
                 field_bound(self.model) == 0:
             # float16's scale comes from what the sources drive; with none it stays 1, where

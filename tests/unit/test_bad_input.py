@@ -1069,3 +1069,38 @@ def test_sources_past_the_divergence_limit_get_a_note_before_the_run(dtype, tmp_
     path.write_text(json.dumps(d))
     assert main(["validate", str(path)]) == 0
     assert "past the 1e+30" not in capsys.readouterr().err
+
+
+def test_sources_whose_sum_passes_floats_range_get_the_divergence_note(tmp_path, capsys):
+    """An amplitude of 1.5e308: the sum of what the source adds overflowed to infinity, which
+    the bound dropped as not a number, so validate gave no note (and NumPy's overflow
+    warning in its place)."""
+    from yeefdtd.cli import main
+
+    d = base3d()
+    d["sources"][0]["amplitude"] = 1.5e308
+    d["run"]["steps"] = 400
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "they drive fields past any float's range, past the 1e+30 V/m" in err, err
+    assert "RuntimeWarning" not in err and "overflow" not in err
+
+
+def test_a_sampled_waveform_far_below_its_largest_sample_in_the_run_is_noted(capsys, tmp_path):
+    """Samples of 0 and 1 a second apart, in a run of nanoseconds: the source rises to about
+    1e-10 of its largest sample and drives nothing. Sampled waveforms were noted only where
+    they were exactly zero through the run; the others below 1e-6 of their peak were."""
+    from yeefdtd.cli import main
+
+    d = base3d()
+    d["sources"][0]["waveform"] = {"type": "samples", "dt": 1.0, "values": [0.0, 1.0]}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert "its samples waveform stays below 1e-06 of its peak" in capsys.readouterr().err
+    d["sources"][0]["waveform"] = {"type": "samples", "dt": 1e-12, "values": [0.0, 1.0, 0.0]}
+    path.write_text(json.dumps(d))
+    assert main(["validate", str(path)]) == 0
+    assert "drives nothing" not in capsys.readouterr().err

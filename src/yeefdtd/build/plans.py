@@ -124,29 +124,32 @@ NOTE_CHUNK = 1 << 20
 def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None,
                    sizes: list | None = None) -> tuple[str, ...]:
     """What a user should hear of the sources' waveforms before a run (``yeefdtd validate``
-    too): one that stays below WEAKEST of its peak (zero, for sampled ones) at every instant
-    the run samples it (its pulse lies past the run's end, or is too narrow for the time
-    step), and _frequency_notes' (frequencies the grid or the time step cannot carry).
-    ``samples``: source_samples',
-    where the caller has them; else the waveforms are evaluated NOTE_CHUNK steps at a time
-    (and checked to be finite, as a run checks them). ``sizes``: a list that gets, for each
-    source, the sum of its |values| over the steps and the largest."""
+    too): one that stays below WEAKEST of its peak (a sampled one: of its largest sample) at
+    every instant the run samples it (its pulse lies past the run's end, or is too narrow
+    for the time step), and _frequency_notes' (frequencies the grid or the time step cannot
+    carry). ``samples``: source_samples', where the caller has them; else the waveforms are
+    evaluated NOTE_CHUNK steps at a time (and checked to be finite, as a run checks them).
+    ``sizes``: a list that gets, for each source, the sum of its |values| over the steps
+    and the largest."""
     out = []
     for i, src in enumerate(scene.sources):
         chunks = [samples[i]] if samples is not None else \
             _source_chunks(i, src, grid, steps, NOTE_CHUNK)
         # analytic waveforms peak at 1; sampled ones at whatever the user's units give
-        floor = 0.0 if src.waveform.type == "samples" else WEAKEST * abs(src.amplitude)
+        peak = 1.0 if src.waveform.type != "samples" else \
+            max((abs(v) for v in src.waveform.values), default=0.0)
+        floor = WEAKEST * abs(src.amplitude) * peak
         driven, total, top = False, 0.0, 0.0
         for _, vals in chunks:   # every chunk: each is checked to be finite
             size = np.abs(vals)
             driven = driven or bool(np.any(size > floor))
             if sizes is not None and size.size:
-                total, top = total + float(size.sum()), max(top, float(size.max()))
+                with np.errstate(over="ignore"):   # past float's range: inf, noted as such
+                    total, top = total + float(size.sum()), max(top, float(size.max()))
         if sizes is not None:
             sizes.append((total, top))
         if src.amplitude != 0 and not driven:   # 0: switched off
-            how = "is zero" if floor == 0 else f"stays below {WEAKEST:g} of its peak"
+            how = "is zero" if peak == 0 else f"stays below {WEAKEST:g} of its peak"
             where = "its samples into the run (start)" if src.waveform.type == "samples" \
                 else "its pulse into the run (its delay, t0 or tau)"
             out.append(f"sources[{i}]: its {src.waveform.type} waveform {how} through the "
@@ -381,7 +384,7 @@ def _sources_bound(scene, grid: YeeGrid, faces, sizes: list) -> float:
             m, mixtures = point_material(scene, grid, c, idx)
             total *= abs(float(material_rows(scene, c, grid.dt, grid.steps, mixtures)[m][SRC]))
         v = (total if src.kind == "soft" else top) * (2.0**H_SHIFT if c[0] == "h" else 1.0)
-        if math.isfinite(v):
+        if not math.isnan(v):   # inf: a sum past float's range, past any limit
             peak = max(peak, v)
     return peak
 

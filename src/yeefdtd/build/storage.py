@@ -97,7 +97,8 @@ def strength_note(peak: float, steps: int, name: str) -> str | None:
     from ..constants import DIVERGENCE_LIMIT
 
     if peak > DIVERGENCE_LIMIT:
-        return (f"sources: in these {steps} steps they drive fields of up to {peak:.3g} V/m, "
+        up = f"of up to {peak:.3g} V/m" if math.isfinite(peak) else "past any float's range"
+        return (f"sources: in these {steps} steps they drive fields {up}, "
                 f"past the {DIVERGENCE_LIMIT:.0e} V/m at which a run is stopped as diverged; "
                 "lower their amplitudes (the fields are linear in them)")
     if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
@@ -121,7 +122,8 @@ def field_bound(model) -> float:
         if not grp.values.size:
             continue
         v = np.abs(grp.values)
-        v = v.sum(axis=0) if grp.kind == "soft" else v.max(axis=0)
+        with np.errstate(over="ignore"):   # a sum past float's range: not counted (inf)
+            v = v.sum(axis=0) if grp.kind == "soft" else v.max(axis=0)
         v = float(v.max()) * (2.0**H_SHIFT if grp.component[0] == "h" else 1.0)
         if math.isfinite(v):
             peak = max(peak, v)

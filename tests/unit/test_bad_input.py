@@ -1104,3 +1104,19 @@ def test_a_sampled_waveform_far_below_its_largest_sample_in_the_run_is_noted(cap
     path.write_text(json.dumps(d))
     assert main(["validate", str(path)]) == 0
     assert "drives nothing" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path, value", [("run.steps", 1e300), ("grid.cells[1]", 1e20)])
+def test_a_number_past_any_whole_numbers_range_says_so(path, value):
+    """pydantic's own words named a string that was not there ("unable to parse input
+    string as an integer, exceeded maximum size") and said nothing of what to change."""
+    d = base3d()
+    if path == "run.steps":
+        d["run"]["steps"] = value
+    else:
+        d["grid"]["cells"][1] = value
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Scene.parse(d)
+    text = str(info.value)
+    assert text.startswith(f"{path}: is far too large for this field") and "string" not in text
+    assert "give a smaller whole number" in text

@@ -247,6 +247,8 @@ def _message(err: dict) -> str:
                 "name = [...], not a single [name] table")
     if kind == "finite_number":
         return "must be a finite number (got NaN or infinity)"
+    if kind == "int_parsing_size":   # a number past what an integer field could ever take
+        return f"is far too large for this field (got {_short(got)}); give a smaller whole number"
     msg = err.get("msg", "is invalid")
     if msg.startswith("Value error, "):
         return msg[len("Value error, "):]

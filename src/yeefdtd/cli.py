@@ -147,6 +147,8 @@ def _not_the_scene(path: Path, scene: str, what: str) -> None:
 def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
     from .run import run
 
+    if args.variant is not None:   # named as the option it came in (run() says 'variant')
+        _check_variant_option(args.variant)
     try:
         options = {k: v for k, v in (("variant", args.variant), ("threads", args.threads))
                    if v is not None} or None
@@ -461,6 +463,21 @@ def _bench_scenes(name: str, sizes, variants=None, dtypes=()) -> dict:
     if variants is not None:
         _check_variants(variants, next(iter(scenes.values())).grid.mode, dtypes)
     return scenes
+
+
+def _check_variant_option(variant: str) -> None:
+    """A one-line error naming --variant where ``variant`` is empty or not a kernel
+    variant."""
+    from .description.scene import RunSettings
+
+    if not variant.strip():
+        raise YeeError(f"--variant {variant!r}: empty; give a kernel variant (yeefdtd kernels "
+                       "--list) or leave the option out")
+    try:
+        RunSettings(steps=1, variant=variant)
+    except YeeError as exc:
+        raise type(exc)(f"--variant {variant!r}: "
+                        f"{str(exc).removeprefix('run.').removeprefix('variant: ')}") from None
 
 
 def _check_variants(variants, mode: str, dtypes, where: str = "--variant",

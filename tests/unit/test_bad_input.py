@@ -1124,3 +1124,14 @@ def test_a_number_past_any_whole_numbers_range_says_so(path, value):
     text = str(info.value)
     assert text.startswith(f"{path}: is far too large for this field") and "string" not in text
     assert "give a smaller whole number" in text
+
+
+@pytest.mark.parametrize("value", [-1.2e-3, 0.0, float("nan"), float("inf")])
+def test_a_bad_value_in_a_list_of_spacings_is_named_by_its_place(value):
+    """It was reported against the whole list, as "input should be a valid number" (the
+    message of a single spacing), with no place and nothing to change."""
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Grid(cells=(10, 10, 10), spacing=[1e-3, value, 0.8e-3])
+    assert str(info.value).startswith("spacing[1]: must be a positive, finite cell size in "
+                                      "metres")
+    assert "\n" not in str(info.value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal
 
+import numpy as np
 from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
 from ..constants import MODE_COMPONENTS, SPACING_RANGE
@@ -29,6 +30,21 @@ class Grid(StrictModel):
                                        Field(min_length=2, max_length=3)] = Field(
         description="cell size in metres: one value for cubic cells, or [dx, dy, dz] "
                     "([dx, dy] in 2D)")
+
+    @field_validator("spacing", mode="before")
+    @classmethod
+    def _spacing_values(cls, v):
+        """Each of a list of spacings a positive number, named by its place (a bad one was
+        reported against the whole list, as not a number: the single value's message)."""
+        if isinstance(v, (list, tuple)):
+            for i, d in enumerate(v):
+                if isinstance(d, (bool, np.bool_)) or \
+                        not isinstance(d, (int, float, np.integer, np.floating)):
+                    raise FieldError(f"[{i}]", f"must be a cell size in metres (got {d!r})")
+                if not math.isfinite(d) or d <= 0:
+                    raise FieldError(f"[{i}]", f"must be a positive, finite cell size in "
+                                     f"metres (got {d!r})")
+        return v
 
     @field_validator("spacing")
     @classmethod

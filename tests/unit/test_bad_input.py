@@ -1135,3 +1135,21 @@ def test_a_bad_value_in_a_list_of_spacings_is_named_by_its_place(value):
     assert str(info.value).startswith("spacing[1]: must be a positive, finite cell size in "
                                       "metres")
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("t0", [None, 1e-11])
+def test_a_pulse_wider_than_floats_range_gets_no_note_of_nan(t0, capsys, tmp_path):
+    """tau = 1e308: the cut-at-t = 0 note read the pulse's support, which overflowed, and
+    said "reaches nan of its peak ... use a t0 of nan s" (or inf s, after NumPy's overflow
+    warnings, with a t0 given)."""
+    from yeefdtd.cli import main
+
+    d = base3d()
+    d["sources"][0]["waveform"] = {"type": "gaussian", "tau": 1e308}
+    if t0 is not None:
+        d["sources"][0]["waveform"]["t0"] = t0
+    f = tmp_path / "s.json"
+    f.write_text(json.dumps(d))
+    assert main(["validate", str(f)]) == 0
+    err = capsys.readouterr().err
+    assert "nan" not in err and " inf " not in err and "Warning" not in err, err

@@ -175,14 +175,16 @@ def _cut_note(i: int, wf) -> list[str]:
         return [f"sources[{i}].waveform.start: {len(before)} of its samples lie before "
                 "t = 0, where the run starts, and are never driven (its spectrum() counts "
                 "them); start them at 0 or later"]
-    start = wf.support()[0]
-    if start >= 0:
-        return []
+    with np.errstate(all="ignore"):   # a tau past float's range: its support overflows
+        start = wf.support()[0]
+    if not start < 0 or not math.isfinite(start):   # NaN or -inf: such a pulse never rises
+        return []                                  # in a run (waveform_notes says so)
     # the largest value of the part before t = 0, not w(0) alone: a pulse may cross zero
     # there (a diff_gaussian of t0 = 0, a modulated one a quarter period in) and still be
     # cut in half (its spectrum then 9 to 1000 times off)
-    cut = float(np.max(np.abs(wf(np.linspace(start, 0.0, CUT_SAMPLES)))))
-    if cut <= WEAKEST:
+    with np.errstate(all="ignore"):
+        cut = float(np.max(np.abs(wf(np.linspace(start, 0.0, CUT_SAMPLES)))))
+    if not cut > WEAKEST:   # NaN too
         return []
     # the least t0 that leaves no such part: the end of its rise, or the default if less
     least = min(wf.delay - start, type(wf)(**{**wf.model_dump(), "t0": None}).delay)

@@ -674,3 +674,23 @@ def test_a_waveform_at_a_nan_time_is_nan():
         assert np.isnan(v[0]) and np.isfinite(v[1]), w
     assert np.isnan(yf.Sine(frequency=1e9)(float("nan")))
     assert yf.Sine(frequency=1e9)(np.arange(3.0) * 1e-10).dtype == np.float64
+
+
+def test_a_built_models_steps_and_arrays_are_fixed():
+    """model.steps = 40 on a model built for 20 ran past its source values with an
+    IndexError deep in the NumPy stepper; model.steps = "20" with a TypeError in the memory
+    estimate. What the arrays are laid out for is now set once; the scene and the notes, which
+    run() sets, are not."""
+    scene = yf.Scene(grid=yf.Grid(cells=(16, 16, 16), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(8, 8, 8),
+                                             waveform=yf.Ricker(frequency=20e9))],
+                     run=yf.RunSettings(steps=20))
+    model = yf.build_model(scene)
+    for name, value in (("steps", 40), ("steps", "20"), ("sources", [])):
+        with pytest.raises(yf.SetupError, match=f"model.{name}: fixed when the model is "
+                                                "built") as info:
+            setattr(model, name, value)
+        assert "build_model(scene, steps=...)" in str(info.value)
+    model.notes = ()
+    assert model.steps == 20
+    assert yf.run_model(model, yf.make_stepper(model, "numpy")).stats["steps"] == 20

@@ -48,6 +48,19 @@ class Model:
     def components(self) -> tuple[str, ...]:
         return self.grid.components
 
+    #: what the model's arrays are built for: set once (a model given other steps after
+    #: build_model ran past its source values with an IndexError deep in a stepper)
+    FIXED = ("steps", "grid", "tables", "slabs", "sources", "probes", "snapshots")
+
+    def __setattr__(self, name, value):
+        if name in self.FIXED and name in self.__dict__:
+            from ..exceptions import SetupError
+
+            raise SetupError(f"model.{name}: fixed when the model is built (its arrays are "
+                             f"laid out for it); build another: build_model(scene, "
+                             "steps=...)")
+        super().__setattr__(name, value)
+
 
 
 def face_kinds(scene: Scene) -> dict[str, str]:

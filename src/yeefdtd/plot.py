@@ -44,8 +44,23 @@ def _units(component: str) -> str:
     return "V/m" if component[0] == "e" else "A/m"
 
 
+def _a_result(result, where: str) -> None:
+    """A one-line ValidationError unless ``result`` is a Result whose parts save() would
+    write (the same checks: a probe's times as many as its values, a snapshot's frames of
+    its coordinates' shape, known components and axes), so that a plot fails naming the
+    part, not inside matplotlib or NumPy."""
+    from .exceptions import ValidationError
+    from .results import Result
+
+    if not isinstance(result, Result):
+        raise ValidationError(f"{where}: result must be a Result (from run() or load()), not "
+                              f"{type(result).__name__}")
+    result._check()
+
+
 def plot_probe(result, name: str, path: str | Path) -> Path:
     """Time series (top) and magnitude spectrum (bottom) of every component of a probe."""
+    _a_result(result, "plot_probe")
     probe = result.probes[name]
     path = _png(path)
     plt = _pyplot()
@@ -118,6 +133,7 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     """
     from .exceptions import ValidationError
 
+    _a_result(result, "plot_snapshot")
     snap = result.snapshots[name]
     if len(snap.frames) == 0:
         raise ValidationError(f"snapshot {name!r} holds no frames (the run ended before the "
@@ -240,12 +256,15 @@ def _save(fig, path: Path) -> Path:
 
 def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
     """Every probe and snapshot of ``result`` as PNG files named ``<stem>_<kind>_<name>``."""
+    from .exceptions import ValidationError
     from .io import check_writable
 
+    _a_result(result, "plot_result")
+    if not isinstance(stem, str) or not stem or "/" in stem or "\0" in stem:
+        raise ValidationError(f"stem: the start of the plots' file names (text without a "
+                              f"slash), not {stem!r}"[:200])
     directory = check_writable(directory, "directory", directory=True)
     directory.mkdir(parents=True, exist_ok=True)
-    from .exceptions import ValidationError
-
     out, what = [], "the scene"
     try:
         for name, probe in result.probes.items():
@@ -266,6 +285,7 @@ def unplotted(result) -> list[str]:
     """What plot_result leaves out of ``result``, for a note: probes and snapshots that
     recorded nothing (a run shorter than their ``every``), and the final fields, which are
     arrays to read, not plots."""
+    _a_result(result, "unplotted")
     out = [f"{kind} {name!r} recorded nothing" for kind, items in
            (("probe", {n: p for n, p in result.probes.items()
                        if not any(len(v) for v in p.data.values())}),

@@ -694,3 +694,28 @@ def test_a_built_models_steps_and_arrays_are_fixed():
     model.notes = ()
     assert model.steps == 20
     assert yf.run_model(model, yf.make_stepper(model, "numpy")).stats["steps"] == 20
+
+
+def test_plots_check_the_result_they_are_given(result, tmp_path):
+    """A plot of what is not a result, or of parts save() would refuse, fails in one line
+    naming the part (it failed inside matplotlib or NumPy, or drew a component 'qq' in
+    A/m), and plot_result takes only text for its file names' stem (None wrote
+    None_probe_p.png)."""
+    from yeefdtd.plot import unplotted
+
+    for call in (lambda: plot_probe(None, "p", tmp_path / "a.png"),
+                 lambda: plot_result([1], tmp_path, "r"), lambda: unplotted("x")):
+        with pytest.raises(yf.ValidationError, match="result must be a Result"):
+            call()
+    bad = yf.Result(scene_json=result.scene_json, probes={"p": yf.ProbeData(
+        "p", {"ez": np.zeros(3)}, {"ez": np.arange(2.0)}, {"ez": (0.0, 0.0, 0.0)})})
+    with pytest.raises(yf.ValidationError, match=r"probes\['p'\]"):
+        plot_probe(bad, "p", tmp_path / "a.png")
+    snap = result.snapshots["s"]
+    odd = yf.Result(scene_json=result.scene_json, snapshots={"s": yf.SnapshotData(
+        "s", "qq", snap.axis, snap.position, snap.frames, snap.times, snap.coords)})
+    with pytest.raises(yf.ValidationError, match="component: 'qq'"):
+        plot_snapshot(odd, "s", tmp_path / "a.png")
+    with pytest.raises(yf.ValidationError, match="stem: the start of the plots' file names"):
+        plot_result(result, tmp_path, None)
+    assert not list(tmp_path.glob("*.png"))

@@ -299,6 +299,19 @@ class Result:
                 v = np.asarray(a) if isinstance(a, np.ndarray) else None
                 if v is None or v.dtype.kind not in "iuf" or v.ndim == 0:
                     raise ValidationError(f"fields[{c!r}]: must be an array of real numbers")
+            if self.fields:   # the scene's grid's components, on its nodes
+                from .build.model import make_grid
+
+                try:
+                    grid = make_grid(self.scene)
+                except ValidationError as exc:
+                    raise ValidationError(f"scene_json: {exc}") from None
+                want = tuple(grid.shape)
+                for c, a in self.fields.items():
+                    if c not in grid.components or np.shape(a) != want:
+                        raise ValidationError(
+                            f"fields[{c!r}]: shape {np.shape(a)}; the scene's grid holds "
+                            f"{', '.join(grid.components)} of its node shape {want}")
 
     def _fill(self, f) -> None:
         """Everything save() writes, into the open HDF5 file ``f``."""

@@ -262,9 +262,14 @@ def test_results_with_nan_equal_themselves_and_their_saved_copy(tmp_path):
 @pytest.mark.parametrize("how, says", [
     (lambda f: f["probes/a/ez"].attrs.__setitem__("position", [1.0]), "must be 3 coordinates"),
     (lambda f: f.attrs.__setitem__("scene", 5), "scene is not text"),
+    (lambda f: _swap(f, "fields/ex", np.zeros((2, 2))),
+     r"fields\['ex'\]: shape \(2, 2\); the scene's grid holds ex, ey, ez, hx, hy, hz of its "
+     r"node shape \(17, 15, 13\)"),
+    (lambda f: _swap(f, "fields/ex", np.zeros((17, 15, 12))), "shape"),
+    (lambda f: f["fields"].__setitem__("qq", np.zeros((17, 15, 13))), r"fields\['qq'\]"),
 ])
 def test_load_refuses_what_save_would_not_write(how, says, tmp_path):
-    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    path = small_result().save(tmp_path / "r.h5")
     _damage(path, how)
     with pytest.raises(yf.ValidationError, match=says) as info:
         yf.load(path)

@@ -294,8 +294,12 @@ def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():
 
 def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,
                                                                               tmp_path):
-    path = yf.Result(scene_json=result.scene_json, fields={"ez": np.zeros((2, 2, 1))},
+    path = yf.Result(scene_json=result.scene_json, fields={"ez": np.zeros((13, 13, 1))},
                      stats={}).save(tmp_path / "f.h5")
+    with pytest.raises(yf.ValidationError, match=r"fields\['ez'\]: shape \(2, 2, 1\); the "
+                                                 "scene's grid holds ez, hx, hy"):
+        yf.Result(scene_json=result.scene_json, fields={"ez": np.zeros((2, 2, 1))},
+                  stats={}).save(tmp_path / "g.h5")
     with pytest.raises(yf.NotFound, match="field 'zz'"):
         yf.load(path).fields["zz"]
     with pytest.raises(yf.NotFound, match="component 'bx'"):

@@ -389,7 +389,10 @@ def _read(f) -> Result:
         return g
 
     def array(g, name, ndim):
-        a = g[name][()]
+        item = g[name]
+        if hasattr(item, "items"):   # a group where an array goes: h5py's [()] on it raised
+            raise TypeError(f"{g.name}/{name} is a group, not a {ndim}-D array")   # its own
+        a = item[()]
         if not isinstance(a, np.ndarray) or a.ndim != ndim or \
                 not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
             raise ValueError(f"{g.name}/{name} is not a {ndim}-D array of real numbers")
@@ -410,12 +413,15 @@ def _read(f) -> Result:
             if len(data[c]) != len(times[c]):
                 raise ValueError(f"probe {name!r} {c}: {len(data[c])} values for "
                                  f"{len(times[c])} times")
-            where[c] = tuple(float(x) for x in g[c].attrs["position"])
+            at = np.asarray(g[c].attrs["position"])
+            if at.ndim != 1 or at.dtype.kind not in "iuf":
+                raise ValueError(f"{g.name}/{c}: its position is not a list of coordinates")
+            where[c] = tuple(float(x) for x in at)
         res.probes[name] = ProbeData(name=name, data=data, times=times, positions=where)
     for name, g in group(f, "snapshots").items():
         snap = SnapshotData(
             name=name, component=str(g.attrs["component"]), axis=str(g.attrs["axis"]),
-            position=float(g.attrs["position"]), frames=array(g, "frames", 3),
+            position=_scalar(g, "position"), frames=array(g, "frames", 3),
             times=array(g, "time", 1), coords=(array(g, "u", 1), array(g, "v", 1)))
         want = (len(snap.times), len(snap.coords[0]), len(snap.coords[1]))
         if snap.frames.shape != want:
@@ -427,13 +433,21 @@ def _read(f) -> Result:
             raise ValueError(f"snapshot {name!r}: component {snap.component!r}")
         res.snapshots[name] = snap
     if "fields" in f:
-        res.fields = Named("field", {c: array(group(f, "fields"), c, f["fields"][c].ndim)
-                                     for c in group(f, "fields")})
+        fg = group(f, "fields")   # (a group among them: array() says so)
+        res.fields = Named("field", {c: array(fg, c, getattr(fg[c], "ndim", 3)) for c in fg})
     try:   # what save() would refuse to write
         res._check()
     except ValidationError as exc:
         raise ValueError(str(exc)) from None
     return res
+
+
+def _scalar(g, key: str) -> float:
+    """Attribute ``key`` of group ``g`` as one real number, or a ValueError naming it."""
+    v = np.asarray(g.attrs[key])
+    if v.ndim != 0 or v.dtype.kind not in "iuf":
+        raise ValueError(f"{g.name}: its {key} is not a number")
+    return float(v)
 
 
 def load(path: str | Path) -> Result:

@@ -283,3 +283,24 @@ def test_results_parts_are_keyed_by_their_names(tmp_path):
         res.save(tmp_path / "r.h5")
     with pytest.raises(yf.ValidationError, match="scene_json: the scene as JSON text, not int"):
         yf.Result(scene_json=5)
+
+
+@pytest.mark.parametrize("how, says", [
+    (lambda f: (f.__delitem__("probes/a/ez_time"), f.create_group("probes/a/ez_time")),
+     "/probes/a/ez_time is a group, not a 1-D array"),
+    (lambda f: f["probes/a/ez"].attrs.__setitem__("position", "abc"),
+     "/probes/a/ez: its position is not a list of coordinates"),
+    (lambda f: f["snapshots/s"].attrs.__setitem__("position", [1.0, 2.0]),
+     "/snapshots/s: its position is not a number"),
+    (lambda f: (f.__delitem__("fields/ex"), f.create_group("fields/ex")),
+     "/fields/ex is a group"),
+])
+def test_load_names_the_damaged_part_where_h5py_would_not(how, says, tmp_path):
+    """A group where an array goes, or a position of the wrong kind, was reported in
+    h5py's or NumPy's words ("Accessing a group is done with bytes or str", "only
+    0-dimensional arrays can be converted to Python scalars"), not naming the part."""
+    path = small_result().save(tmp_path / "r.h5")
+    _damage(path, how)
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        yf.load(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)

@@ -61,6 +61,11 @@ def _a_result(result, where: str) -> None:
 def plot_probe(result, name: str, path: str | Path) -> Path:
     """Time series (top) and magnitude spectrum (bottom) of every component of a probe."""
     _a_result(result, "plot_probe")
+    return _probe_figure(result, name, path)
+
+
+def _probe_figure(result, name: str, path: str | Path) -> Path:
+    """plot_probe of a result already checked (plot_result checks it once for all)."""
     probe = result.probes[name]
     path = _png(path)
     plt = _pyplot()
@@ -131,9 +136,14 @@ def plot_snapshot(result, name: str, path: str | Path, frame: int | None = None)
     By default the frame where the field is strongest; colours saturate at the 99.5th
     percentile of |field| so that a source's own cell does not wash out the waves.
     """
+    _a_result(result, "plot_snapshot")
+    return _snapshot_figure(result, name, path, frame)
+
+
+def _snapshot_figure(result, name: str, path: str | Path, frame: int | None = None) -> Path:
+    """plot_snapshot of a result already checked (plot_result checks it once for all)."""
     from .exceptions import ValidationError
 
-    _a_result(result, "plot_snapshot")
     snap = result.snapshots[name]
     if len(snap.frames) == 0:
         raise ValidationError(f"snapshot {name!r} holds no frames (the run ended before the "
@@ -270,12 +280,12 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
         for name, probe in result.probes.items():
             what = f"probe {name!r}"
             if any(len(v) for v in probe.data.values()):   # (an empty one: unplotted())
-                out.append(plot_probe(result, name, directory / f"{stem}_probe_{name}.png"))
+                out.append(_probe_figure(result, name, directory / f"{stem}_probe_{name}.png"))
         for name, snap in result.snapshots.items():
             what = f"snapshot {name!r}"
             if len(snap.frames):
-                out.append(plot_snapshot(result, name,
-                                         directory / f"{stem}_snapshot_{name}.png"))
+                out.append(_snapshot_figure(result, name,
+                                            directory / f"{stem}_snapshot_{name}.png"))
     except ValidationError as exc:   # what in the result cannot be plotted, named
         raise ValidationError(f"{what}: {exc}") from None
     return out

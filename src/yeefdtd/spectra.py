@@ -63,14 +63,10 @@ def frequencies(freqs, what: str = "freqs") -> np.ndarray:
     """``freqs`` (Hz: a number or an array of numbers) as a float64 array of at least one
     dimension; else a one-line ValidationError naming ``what``: text (NumPy would read
     "1e9" as a number), True or False, None, complex values, NaN or infinity."""
-    try:
-        a = np.asarray(freqs)
-    except (TypeError, ValueError):   # a ragged list
-        a = np.asarray(None)
-    if a.dtype.kind not in "iuf":
-        raise ValidationError(f"{what}: frequencies in Hz (a number or an array of numbers), "
-                              f"not {_short(freqs)}")
-    a = np.atleast_1d(a.astype(np.float64))
+    from .description.base import real_array
+
+    a = np.atleast_1d(real_array(freqs, what, "frequencies in Hz", _short(freqs))
+                      .astype(np.float64))
     if not np.isfinite(a).all():
         raise ValidationError(f"{what}: NaN or infinity among them; give finite frequencies "
                               "in Hz")

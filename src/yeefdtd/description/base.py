@@ -224,6 +224,21 @@ _BOUNDS = {
 }
 
 
+def real_array(value, what: str, quantity: str, shown: str | None = None) -> np.ndarray:
+    """``value`` as a NumPy array of real numbers, as given (integers or floats, not cast),
+    or a one-line ValidationError: "<what>: <quantity> (a number or an array of numbers),
+    not <shown>" (``shown``: the value's repr). Text, None, booleans, complex values and
+    ragged lists are refused (NumPy would read "1e9" as text, True as a number)."""
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):   # a ragged list
+        a = np.asarray(None)
+    if a.dtype.kind not in "iuf":
+        raise ValidationError(f"{what}: {quantity} (a number or an array of numbers), not "
+                              f"{repr(value) if shown is None else shown}"[:200])
+    return a
+
+
 def _message(err: dict) -> str:
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import Field, PositiveFloat, field_validator
 
-from .base import Axis, StrictModel, Vec
+from .base import Axis, StrictModel, Vec, real_array
 
 _AXIS = {"x": 0, "y": 1, "z": 2}
 
@@ -38,16 +38,9 @@ class _Object(StrictModel):
         one-line ValidationError."""
         from ..exceptions import ValidationError
 
-        pts = []
-        for name, p in zip("xyz", (x, y, z), strict=True):
-            try:
-                a = np.asarray(p)
-            except (TypeError, ValueError):   # a ragged list
-                a = np.asarray(None)
-            if a.dtype.kind not in "iuf":
-                raise ValidationError(f"{name}: coordinates in metres (a number or an array "
-                                      f"of numbers), not {p!r}"[:200])
-            pts.append(a)   # as given: the voxelizer's float64 arrays are not copied
+        # as given: the voxelizer's float64 arrays are not copied
+        pts = [real_array(p, name, "coordinates in metres")
+               for name, p in zip("xyz", (x, y, z), strict=True)]
         try:
             np.broadcast_shapes(*(a.shape for a in pts))
         except ValueError:

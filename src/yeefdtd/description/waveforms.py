@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal
 import numpy as np
 from pydantic import Field, NonNegativeFloat, PositiveFloat, field_validator
 
-from .base import StrictModel
+from .base import StrictModel, real_array
 
 
 def _trapezoid_of(numpy):
@@ -29,16 +29,7 @@ class _Waveform(StrictModel):
     def __call__(self, t):
         """w(t) at the times ``t`` (seconds), as a float64 array; NaN where parameters out
         of range overflow (the sources refuse those, in one line: build/plans.py)."""
-        from ..exceptions import ValidationError
-
-        try:
-            raw = np.asarray(t)
-        except (TypeError, ValueError):   # a ragged list
-            raw = np.asarray(None)
-        if raw.dtype.kind not in "iuf":   # text, None, booleans, complex
-            raise ValidationError(f"t: times in seconds (a number or an array of numbers), "
-                                  f"not {t!r}"[:200])
-        t = raw.astype(np.float64)
+        t = real_array(t, "t", "times in seconds").astype(np.float64)
         with np.errstate(all="ignore"):
             try:
                 out = np.asarray(self._value(t), dtype=np.float64) * np.ones_like(t)

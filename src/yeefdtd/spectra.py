@@ -93,7 +93,9 @@ def real_number(value, what: str, unit: str) -> float:
 def dft(values, times, freqs) -> np.ndarray:
     """X(f) = sum_n x_n exp(-2j pi f t_n) dt at the frequencies ``freqs`` (Hz).
 
-    An approximation of the continuous transform for uniformly sampled ``times``.
+    An approximation of the continuous transform for uniformly sampled ``times``, at
+    frequencies up to the record's Nyquist frequency 1 / (2 step) either side of zero:
+    past it the sum repeats one below it (an alias, not the signal's), which is refused.
     """
     x, t = _series(values, times, least=0)
     f = frequencies(freqs)
@@ -101,9 +103,23 @@ def dft(values, times, freqs) -> np.ndarray:
         raise ValidationError("values, times: one sample, which has no time step; give at "
                               "least 2")
     step = t[1] - t[0] if len(t) > 1 else 1.0
+    if len(t) > 1:
+        nyquist = 0.5 / step
+        past = np.flatnonzero(np.abs(f) > nyquist * (1 + 1e-9))
+        if past.size:
+            raise ValidationError(
+                f"freqs: {f.flat[past[0]]:.6g} Hz is past the record's Nyquist frequency "
+                f"{nyquist:.6g} Hz (1 / (2 x its {step:.4g} s step)), where its DFT repeats "
+                "one at a lower frequency; give frequencies up to that, or record more often "
+                "(a probe's every)")
+    # the sum of x over its peak, scaled after: values near float's largest (a diverged
+    # float64 run's) overflowed it into NaN, as they did spectrum's
+    peak = float(np.abs(x).max()) if len(x) else 1.0
+    peak = peak or 1.0
     out = np.empty(f.shape, dtype=np.complex128)
-    for i, fi in enumerate(f.ravel()):
-        out.flat[i] = np.dot(x, np.exp(-2j * np.pi * fi * t)) * step
+    with np.errstate(over="ignore"):   # a transform past float's range: inf, as it is
+        for i, fi in enumerate(f.ravel()):
+            out.flat[i] = np.dot(x / peak, np.exp(-2j * np.pi * fi * t)) * (step * peak)
     return out
 
 
@@ -126,6 +142,8 @@ def _ringing(x: np.ndarray) -> np.ndarray:
     """``x`` less its mean (a static offset is no resonance: its window's sidelobes came
     back as peaks) over its largest magnitude (values near float's largest overflowed the
     peak search's sums); a constant record is a one-line ValidationError."""
+    top = np.abs(x).max()
+    x = x / top if top > 0 else x   # scaled first: the mean's sum overflowed too
     x = x - x.mean()
     if not np.abs(x).max() > 0:
         raise ValidationError("values: constant, so no peak; record where the field rings")
@@ -226,6 +244,14 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     freqs, mag = spectrum(x * w, t, pad=8)
     fmax = freqs[-1] if fmax is None else fmax
     sel = (freqs >= fmin) & (freqs <= fmax)
+    if fmin > freqs[-1]:
+        raise ValidationError(f"fmin: {fmin:.6g} Hz is past the record's Nyquist frequency "
+                              f"{freqs[-1]:.6g} Hz, so no peak can be found there; lower it or "
+                              "record more often (a probe's every)")
+    if not sel[1:].any():   # (refine_peak's words: no band, so no peak can be in it)
+        raise ValidationError(f"fmin, fmax: no frequency bin above zero between {fmin:.6g} "
+                              f"and {fmax:.6g} Hz (the bins are {freqs[1] - freqs[0]:.4g} Hz "
+                              "apart); record longer or widen the band")
     inner = _local_maxima(mag)
     if len(inner):   # the floor is from the strongest peak anywhere, in the band or not
         inner = inner[mag[inner] >= mag[inner].max() * 10 ** (floor_db / 20)]

@@ -249,7 +249,14 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),
     (lambda x, t: spectra.peak_frequencies(np.full_like(x, 2.0), t, 1), "constant"),
     (lambda x, t: spectra.peak_frequencies(np.zeros_like(x), t, 1), "constant"),
-    (lambda x, t: spectra.peak_frequencies(x, t, 1, floor_db=3), "floor_db: how far")])
+    (lambda x, t: spectra.peak_frequencies(x, t, 1, floor_db=3), "floor_db: how far"),
+    # past the record's Nyquist frequency (50 GHz at 10 ps): an alias's value, or nothing
+    (lambda x, t: spectra.dft(x, t, [1e9, 51e9]), "freqs: 5.1e.10 Hz is past the record's "
+                                                   "Nyquist frequency 5e.10 Hz"),
+    (lambda x, t: spectra.dft(x, t, -99e9), "freqs: -9.9e.10 Hz is past"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e13), "fmin: 1e.13 Hz is past"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e9, fmax=1.0005e9),
+     "fmin, fmax: no frequency bin above zero between")])
 def test_spectra_say_what_a_record_must_be(call, says):
     x, t = _ring()
     with pytest.raises(yf.ValidationError, match=says):
@@ -266,6 +273,24 @@ def test_spectra_of_a_good_record_find_its_frequency():
     x32 = np.sin(2 * np.pi * 1e9 * t32)
     assert spectra.peak_frequencies(x32, t32, 1)[0] == pytest.approx(1e9, rel=1e-3)
     assert spectra.dft([], [], [1e9]) == 0
+
+
+def test_spectra_of_values_near_floats_largest():
+    """A finite record near float's largest (a diverged float64 run's): dft's sum overflowed
+    into NaN, and peak_frequencies' and refine_peak's mean into "constant" or "NaN or
+    infinity among them"; each is scaled to the record's peak, as spectrum is."""
+    x, t = _ring()
+    big = x * 1.5e308
+    assert np.abs(big).max() < np.inf
+    want = spectra.dft(x, t, [1e9, 2e9, 50e9])
+    got = spectra.dft(big, t, [1e9, 2e9, 50e9])
+    assert np.allclose(got / 1.5e308, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
+    assert spectra.peak_frequencies(big, t, 1) == pytest.approx(
+        spectra.peak_frequencies(x, t, 1), rel=1e-8)   # a flat top: found to ~1e-9
+    assert spectra.refine_peak(big, t, 0.5e9, 2e9)[0] == pytest.approx(
+        spectra.refine_peak(x, t, 0.5e9, 2e9)[0], rel=1e-8)
+    # at the Nyquist frequency itself, either side of zero: the same value
+    assert spectra.dft(x, t, 50e9) == pytest.approx(spectra.dft(x, t, -50e9))
 
 
 def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():

@@ -66,7 +66,12 @@ def plot_probe(result, name: str, path: str | Path) -> Path:
 
 def _probe_figure(result, name: str, path: str | Path) -> Path:
     """plot_probe of a result already checked (plot_result checks it once for all)."""
+    from .exceptions import ValidationError
+
     probe = result.probes[name]
+    if not any(len(v) for v in probe.data.values()):   # empty axes were written
+        raise ValidationError(f"probe {name!r} recorded nothing (the run ended before its "
+                              "first sample)")
     path = _png(path)
     plt = _pyplot()
     fig, (ax_t, ax_f) = plt.subplots(2, 1, figsize=(8, 6.5), constrained_layout=True)

@@ -105,6 +105,19 @@ def test_plot_says_what_it_leaves_out_and_when_it_has_nothing_to_plot(scene_file
                                                                    "both_snapshot_s.png"]
 
 
+def test_plot_probe_refuses_a_probe_that_recorded_nothing(scene_file, tmp_path):
+    """plot_probe wrote a PNG of empty axes for a probe that recorded nothing (plot_snapshot
+    refused an empty snapshot in one line): it refuses too, and writes nothing."""
+    from yeefdtd.plot import plot_probe
+
+    d = yf.Scene.load(scene_file)
+    late = d.model_copy(update={"monitors": [yf.Probe(name="late", cell=(5, 5), every=100)]})
+    res = yf.run(late, steps=20, progress=False)
+    with pytest.raises(yf.ValidationError, match="probe 'late' recorded nothing"):
+        plot_probe(res, "late", tmp_path / "late.png")
+    assert not (tmp_path / "late.png").exists()
+
+
 def test_validate_schema_info(scene_file, tmp_path, capsys):
     assert main(["validate", str(scene_file)]) == 0
     assert "valid" in capsys.readouterr().out

@@ -100,7 +100,7 @@ def parser() -> argparse.ArgumentParser:
                    help="field storage (default: the scene file's run.dtype, or float32)")
 
     k = sub.add_parser("kernels", help="print the CUDA source of a kernel variant")
-    k.add_argument("--variant", default="indexed")
+    k.add_argument("--variant", help="the variant whose source to print (default: indexed)")
     k.add_argument("--list", action="store_true", help="list the variants")
 
     pl = sub.add_parser("plot", help="write PNG plots of a result file")
@@ -393,9 +393,13 @@ def _cmd_validate(args) -> int:
 
 def _cmd_schema(args) -> int:
     from .description.scene import Scene
+    from .exceptions import ValidationError
 
     text = json.dumps(Scene.json_schema(), indent=2)
     if args.output is not None:
+        if not str(args.output).lower().endswith(".json"):   # a scene file was overwritten
+            raise ValidationError(f"--output: {args.output!r} is not a JSON file name; give "
+                                  "one ending in .json")
         out = check_writable(args.output, "--output")
         try:
             write_atomic(out, lambda p: p.write_text(text + "\n", encoding="utf-8"))
@@ -518,6 +522,11 @@ def _cmd_bench(args) -> int:
         if given:
             raise ValidationError(f"{given[0]}: not with --scene, which runs that scene "
                                   "alone; leave one of them out")
+    if args.plots is not None and not args.scene and (args.suite or "table") == "table":
+        # (it was taken, and the table timed, for no plot)
+        raise ValidationError("--plots: the table suite has no studies to plot; give a "
+                              "study suite (--suite sizes, threads, blocks2d, coalescing, "
+                              "seeds or all), or leave --plots out")
     if args.json is not None:
         check_writable(args.json, "--json")
     if args.plots is not None:
@@ -600,14 +609,18 @@ def _cmd_tune(args) -> int:
 def _cmd_kernels(args) -> int:
     from .backends.cuda.compile import kernel_source
     from .backends.cuda.variants import VARIANTS, make_variant
+    from .exceptions import ValidationError
 
     if args.list:
+        if args.variant is not None:   # (it was not looked at)
+            raise ValidationError("--variant: not with --list, which lists every variant; "
+                                  "leave one of them out")
         for v in VARIANTS:
             var = make_variant(v)
             print(f"{v:<16} {'/'.join(var.dims):<14} coefficients: {var.form}")
         return 0
     try:
-        var = make_variant(args.variant)
+        var = make_variant(args.variant if args.variant is not None else "indexed")
     except YeeError as exc:
         raise type(exc)(f"--variant {str(exc).removeprefix('variant: ')}") from None
     print(kernel_source(var.files))

@@ -544,11 +544,28 @@ def test_sigterm_during_a_run_keeps_what_it_recorded(scene_file, tmp_path, capsy
     (["bench", "--scene", "pec-box", "--quick"], "--quick: not with --scene"),
     (["bench", "--scene", "pec-box", "--suite", "seeds"], "--suite: not with --scene"),
     (["bench", "--scene", "pec-box", "--plots", "p"], "--plots: not with --scene"),
+    # the table has no studies: its plots were none, after the whole table was timed
+    (["bench", "--plots", "p"], "--plots: the table suite has no studies to plot"),
+    (["bench", "--suite", "table", "--plots", "p"], "--plots: the table suite has no"),
+    # the variant was not looked at
+    (["kernels", "--list", "--variant", "nonsense"], "--variant: not with --list"),
 ])
 def test_bench_options_that_would_be_ignored_are_refused(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+def test_schema_is_written_only_under_a_json_name(tmp_path, capsys):
+    """schema -o took any name, and replaced a scene file with the schema's text."""
+    scene = tmp_path / "my_scene.toml"
+    scene.write_text("kept = 1\n")
+    assert main(["schema", "-o", str(scene)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"yeefdtd: error: --output: {str(scene)!r} is not a JSON file name; give " \
+        "one ending in .json\n"
+    assert scene.read_text() == "kept = 1\n"
+    assert main(["schema", "-o", str(tmp_path / "S.JSON")]) == 0
 
 
 def test_paths_the_system_refuses_are_one_line(tmp_path, capsys, monkeypatch):

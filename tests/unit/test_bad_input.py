@@ -1153,3 +1153,52 @@ def test_a_pulse_wider_than_floats_range_gets_no_note_of_nan(t0, capsys, tmp_pat
     assert main(["validate", str(f)]) == 0
     err = capsys.readouterr().err
     assert "nan" not in err and " inf " not in err and "Warning" not in err, err
+
+
+def test_a_monitor_held_at_zero_gets_a_note(tmp_path):
+    """A probe whose components are all held at zero (on a PEC wall, inside a PEC object)
+    and a snapshot of E along a PEC wall record only zeros, without a word before (a soft
+    source there was noted). Each noted monitor does record zeros; one a cell in, one of a
+    component normal to the wall, and one of which a component moves get no note."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    scene = yf.Scene.load("examples/cavity_pec.toml")   # PEC walls, 24 x 20 x 16 cells
+    mons = [yf.Probe(name="wall", cell=(0, 5, 5), components=["ez", "ey"]),
+            yf.Probe(name="inside", cell=(20, 15, 10), components=["ex"]),
+            yf.Snapshot(name="s", component="ez", axis="x", index=0),
+            yf.Snapshot(name="s2", component="ey", axis="x", index=24),
+            # nothing to say of these
+            yf.Probe(name="normal", cell=(0, 5, 5), components=["ex", "ey"]),
+            yf.Probe(name="in", cell=(1, 5, 5), components=["ez"]),
+            yf.Snapshot(name="n", component="ex", axis="x", index=0),
+            yf.Snapshot(name="a", component="ez", axis="z", index=0),
+            yf.Snapshot(name="b", component="ez", axis="x", index=1)]
+    box = yf.Box(center=(0.0205, 0.019, 0.0085), size=(0.005, 0.008, 0.005), material="pec")
+    scene = scene.model_copy(update={"monitors": mons, "objects": [box]})
+    notes = [n for n in notes_before_run(scene, make_grid(scene), 50)
+             if n.startswith("monitors")]
+    assert notes == [
+        "monitors[0] ('wall'): ez, ey are held at zero at the probe's point (on a PEC wall, "
+        "or inside a PEC or PMC object), so it records only zeros; move it off the conductor",
+        "monitors[1] ('inside'): ex is held at zero at the probe's point (on a PEC wall, or "
+        "inside a PEC or PMC object), so it records only zeros; move it off the conductor",
+        "monitors[2] ('s'): its plane lies on the x_min PEC wall, where ez is held at zero, "
+        "so it records only zeros; move it a cell in, or record a component normal to the "
+        "wall",
+        "monitors[3] ('s2'): its plane lies on the x_max PEC wall, where ey is held at zero, "
+        "so it records only zeros; move it a cell in, or record a component normal to the "
+        "wall"]
+    res = yf.run(scene, steps=50, progress=False)
+    assert [n for n in res.stats["notes"] if n.startswith("monitors")] == notes
+    zero = {"wall", "inside", "s", "s2"}
+    for name in ("wall", "inside", "normal", "in"):
+        moved = any(np.any(v != 0) for v in res.probes[name].data.values())
+        assert moved == (name not in zero), name
+    for name in ("s", "s2", "n", "a", "b"):
+        assert np.any(res.snapshots[name].frames != 0) == (name not in zero), name
+    # CPML faces: E along the PEC wall behind the layer
+    d = scene.model_copy(update={"boundaries": yf.Boundaries.uniform(yf.Cpml(cells=4)),
+                                 "objects": []})
+    notes = [n for n in notes_before_run(d, make_grid(d), 50) if n.startswith("monitors")]
+    assert notes[0].startswith("monitors[0] ('wall'): ez, ey are held at zero")
+    assert notes[1].startswith("monitors[2] ('s'): its plane lies on the x_min CPML wall")

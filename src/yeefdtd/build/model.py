@@ -151,7 +151,7 @@ def notes_before_run(scene: Scene, grid: YeeGrid, steps: int,
     points involved alone), a run from the model's."""
     return (run_notes(scene) + boundary_notes(scene) + object_notes(scene, grid)
             + source_notes(scene, grid, tables, steps, samples, face_kinds(scene))
-            + monitor_notes(scene, steps, grid))
+            + monitor_notes(scene, steps, grid, face_kinds(scene)))
 
 
 #: reflection (dB) of a CPML of N cells on every face of a TMz grid of 60 x 60 cells of 1

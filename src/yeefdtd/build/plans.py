@@ -15,7 +15,7 @@ import numpy as np
 from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
 from .coefficients import SRC, ComponentTable, held_at_zero
-from .grid import OFFSETS, YeeGrid
+from .grid import OFFSETS, YeeGrid, axis_of
 from .storage import H_SHIFT, strength_note
 
 
@@ -284,16 +284,35 @@ def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
     return None
 
 
-def monitor_notes(scene, steps: int, grid: YeeGrid) -> tuple[str, ...]:
+def monitor_notes(scene, steps: int, grid: YeeGrid,
+                  faces: dict[str, str] | None = None) -> tuple[str, ...]:
     """What a user should hear of the monitors before a run: one that records every more
     steps than the run has records nothing; a probe inside a CPML layer records the
-    layer's stretched fields, not those of the medium."""
+    layer's stretched fields, not those of the medium. With ``faces`` (face_kinds'): a
+    probe whose every component is held at zero at its point (on a PEC wall, inside a PEC
+    or PMC object: held_at_zero), and a snapshot of E along a PEC wall (or one behind a
+    CPML), record only zeros."""
     out = []
+    planes = {p.name: p for p in snapshot_plans(scene, grid)} if faces is not None else {}
     for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors, strict=True)):
         if mon.every > steps:
             out.append(f"monitors[{i}] ({name!r}): records every {mon.every} steps, more "
                        f"than the run's {steps}, so it records nothing; lower its every")
         if not isinstance(mon, Probe):
+            wall = _wall_of(planes[name], grid, faces) if name in planes else None
+            if wall is not None:
+                out.append(f"monitors[{i}] ({name!r}): its plane lies on the {wall} wall, "
+                           f"where {mon.component} is held at zero, so it records only "
+                           "zeros; move it a cell in, or record a component normal to the "
+                           "wall")
+            continue
+        comps = mon.components or grid.components
+        if faces is not None and all(held_at_zero(scene, grid, c, _node(grid, c, mon), faces)
+                                     for c in comps):
+            out.append(f"monitors[{i}] ({name!r}): {', '.join(comps)} "
+                       f"{'is' if len(comps) == 1 else 'are'} held at zero at the probe's "
+                       "point (on a PEC wall, or inside a PEC or PMC object), so it records "
+                       "only zeros; move it off the conductor")
             continue
         where = next(filter(None, (in_cpml(scene, grid, c, _node(grid, c, mon))
                                    for c in mon.components or grid.components)), None)
@@ -302,6 +321,19 @@ def monitor_notes(scene, steps: int, grid: YeeGrid) -> tuple[str, ...]:
                        "fields are those of the absorbing layer, not of the medium; move it "
                        "out of the layer")
     return tuple(out)
+
+
+def _wall_of(plan, grid: YeeGrid, faces: dict[str, str]) -> str | None:
+    """The face ("x_min") whose PEC wall (or a CPML's, behind it) holds every point of a
+    snapshot's plane at zero: E tangential to it, on its plane; else None."""
+    c, a = plan.component, plan.axis
+    if c[0] != "e" or axis_of(c) == a or grid.periodic[a]:
+        return None
+    for side, idx in (("min", 0), ("max", grid.cells[a])):
+        face = f"{'xyz'[a]}_{side}"
+        if plan.index == idx and faces[face] in ("pec", "cpml"):
+            return f"{face} {'CPML' if faces[face] == 'cpml' else 'PEC'}"
+    return None
 
 
 def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,

@@ -1202,3 +1202,21 @@ def test_a_monitor_held_at_zero_gets_a_note(tmp_path):
     notes = [n for n in notes_before_run(d, make_grid(d), 50) if n.startswith("monitors")]
     assert notes[0].startswith("monitors[0] ('wall'): ez, ey are held at zero")
     assert notes[1].startswith("monitors[2] ('s'): its plane lies on the x_min CPML wall")
+
+
+def test_a_duration_shorter_than_a_step_gets_a_note():
+    """run.duration shorter than dt ran one whole step (1.8 ps for 1 fs asked), without a
+    word; a duration of a step or more (rounded up by less than one) gets none."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    scene = yf.Scene.load("examples/cavity_pec.toml")
+    dt = make_grid(scene).dt
+    short = scene.model_copy(update={"run": yf.RunSettings(duration=1e-15)})
+    res = yf.run(short, progress=False)
+    assert res.stats["steps"] == 1
+    assert res.stats["notes"][0] == (
+        f"run.duration: 1e-15 s is less than one time step ({dt:.4g} s), so the run takes "
+        f"one, {dt / 1e-15:.3g} times as long; give a duration of a step or more")
+    for d in (dt, 1.5 * dt):
+        s = scene.model_copy(update={"run": yf.RunSettings(duration=d)})
+        assert not [n for n in notes_before_run(s, make_grid(s), 2) if "duration" in n]

@@ -149,7 +149,8 @@ def notes_before_run(scene: Scene, grid: YeeGrid, steps: int,
     not see, sources that add nothing or that the grid cannot carry, monitors that record
     nothing. ``yeefdtd validate`` gives them without ``tables`` and ``samples`` (from the
     points involved alone), a run from the model's."""
-    return (run_notes(scene) + boundary_notes(scene) + object_notes(scene, grid)
+    return (run_notes(scene) + _short_duration(scene, grid.dt, steps) + boundary_notes(scene)
+            + object_notes(scene, grid)
             + source_notes(scene, grid, tables, steps, samples, face_kinds(scene))
             + monitor_notes(scene, steps, grid, face_kinds(scene)))
 
@@ -187,6 +188,16 @@ def boundary_notes(scene: Scene) -> tuple[str, ...]:
             out.append(what + "a thicker one needs a longer axis (a layer takes at most a "
                               "third of it)")
     return tuple(out)
+
+
+def _short_duration(scene: Scene, dt: float, steps: int) -> tuple[str, ...]:
+    """A run.duration shorter than one time step, which the run takes whole (step_count):
+    so many times what was asked, without a word before."""
+    d = scene.run.duration
+    if scene.run.steps is not None or d is None or steps != 1 or not d < dt:
+        return ()
+    return (f"run.duration: {d:.4g} s is less than one time step ({dt:.4g} s), so the run "
+            f"takes one, {dt / d:.3g} times as long; give a duration of a step or more",)
 
 
 def run_notes(scene: Scene) -> tuple[str, ...]:

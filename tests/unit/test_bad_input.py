@@ -592,9 +592,9 @@ def test_sources_that_drive_nothing_get_no_note_about_their_strength(capsys, mon
     assert capsys.readouterr().err.count("note:") == 1
 
 
-NOTHING_DRIVES = ("sources: {}, so nothing drives the fields: they keep their initial "
-                  "values (zero, unless set with stepper.set_field) and every monitor records "
-                  "those; add a source, or give one an amplitude")
+NOTHING_DRIVES = ("sources: {}, so nothing drives the fields: they stay zero, and every "
+                  "monitor records zeros, unless set with stepper.set_field (they then evolve "
+                  "from those values); add a source, or give one an amplitude")
 
 
 def test_a_scene_that_drives_nothing_is_noted(tmp_path, capsys):

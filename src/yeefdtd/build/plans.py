@@ -350,9 +350,9 @@ def source_notes(scene, grid: YeeGrid, tables: dict[str, ComponentTable] | None,
         else []
     if not any(src.amplitude != 0 for src in scene.sources):
         what = "none is given" if not scene.sources else "every amplitude is 0"
-        out.append(f"sources: {what}, so nothing drives the fields: they keep their initial "
-                   "values (zero, unless set with stepper.set_field) and every monitor "
-                   "records those; add a source, or give one an amplitude")
+        out.append(f"sources: {what}, so nothing drives the fields: they stay zero, and "
+                   "every monitor records zeros, unless set with stepper.set_field (they then "
+                   "evolve from those values); add a source, or give one an amplitude")
     for i, src in enumerate(scene.sources):
         c = src.component
         idx = _node(grid, c, src)

@@ -95,6 +95,13 @@ class Named(dict):
         raise NotFound(f"{self.what} {key!r}: not in this result; it has "
                        f"{', '.join(map(repr, self)) or 'none'}")
 
+    def __getitem__(self, key):
+        try:
+            return super().__getitem__(key)
+        except TypeError:   # a list of names: Python's "unhashable type: 'list'"
+            raise NotFound(f"{self.what} {key!r}: not a name; give one of "
+                           f"{', '.join(map(repr, self)) or 'none'}"[:300]) from None
+
 
 def _plain(v):
     """NumPy's numbers and arrays in stats as JSON's (anything else: its text)."""

@@ -34,6 +34,11 @@ def test_a_name_a_result_does_not_hold_lists_those_it_does(result):
     with pytest.raises(KeyError):   # a NotFound is a KeyError too: `in` and .get() work
         result.probes["p"]["bx"]
     assert result.snapshots.get("x") is None and "p" in result.probes
+    # a list of names: Python's "unhashable type: 'list'" before
+    with pytest.raises(yf.NotFound, match=r"probe \['p'\]: not a name; give one of 'p'"):
+        result.probes[["p"]]
+    with pytest.raises(yf.NotFound, match=r"component \['ez'\]: not a name; give one of"):
+        result.probes["p"][["ez"]]
 
 
 @pytest.mark.parametrize("path, says", [("", "empty path"), (None, "not NoneType"),

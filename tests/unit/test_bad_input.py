@@ -1220,3 +1220,29 @@ def test_a_duration_shorter_than_a_step_gets_a_note():
     for d in (dt, 1.5 * dt):
         s = scene.model_copy(update={"run": yf.RunSettings(duration=d)})
         assert not [n for n in notes_before_run(s, make_grid(s), 2) if "duration" in n]
+
+
+def test_samples_between_the_runs_instants_are_said_to_be_so():
+    """Samples 0.2 ps apart, all between two of the instants a run of 1.83 ps steps reads
+    them at, drive nothing: the note said to move them into the run or run longer, neither
+    of which helps; it says to resample them. Samples past the run's end keep the old
+    advice."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    s = yf.Scene.load("examples/cavity_pec.toml")
+
+    def note(start):
+        src = s.sources[0].model_copy(update={"waveform": yf.Samples(
+            dt=0.2e-12, values=[0, 1, 0, -1, 0], start=start)})
+        d = s.model_copy(update={"sources": [src]})
+        return [n for n in notes_before_run(d, make_grid(d), 300) if "drives nothing" in n]
+
+    dt = make_grid(s).dt
+    assert note(0.0) == [f"sources[0]: its samples lie between the instants the run reads "
+                         f"its waveform at (every {dt:.4g} s), so it drives nothing; resample "
+                         f"them at {dt:.4g} s or more"]
+    assert yf.run(s.model_copy(update={"sources": [s.sources[0].model_copy(update={
+        "waveform": yf.Samples(dt=0.2e-12, values=[0, 1, 0, -1, 0])})]}), steps=300,
+        progress=False).probes["inside"]["ez"].max() == 0   # it does drive nothing
+    for start in (1e-9, -1e-9):   # past the run's end (0.55 ns), or before its start
+        assert note(start)[0].endswith("move its samples into the run (start) or run longer")

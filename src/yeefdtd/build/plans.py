@@ -152,10 +152,17 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
             how = "is zero" if peak == 0 else f"stays below {WEAKEST:g} of its peak"
             where = "its samples into the run (start)" if src.waveform.type == "samples" \
                 else "its pulse into the run (its delay, t0 or tau)"
-            out.append(f"sources[{i}]: its {src.waveform.type} waveform {how} through the "
-                       f"run's {steps} step{'s' if steps != 1 else ''} (it ends at t = "
-                       f"{steps * grid.dt:.4g} s), so it drives nothing; move {where} or "
-                       "run longer")
+            first, last = src.waveform.support() if src.waveform.type == "samples" and \
+                peak > 0 else (math.inf, math.inf)
+            if first <= steps * grid.dt and last >= 0:   # inside, but read at no instant
+                out.append(f"sources[{i}]: its samples lie between the instants the run "
+                           f"reads its waveform at (every {grid.dt:.4g} s), so it drives "
+                           f"nothing; resample them at {grid.dt:.4g} s or more")
+            else:
+                out.append(f"sources[{i}]: its {src.waveform.type} waveform {how} through "
+                           f"the run's {steps} step{'s' if steps != 1 else ''} (it ends at "
+                           f"t = {steps * grid.dt:.4g} s), so it drives nothing; move {where} "
+                           "or run longer")
         out += _frequency_notes(i, src.waveform, scene, grid)
         out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)

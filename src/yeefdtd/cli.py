@@ -583,6 +583,9 @@ def _cmd_tune(args) -> int:
         if args.size is not None:
             raise ValidationError(f"-n/--size: sizes only a benchmark scene ({', '.join(SCENES)})"
                                   f"; {args.scene} is a scene file, whose grid is its own")
+        if Path(args.scene).suffix.lower() not in (".toml", ".json"):   # (file types alone)
+            raise ValidationError(f"scene: {args.scene!r} is neither a benchmark scene ("
+                                  f"{', '.join(SCENES)}) nor a scene file (.toml or .json)")
         scene = Scene.load(args.scene)
     # what `yeefdtd run` would run, unless told otherwise
     # (an empty --variant is refused as one, not taken for the scene's: is None, not falsy)
@@ -621,6 +624,15 @@ def _cmd_kernels(args) -> int:
         return 0
     try:
         var = make_variant(args.variant if args.variant is not None else "indexed")
+        # options whose range depends on the grid (temporal's steps): within one's at least
+        refusals = []
+        for mode in var.dims:
+            try:
+                var.check(mode)
+            except YeeError as exc:
+                refusals.append(exc)
+        if refusals and len(refusals) == len(var.dims):
+            raise refusals[-1]
     except YeeError as exc:
         raise type(exc)(f"--variant {str(exc).removeprefix('variant: ')}") from None
     print(kernel_source(var.files))

@@ -300,6 +300,10 @@ def test_plots_of_values_near_floats_largest(tmp_path):
     (["validate", "scene.yaml"], "unknown scene file type"),
     (["validate", ""], "scene: an empty path; give a .toml or .json file"),
     (["kernels", "--variant", "bogus"], "--variant unknown kernel variant 'bogus'"),
+    # past what a pass keeps on any grid (it printed the source of 'temporal')
+    (["tune", "nosuch"], "scene: 'nosuch' is neither a benchmark scene (pec-box, "),
+    (["kernels", "--variant", "temporal:steps=1000"], "--variant temporal steps must be an "
+                                                     "integer from 2 to 8"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -154,7 +154,9 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
                 else "its pulse into the run (its delay, t0 or tau)"
             first, last = src.waveform.support() if src.waveform.type == "samples" and \
                 peak > 0 else (math.inf, math.inf)
-            if first <= steps * grid.dt and last >= 0:   # inside, but read at no instant
+            # inside the run, narrower than a step, and read at no instant (a span of
+            # seconds in a run of nanoseconds is read: near its zero end, below the floor)
+            if first <= steps * grid.dt and last >= 0 and last - first < grid.dt:
                 out.append(f"sources[{i}]: its samples lie between the instants the run "
                            f"reads its waveform at (every {grid.dt:.4g} s), so it drives "
                            f"nothing; resample them at {grid.dt:.4g} s or more")

@@ -114,8 +114,7 @@ def dft(values, times, freqs) -> np.ndarray:
                 "(a probe's every)")
     # the sum of x over its peak, scaled after: values near float's largest (a diverged
     # float64 run's) overflowed it into NaN, as they did spectrum's
-    peak = float(np.abs(x).max()) if len(x) else 1.0
-    peak = peak or 1.0
+    peak = float(np.abs(x).max(initial=0.0)) or 1.0
     out = np.empty(f.shape, dtype=np.complex128)
     with np.errstate(over="ignore"):   # a transform past float's range: inf, as it is
         for i, fi in enumerate(f.ravel()):

@@ -149,10 +149,10 @@ def notes_before_run(scene: Scene, grid: YeeGrid, steps: int,
     not see, sources that add nothing or that the grid cannot carry, monitors that record
     nothing. ``yeefdtd validate`` gives them without ``tables`` and ``samples`` (from the
     points involved alone), a run from the model's."""
+    faces = face_kinds(scene)
     return (run_notes(scene) + _short_duration(scene, grid.dt, steps) + boundary_notes(scene)
-            + object_notes(scene, grid)
-            + source_notes(scene, grid, tables, steps, samples, face_kinds(scene))
-            + monitor_notes(scene, steps, grid, face_kinds(scene)))
+            + object_notes(scene, grid) + source_notes(scene, grid, tables, steps, samples, faces)
+            + monitor_notes(scene, steps, grid, faces))
 
 
 #: reflection (dB) of a CPML of N cells on every face of a TMz grid of 60 x 60 cells of 1

@@ -524,9 +524,12 @@ def _cmd_bench(args) -> int:
                                   "alone; leave one of them out")
     if args.plots is not None and not args.scene and (args.suite or "table") == "table":
         # (it was taken, and the table timed, for no plot)
-        raise ValidationError("--plots: the table suite has no studies to plot; give a "
-                              "study suite (--suite sizes, threads, blocks2d, coalescing, "
-                              "seeds or all), or leave --plots out")
+        from .bench_studies import SUITES
+
+        studies = [s for s in SUITES if s != "table"]
+        raise ValidationError(f"--plots: the table suite has no studies to plot; give a "
+                              f"study suite (--suite {', '.join(studies[:-1])} or "
+                              f"{studies[-1]}), or leave --plots out")
     if args.json is not None:
         check_writable(args.json, "--json")
     if args.plots is not None:

@@ -58,6 +58,11 @@ def _a_result(result, where: str) -> None:
     result._check()
 
 
+def _recorded(probe) -> bool:
+    """Whether a probe recorded anything (a run shorter than its ``every``: nothing)."""
+    return any(len(v) for v in probe.data.values())
+
+
 def plot_probe(result, name: str, path: str | Path) -> Path:
     """Time series (top) and magnitude spectrum (bottom) of every component of a probe."""
     _a_result(result, "plot_probe")
@@ -69,7 +74,7 @@ def _probe_figure(result, name: str, path: str | Path) -> Path:
     from .exceptions import ValidationError
 
     probe = result.probes[name]
-    if not any(len(v) for v in probe.data.values()):   # empty axes were written
+    if not _recorded(probe):   # empty axes were written
         raise ValidationError(f"probe {name!r} recorded nothing (the run ended before its "
                               "first sample)")
     path = _png(path)
@@ -284,7 +289,7 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
     try:
         for name, probe in result.probes.items():
             what = f"probe {name!r}"
-            if any(len(v) for v in probe.data.values()):   # (an empty one: unplotted())
+            if _recorded(probe):   # (an empty one: unplotted())
                 out.append(_probe_figure(result, name, directory / f"{stem}_probe_{name}.png"))
         for name, snap in result.snapshots.items():
             what = f"snapshot {name!r}"
@@ -302,8 +307,7 @@ def unplotted(result) -> list[str]:
     arrays to read, not plots."""
     _a_result(result, "unplotted")
     out = [f"{kind} {name!r} recorded nothing" for kind, items in
-           (("probe", {n: p for n, p in result.probes.items()
-                       if not any(len(v) for v in p.data.values())}),
+           (("probe", {n: p for n, p in result.probes.items() if not _recorded(p)}),
             ("snapshot", {n: s for n, s in result.snapshots.items() if not len(s.frames)}))
            for name in items]
     if result.fields is not None:

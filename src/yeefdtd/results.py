@@ -91,16 +91,18 @@ class Named(dict):
         super().__init__(items)
         self.what = what
 
+    def _held(self) -> str:
+        return ", ".join(map(repr, self)) or "none"
+
     def __missing__(self, key):
-        raise NotFound(f"{self.what} {key!r}: not in this result; it has "
-                       f"{', '.join(map(repr, self)) or 'none'}")
+        raise NotFound(f"{self.what} {key!r}: not in this result; it has {self._held()}")
 
     def __getitem__(self, key):
         try:
             return super().__getitem__(key)
         except TypeError:   # a list of names: Python's "unhashable type: 'list'"
             raise NotFound(f"{self.what} {key!r}: not a name; give one of "
-                           f"{', '.join(map(repr, self)) or 'none'}"[:300]) from None
+                           f"{self._held()}"[:300]) from None
 
 
 def _plain(v):

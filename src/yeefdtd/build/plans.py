@@ -14,8 +14,8 @@ import numpy as np
 
 from ..description.monitors import Probe, Snapshot
 from ..exceptions import SetupError
-from .coefficients import SRC, ComponentTable, held_at_zero
-from .grid import OFFSETS, YeeGrid, axis_of
+from .coefficients import SRC, ComponentTable, _tangential_walls, held_at_zero
+from .grid import OFFSETS, YeeGrid
 from .storage import H_SHIFT, strength_note
 
 
@@ -152,11 +152,7 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
             how = "is zero" if peak == 0 else f"stays below {WEAKEST:g} of its peak"
             where = "its samples into the run (start)" if src.waveform.type == "samples" \
                 else "its pulse into the run (its delay, t0 or tau)"
-            first, last = src.waveform.support() if src.waveform.type == "samples" and \
-                peak > 0 else (math.inf, math.inf)
-            # inside the run, narrower than a step, and read at no instant (a span of
-            # seconds in a run of nanoseconds is read: near its zero end, below the floor)
-            if first <= steps * grid.dt and last >= 0 and last - first < grid.dt:
+            if peak > 0 and _between_instants(src.waveform, grid.dt, steps):
                 out.append(f"sources[{i}]: its samples lie between the instants the run "
                            f"reads its waveform at (every {grid.dt:.4g} s), so it drives "
                            f"nothing; resample them at {grid.dt:.4g} s or more")
@@ -168,6 +164,16 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
         out += _frequency_notes(i, src.waveform, scene, grid)
         out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)
+
+
+def _between_instants(wf, dt: float, steps: int) -> bool:
+    """Whether ``wf`` is a Samples waveform whose span lies inside a run of ``steps`` steps
+    of ``dt`` and is narrower than a step, so that the run may read it at no instant (a span
+    of seconds in a run of nanoseconds is read: near its zero end, below the floor)."""
+    if wf.type != "samples":
+        return False
+    first, last = wf.support()
+    return first <= steps * dt and last >= 0 and last - first < dt
 
 
 def _cut_note(i: int, wf) -> list[str]:
@@ -324,7 +330,7 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
                        "only zeros; move it off the conductor")
             continue
         where = next(filter(None, (in_cpml(scene, grid, c, _node(grid, c, mon))
-                                   for c in mon.components or grid.components)), None)
+                                   for c in comps)), None)
         if where:
             out.append(f"monitors[{i}] ({name!r}): the probe lies inside {where}, where the "
                        "fields are those of the absorbing layer, not of the medium; move it "
@@ -335,13 +341,11 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
 def _wall_of(plan, grid: YeeGrid, faces: dict[str, str]) -> str | None:
     """The face ("x_min") whose PEC wall (or a CPML's, behind it) holds every point of a
     snapshot's plane at zero: E tangential to it, on its plane; else None."""
-    c, a = plan.component, plan.axis
-    if c[0] != "e" or axis_of(c) == a or grid.periodic[a]:
+    if plan.component[0] != "e":
         return None
-    for side, idx in (("min", 0), ("max", grid.cells[a])):
-        face = f"{'xyz'[a]}_{side}"
-        if plan.index == idx and faces[face] in ("pec", "cpml"):
-            return f"{face} {'CPML' if faces[face] == 'cpml' else 'PEC'}"
+    for s, idx, kind in _tangential_walls(grid, plan.component, faces):
+        if s == plan.axis and plan.index == idx and kind in ("pec", "cpml"):
+            return f"{'xyz'[s]}_{'min' if idx == 0 else 'max'} {kind.upper()}"
     return None
 
 

@@ -36,7 +36,8 @@ class _Waveform(StrictModel):
             except (OverflowError, ZeroDivisionError):
                 return np.full_like(t, np.nan)
         # a NaN time has no value (a waveform zero before t = 0 gave 0 for it)
-        return np.where(np.isnan(t), np.nan, out) if np.isnan(t).any() else out
+        nan = np.isnan(t)
+        return np.where(nan, np.nan, out) if nan.any() else out
 
     def _value(self, t):
         raise NotImplementedError

@@ -95,7 +95,10 @@ def _probe_figure(result, name: str, path: str | Path) -> Path:
             a = a / div
             ax_t.plot(probe.times[c] * 1e9, a, label=label, lw=1)
             if len(a) > 1 and np.any(a) and np.isfinite(a).all():
-                f, mag = spectrum(a, probe.times[c])
+                # padded 4 times over for a smooth curve, but not a record of millions of
+                # samples, whose own bins are finer than a plot shows (and whose padded FFT
+                # took gigabytes)
+                f, mag = spectrum(a, probe.times[c], pad=4 if len(a) <= PADDED_SAMPLES else 1)
                 if np.isfinite(mag).all():
                     ax_f.semilogy(f / 1e9, mag, label=label, lw=1)
         ax_t.set_xlabel("time (ns)")
@@ -114,6 +117,10 @@ def _probe_figure(result, name: str, path: str | Path) -> Path:
             if f_hi > 0:
                 ax_f.set_xlim(0, 1.2 * f_hi)
     return _save(fig, path)
+
+
+#: the longest record whose spectrum a probe's plot pads (see _probe_figure)
+PADDED_SAMPLES = 1 << 22
 
 
 def _shown_power(arrays: list[np.ndarray]) -> tuple[str, float]:

@@ -41,6 +41,12 @@ def _series(values, times, least: int = 2) -> tuple[np.ndarray, np.ndarray]:
         if not (steps > 0).all() or np.ptp(steps) > spread:
             raise ValidationError("times: not evenly spaced and increasing; give a probe's "
                                   "record (its times) or resample")
+        # a step below float's smallest normal number: its frequencies (1 / step) overflow
+        # into infinity and NaN, and its few significant bits spread the steps
+        if steps[0] < np.finfo(np.float64).tiny:
+            raise ValidationError(f"times: a step of {steps[0]:.3g} s, below float's normal "
+                                  f"range ({np.finfo(np.float64).tiny:.3g}), where its "
+                                  "frequencies overflow; give the times in seconds")
     return x, t
 
 
@@ -133,8 +139,13 @@ def spectrum(values, times, pad: int = 4) -> tuple[np.ndarray, np.ndarray]:
     # the FFT of x over its peak, scaled after: values near float's largest (a diverged
     # float64 run's) overflowed its sums into infinity and NaN
     peak = float(np.abs(x).max()) or 1.0
-    with np.errstate(over="ignore"):
-        return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x / peak, n)) * (peak * step)
+    try:
+        with np.errstate(over="ignore"):
+            return np.fft.rfftfreq(n, step), np.abs(np.fft.rfft(x / peak, n)) * (peak * step)
+    except MemoryError:   # the padded record and its transform, in float64 and complex128
+        raise ValidationError(
+            f"pad: the FFT of {len(x)} samples padded to {n} points does not fit in memory; "
+            "give a smaller pad, or record fewer samples (a probe's every)") from None
 
 
 def _ringing(x: np.ndarray) -> np.ndarray:

@@ -118,6 +118,31 @@ def test_plot_probe_refuses_a_probe_that_recorded_nothing(scene_file, tmp_path):
     assert not (tmp_path / "late.png").exists()
 
 
+def test_a_probes_plot_pads_the_spectrum_of_short_records_only(scene_file, tmp_path,
+                                                                monkeypatch):
+    """A record longer than PADDED_SAMPLES is transformed unpadded: padded 4 times over, one
+    of tens of millions of samples took gigabytes for bins finer than the plot shows."""
+    import yeefdtd.plot as plot
+
+    pads = []
+    real = plot.spectrum
+
+    def spy(values, times, pad=4):
+        pads.append((len(values), pad))
+        return real(values, times, pad)
+
+    monkeypatch.setattr(plot, "spectrum", spy)
+    d = yf.Scene.load(scene_file)
+    probed = d.model_copy(update={"monitors": [yf.Probe(name="p", cell=(5, 5),
+                                                        components=["ez"])]})
+    res = yf.run(probed, steps=30, progress=False)
+    plot.plot_probe(res, "p", tmp_path / "short.png")
+    monkeypatch.setattr(plot, "PADDED_SAMPLES", 29)
+    plot.plot_probe(res, "p", tmp_path / "long.png")
+    assert pads == [(30, 4), (30, 1)]
+    assert (tmp_path / "long.png").stat().st_size > 0
+
+
 def test_validate_schema_info(scene_file, tmp_path, capsys):
     assert main(["validate", str(scene_file)]) == 0
     assert "valid" in capsys.readouterr().out

@@ -753,3 +753,31 @@ def test_plots_check_the_result_they_are_given(result, tmp_path):
     with pytest.raises(yf.ValidationError, match="stem: the start of the plots' file names"):
         plot_result(result, tmp_path, None)
     assert not list(tmp_path.glob("*.png"))
+
+
+def test_spectra_refuse_time_steps_below_floats_normal_range():
+    """A step of 1e-320 s: 1 / step overflowed, and spectrum's frequencies came out as NaN
+    and infinity, peak_frequencies' as NaN."""
+    x, t = _ring()
+    t = np.arange(len(x)) * 1e-320
+    for call in (lambda: spectra.spectrum(x, t), lambda: spectra.dft(x, t, [0.0]),
+                 lambda: spectra.peak_frequencies(x, t, 1)):
+        with pytest.raises(yf.ValidationError, match="times: a step of 1e-320 s, below "):
+            call()
+    f, _ = spectra.spectrum(x, np.arange(len(x)) * 1e-300)   # small, but normal: finite
+    assert np.isfinite(f).all()
+
+
+def test_a_spectrum_too_large_for_memory_says_so_in_one_line(monkeypatch):
+    """An FFT that finds no memory (tens of millions of samples with a large pad) ended in a
+    bare MemoryError; it says what to change instead."""
+    x, t = _ring()
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(np.fft, "rfft", no_memory)
+    with pytest.raises(yf.ValidationError,
+                       match=r"pad: the FFT of 400 samples padded to 2048 points does not "
+                             r"fit in memory; give a smaller pad"):
+        spectra.spectrum(x, t)

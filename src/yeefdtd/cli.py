@@ -32,16 +32,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def _positive_int(text: str) -> int:
+def _positive_int(text: str, most: int = MAX_STEPS) -> int:
     try:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if v <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {v}")
-    if v > MAX_STEPS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_STEPS:.0e}, got {v}")
+    if v > most:
+        raise argparse.ArgumentTypeError(f"must be at most {most:.0e}, got {v}"
+                                         if most == MAX_STEPS else
+                                         f"must be at most {most}, got {v}")
     return v
+
+
+def _thread_count(text: str) -> int:
+    from .backends.numpy.stepper import MAX_THREADS
+
+    return _positive_int(text, MAX_THREADS)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -59,7 +67,7 @@ def parser() -> argparse.ArgumentParser:
                    help="override run.dtype (float16, bfloat16: fields stored in 16 bits)")
     r.add_argument("--steps", type=_positive_int, help="override the number of steps")
     r.add_argument("--variant", help="CUDA kernel variant (see 'yeefdtd kernels --list')")
-    r.add_argument("--threads", type=_positive_int,
+    r.add_argument("--threads", type=_thread_count,
                    help="threads of the numpy backend (default: $YEEFDTD_THREADS, or every "
                         "processor)")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")

@@ -103,8 +103,9 @@ def make_stepper(model: Model, backend: str | None = None, dtype: str | None = N
                   **{k: v for k, v in options.items() if k in accepted})
     if stepper.storage.note:
         _note_once(stepper.storage.note)
-    if getattr(stepper, "auto_note", None):
-        _note_once(stepper.auto_note)
+    for text in (getattr(stepper, "auto_note", None), stepper.note):
+        if text:
+            _note_once(text)
     return stepper
 
 

@@ -173,12 +173,13 @@ def test_run_takes_the_numpy_threads(scene_file, tmp_path, capsys, monkeypatch):
     one, three = yf.load(tmp_path / "r1.h5").probes, yf.load(tmp_path / "r3.h5").probes
     assert one and one == three
     capsys.readouterr()
-    for bad in ("0", "two"):
+    for bad, says in (("0", "must be > 0, got 0"), ("two", "expected a whole number"),
+                      ("4097", "must be at most 4096, got 4097")):
         with pytest.raises(SystemExit) as stop:
             main(["run", str(scene_file), "--threads", bad])
         assert stop.value.code == 2
         err = capsys.readouterr().err
-        assert "argument --threads: " in err and not (tmp_path / "small.h5").exists()
+        assert f"argument --threads: {says}" in err and not (tmp_path / "small.h5").exists()
 
 
 def test_info_says_the_numpy_threads_and_refuses_a_bad_count(monkeypatch, capsys):

@@ -124,10 +124,33 @@ def test_threads_run_without_numpys_warnings(monkeypatch):
     assert not np.isfinite(st.max_abs())
 
 
-@pytest.mark.parametrize("threads", [0, -2, 2.5, "4", True, None.__class__])
+@pytest.mark.parametrize("threads", [0, -2, 2.5, "4", True, None.__class__, 4097, 10**9])
 def test_threads_of_the_wrong_kind_are_one_line(threads):
-    with pytest.raises(ValidationError, match=r"^threads: a whole number of 1 or more, not "):
+    with pytest.raises(ValidationError, match=r"^threads: a whole number from 1 to 4096, not "):
         numpy_stepper.NumpyStepper(yf.build_model(lossy_scene(steps=2)), threads=threads)
+
+
+def test_more_threads_than_processors_are_noted_once(monkeypatch, capsys):
+    """Threads past the processors take turns and slow the run (a third of its speed at
+    four times as many), which the run said nothing of; it says so in one note, and says
+    nothing at as many threads as processors."""
+    import importlib
+
+    monkeypatch.setattr(numpy_stepper, "processors", lambda: 2)
+    monkeypatch.setattr(importlib.import_module("yeefdtd.run"), "_notes_shown", set())
+    scene = lossy_scene(steps=4)
+    yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 2})
+    assert "threads" not in capsys.readouterr().err
+    for _ in range(2):
+        yf.run(scene, backend="numpy", progress=False, stepper_options={"threads": 5})
+    err = capsys.readouterr().err
+    assert err == ("note: the numpy backend runs 5 threads on 2 processors; they take turns, "
+                   "which slows the run: give 2 threads or fewer (--threads, "
+                   "YEEFDTD_THREADS)\n")
+    monkeypatch.setenv("YEEFDTD_THREADS", "4097")
+    with pytest.raises(ValidationError, match=r"^YEEFDTD_THREADS: '4097' is not a whole number "
+                                              r"from 1 to 4096; "):
+        numpy_stepper.default_threads()
 
 
 def test_run_takes_threads_and_refuses_bad_ones_in_one_line():

@@ -42,6 +42,9 @@ class Stepper:
 
     #: backend name, as chosen by ``run.backend``
     name = "base"
+    #: a line the run says before its steps, or None (the NumPy backend's: more threads
+    #: than processors)
+    note: str | None = None
 
     def __init__(self, model: Model, dtype: str = "float32"):
         self.model = model

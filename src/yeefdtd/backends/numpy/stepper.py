@@ -61,6 +61,10 @@ MIN_CELLS = 1 << 16
 #: up to 87% of the speed to the lock.
 CHUNK_CELLS = 1 << 17
 
+#: the most threads the NumPy backend takes (more than any machine's processors; a half
+#: step's pieces are at most one a plane of the axis it cuts)
+MAX_THREADS = 4096
+
 
 def default_threads() -> int:
     """``YEEFDTD_THREADS`` where set, else the processors this process may run on."""
@@ -70,15 +74,33 @@ def default_threads() -> int:
             n = int(text)
         except ValueError:
             n = 0
-        if n < 1:
-            raise ValidationError(f"YEEFDTD_THREADS: {text!r} is not a whole number of 1 or "
-                                  "more; set it to the threads the NumPy backend may use, or "
-                                  "unset it to use every processor")
+        if not 1 <= n <= MAX_THREADS:
+            raise ValidationError(f"YEEFDTD_THREADS: {text!r} is not a whole number from 1 "
+                                  f"to {MAX_THREADS}; set it to the threads the NumPy backend "
+                                  "may use, or unset it to use every processor")
         return n
+    return processors()
+
+
+def processors() -> int:
+    """The processors this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):   # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def thread_note(threads: int) -> str | None:
+    """The note on more threads than the process has processors (None where it has as
+    many): the threads take turns, and the run slows (dipole-cpml 96 on 2 processors: 4
+    threads 17% slower than 2, 8 threads 33%; docs/performance.md, "The NumPy backend on
+    threads")."""
+    have = processors()
+    if threads <= have:
+        return None
+    return (f"the numpy backend runs {threads} threads on {have} processor"
+            f"{'s' if have != 1 else ''}; they take turns, which slows the run: give "
+            f"{have} threads or fewer (--threads, YEEFDTD_THREADS)")
 
 
 def _cuts(n: int, parts: int) -> list[tuple[int, int]]:
@@ -394,10 +416,12 @@ class NumpyStepper(Stepper):
         if threads is None:
             threads = default_threads()
         elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) \
-                or threads < 1:
-            raise ValidationError(f"threads: a whole number of 1 or more, not {threads!r}")
+                or not 1 <= threads <= MAX_THREADS:
+            raise ValidationError(f"threads: a whole number from 1 to {MAX_THREADS}, not "
+                                  f"{threads!r}")
         #: the threads a half step's pieces run on (the calling one among them)
         self.threads = int(threads)
+        self.note = thread_note(self.threads)
         self._pool_ = None
         g: YeeGrid = model.grid
         from ...build.memory import STEPPER_PARTS, check_fits

@@ -18,6 +18,7 @@ import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .constants import BENCH_SCENES
 from .description import (
     Box,
     Cpml,
@@ -32,7 +33,7 @@ from .description import (
     Sphere,
 )
 
-SCENES = ("pec-box", "dipole-cpml", "dipole-cpml-aniso", "tmz-2d", "tmz-2d-cpml")
+SCENES = BENCH_SCENES
 CPML_CELLS = 10   # every CPML face of the scenes with layers
 DEFAULT_N = {"pec-box": 256, "dipole-cpml": 512, "dipole-cpml-aniso": 512, "tmz-2d": 8192,
              "tmz-2d-cpml": 8192}

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from .bench import HEADER, Row, bench_model, format_row, measure
+from .constants import BENCH_SUITES
 
-SUITES = ("table", "sizes", "threads", "blocks2d", "coalescing", "seeds", "all")
+SUITES = BENCH_SUITES
 
 
 def _print(row: Row) -> None:

@@ -19,7 +19,7 @@ try:   # the console script imports this module before main can catch Ctrl-C
     from pathlib import Path
 
     from . import __version__
-    from .constants import MAX_STEPS
+    from .constants import BENCH_SCENES, BENCH_SUITES, MAX_STEPS
     from .exceptions import DivergenceError, RunInterrupted, YeeError
     from .io import check_writable, one_line, write_atomic
 except KeyboardInterrupt as exc:
@@ -83,10 +83,8 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser("info", help="version, backends usable here, GPU")
 
     b = sub.add_parser("bench", help="benchmark the CUDA backend on the standard scenes")
-    b.add_argument("--suite", choices=["table", "sizes", "threads", "blocks2d", "coalescing",
-                                       "seeds", "all"], help="a predefined set of cases")
-    b.add_argument("--scene", choices=["pec-box", "dipole-cpml", "dipole-cpml-aniso",
-                                       "tmz-2d", "tmz-2d-cpml"], help="one scene instead")
+    b.add_argument("--suite", choices=BENCH_SUITES, help="a predefined set of cases")
+    b.add_argument("--scene", choices=BENCH_SCENES, help="one scene instead")
     b.add_argument("-n", "--size", type=_positive_int, action="append",
                    help="cells per side (repeatable)")
     b.add_argument("--variant", action="append", help="kernel variant (repeatable)")

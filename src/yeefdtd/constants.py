@@ -25,6 +25,10 @@ AXES = ("x", "y", "z")
 #: kernel variants of the CUDA backend ('auto' picks the fastest for the grid)
 KERNEL_VARIANTS = ("indexed", "seed-xyz", "seed-xy", "seed-plane", "seed-multicell", "tiled-2d",
                    "fused", "temporal")
+#: the benchmark's scenes (yeefdtd bench --scene; the project's SCENES.md) and suites
+#: (--suite), named here so that the command line lists them without loading the benchmark
+BENCH_SCENES = ("pec-box", "dipole-cpml", "dipole-cpml-aniso", "tmz-2d", "tmz-2d-cpml")
+BENCH_SUITES = ("table", "sizes", "threads", "blocks2d", "coalescing", "seeds", "all")
 
 #: most materials a scene may define (ids are uint16 per component; PMC walls add variants)
 MAX_MATERIALS = 16_000

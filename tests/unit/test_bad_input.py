@@ -1241,8 +1241,8 @@ def test_samples_between_the_runs_instants_are_said_to_be_so():
     assert note(0.0) == [f"sources[0]: its samples lie between the instants the run reads "
                          f"its waveform at (every {dt:.4g} s), so it drives nothing; resample "
                          f"them at {dt:.4g} s or more"]
-    assert yf.run(s.model_copy(update={"sources": [s.sources[0].model_copy(update={
+    assert np.abs(yf.run(s.model_copy(update={"sources": [s.sources[0].model_copy(update={
         "waveform": yf.Samples(dt=0.2e-12, values=[0, 1, 0, -1, 0])})]}), steps=300,
-        progress=False).probes["inside"]["ez"].max() == 0   # it does drive nothing
+        progress=False).probes["inside"]["ez"]).max() == 0   # it does drive nothing
     for start in (1e-9, -1e-9):   # past the run's end (0.55 ns), or before its start
         assert note(start)[0].endswith("move its samples into the run (start) or run longer")

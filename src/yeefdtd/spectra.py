@@ -196,17 +196,8 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
-    if f_hi < f_lo:
-        raise ValidationError(f"f_lo, f_hi: {f_lo:.6g} Hz is above {f_hi:.6g} Hz; give the "
-                              "band's lower end first")
-    x = _ringing(x)
-    w = np.hanning(len(x))
-    freqs, mag = spectrum(x * w, t, pad=8)
-    sel = np.flatnonzero((freqs >= f_lo) & (freqs <= f_hi))
-    sel = sel[sel > 0]
-    if len(sel) == 0:
-        raise ValidationError("f_lo, f_hi: no frequency bin above zero between them; record "
-                              "longer or widen the band")
+    x, w, freqs, mag, sel = _windowed_band(x, t, f_lo, f_hi, ("f_lo", "f_hi"))
+    sel = np.flatnonzero(sel)
     if not mag[1:].max() > 0:
         raise ValidationError("values: all zero, so no peak; record where the field rings")
     i = sel[np.argmax(mag[sel])]
@@ -218,6 +209,34 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     df = freqs[1] - freqs[0]
     f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
     return f, float(mag[i] / mag[peaks].max())
+
+
+def _windowed_band(x: np.ndarray, t: np.ndarray, lo: float, hi: float | None,
+                   names: tuple[str, str]):
+    """(x less its mean, the Hann window, freqs, |spectrum| of the windowed x padded 8 times,
+    the mask of the bins above zero from lo to hi) for refine_peak and peak_frequencies
+    (``hi`` None: up to the Nyquist frequency); a one-line ValidationError, naming
+    ``names``, for a band upside down, one past the Nyquist frequency, or one that holds no
+    bin above zero."""
+    if hi is not None and hi < lo:
+        raise ValidationError(f"{names[0]}, {names[1]}: {lo:.6g} Hz is above {hi:.6g} Hz; "
+                              "give the band's lower end first")
+    x = _ringing(x)
+    w = np.hanning(len(x))
+    freqs, mag = spectrum(x * w, t, pad=8)
+    if lo > freqs[-1]:
+        raise ValidationError(f"{names[0]}: {lo:.6g} Hz is past the record's Nyquist frequency "
+                              f"{freqs[-1]:.6g} Hz, so no peak can be found there; lower it or "
+                              "record more often (a probe's every)")
+    hi = freqs[-1] if hi is None else hi
+    sel = (freqs >= lo) & (freqs <= hi)
+    sel[0] = False
+    if not sel.any():
+        raise ValidationError(f"{names[0]}, {names[1]}: no frequency bin above zero between "
+                              f"{lo:.6g} and {hi:.6g} Hz (the bins are "
+                              f"{freqs[1] - freqs[0]:.4g} Hz apart); record longer or widen "
+                              "the band")
+    return x, w, freqs, mag, sel
 
 
 def _local_maxima(mag: np.ndarray) -> np.ndarray:
@@ -246,22 +265,7 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     if floor_db >= 0:
         raise ValidationError(f"floor_db: how far below the strongest peak (dB) a peak may "
                               f"be, a negative number such as -31, not {floor_db}")
-    if fmax is not None and fmax < fmin:
-        raise ValidationError(f"fmin, fmax: {fmin:.6g} Hz is above {fmax:.6g} Hz; give the "
-                              "band's lower end first")
-    x = _ringing(x)
-    w = np.hanning(len(x))
-    freqs, mag = spectrum(x * w, t, pad=8)
-    fmax = freqs[-1] if fmax is None else fmax
-    sel = (freqs >= fmin) & (freqs <= fmax)
-    if fmin > freqs[-1]:
-        raise ValidationError(f"fmin: {fmin:.6g} Hz is past the record's Nyquist frequency "
-                              f"{freqs[-1]:.6g} Hz, so no peak can be found there; lower it or "
-                              "record more often (a probe's every)")
-    if not sel[1:].any():   # (refine_peak's words: no band, so no peak can be in it)
-        raise ValidationError(f"fmin, fmax: no frequency bin above zero between {fmin:.6g} "
-                              f"and {fmax:.6g} Hz (the bins are {freqs[1] - freqs[0]:.4g} Hz "
-                              "apart); record longer or widen the band")
+    x, w, freqs, mag, sel = _windowed_band(x, t, fmin, fmax, ("fmin", "fmax"))
     inner = _local_maxima(mag)
     if len(inner):   # the floor is from the strongest peak anywhere, in the band or not
         inner = inner[mag[inner] >= mag[inner].max() * 10 ** (floor_db / 20)]

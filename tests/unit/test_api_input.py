@@ -248,7 +248,11 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.peak_frequencies(x, t, 1.5), "count"),
     (lambda x, t: spectra.peak_frequencies([], [], 1), "at least 3"),
     (lambda x, t: spectra.refine_peak(np.zeros_like(x), t, 0.5e9, 2e9), "constant"),
-    (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "no frequency bin"),
+    # past the Nyquist frequency: it said to record longer, which finds no bin there either
+    (lambda x, t: spectra.refine_peak(x, t, 1e15, 2e15), "f_lo: 1e.15 Hz is past the record's "
+                                                          "Nyquist frequency 5e.10 Hz"),
+    (lambda x, t: spectra.refine_peak(x, t, 1e9, 1.0005e9),
+     "f_lo, f_hi: no frequency bin above zero between"),
     (lambda x, t: spectra.refine_peak(x, t, 2e9, 0.5e9), "give the band's lower end first"),
     (lambda x, t: spectra.refine_peak(x + 3, t, 0, 0.3e9), "no peak between 0 and"),
     (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),

@@ -322,6 +322,37 @@ def test_objects_repeat_along_periodic_axes(mode):
     assert voxelize(cut, g, "ez")[10, -2].max() == 0
 
 
+def test_a_face_on_the_periodic_seam_is_the_same_as_anywhere_else():
+    """A PEC wall whose face lies on the seam (x = L = 0), beside a dielectric box that
+    blends the cells it cuts, holds the same points as the wall moved 4 cells in: the
+    seam's sub-points come back in at x = L, and the wall's image that holds the point
+    (from -2 mm to 0) was left out, so E at x = 0 was free where the box cut the cells. The
+    same for a cylinder's end on the seam: the tables, rolled by the shift, are equal."""
+    from yeefdtd.build.model import build_model
+
+    walls = {f: "periodic" for f in ("x_min", "x_max", "y_min", "y_max")}
+    walls.update(z_min="pec", z_max="pec")
+    mats = {"sub": yf.Material(eps_r=3.0), "d": yf.Material(eps_r=[2.0, 3.0, 4.0])}
+
+    def tables(x0, conductor):   # the wall or the cylinder over [x0, x0 + 2 mm]
+        inner = (yf.Box(center=(x0 + 1e-3, 6e-3, 5e-3), size=(2e-3, 12e-3, 6e-3), material="pec")
+                 if conductor else
+                 yf.Cylinder(center=(x0 + 1e-3, 6e-3, 5e-3), radius=2.5e-3, axis="x",
+                             length=2e-3, material="d"))
+        s = scene(grid=yf.Grid(cells=(16, 12, 10), spacing=1e-3), boundaries=walls,
+                  materials=mats, objects=[
+                      yf.Box(center=(8e-3, 6e-3, 4.75e-3), size=(16e-3, 12e-3, 3e-3),
+                             material="sub"), inner],
+                  run=yf.RunSettings(steps=1))
+        m = build_model(s)
+        return {c: t.table[t.ids] for c, t in m.tables.items()}
+
+    for conductor in (True, False):
+        seam, inside = tables(14e-3, conductor), tables(10e-3, conductor)
+        for c in seam:
+            assert np.array_equal(np.roll(seam[c], -4, axis=0), inside[c]), (conductor, c)
+
+
 @pytest.mark.parametrize("mode", ["tmz", "3d"])
 def test_a_round_object_wider_than_the_period_is_the_same_lattice_from_any_image(mode):
     """A rod (a sphere in 3D) of radius 12 mm in a period of 10 mm: written at x = 3 mm it

@@ -314,7 +314,12 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
         elif math.isfinite(length) and np.any(offs[:, t]):
             q[t] = np.where(q[t] < 0, -q[t], np.where(q[t] > length, 2 * length - q[t], q[t]))
     q = [np.broadcast_to(v, sub.shape) for v in q]
-    span = [(v.min(axis=1), v.max(axis=1)) for v in q]   # each point's sub-points, per axis
+    # each point's sub-points and the point itself, per axis: along a periodic axis the
+    # sub-points of a point on the seam come back in at the far end, and an image of an
+    # object that holds the point but none of them was passed over (a PEC wall's face, or a
+    # cylinder's end, on the seam dropped out where a box blended the same cells)
+    span = [(np.minimum(v.min(axis=1), c[:, 0]), np.maximum(v.max(axis=1), c[:, 0]))
+            for v, c in zip(q, (x, y, z), strict=True)]
     node = [np.broadcast_to(v, sub.shape) for v in (x, y, z)]
     # where a sub-point is one of the two nearest the point along an axis, a probe just
     # past the point on its side along that axis (at the sub-point along the others): a

@@ -322,6 +322,32 @@ def test_objects_repeat_along_periodic_axes(mode):
     assert voxelize(cut, g, "ez")[10, -2].max() == 0
 
 
+def test_a_conductor_is_passed_through_by_the_field_it_does_not_hold():
+    """To E a PMC box is not there, and to H a PEC box: the points on their faces (and
+    inside) take the material drawn before them, here the background (eps_r = mu_r = 4),
+    not vacuum's values (a PMC box's face in a dielectric ended its cavity half a cell
+    short; tests/physics/test_cavity_2d.py). The fields they hold stay held."""
+    from yeefdtd.build.model import build_model
+
+    def rows(material, lo, hi):
+        s = scene(grid=yf.Grid(cells=(12, 12, 12), spacing=1e-3),
+                  materials={"bg": yf.Material(eps_r=4.0, mu_r=4.0)}, background="bg",
+                  objects=[yf.Box(center=(0.5 * (lo + hi), 6e-3, 6e-3),
+                                  size=(hi - lo, 4e-3, 4e-3), material=material)],
+                  run=yf.RunSettings(steps=1))
+        return {c: t.table[t.ids] for c, t in build_model(s).tables.items()}
+
+    pmc = rows("pmc", 4e-3, 8e-3)           # faces on E's grid planes x = 4, 8 mm
+    for c in ("ey", "ez"):
+        assert np.array_equal(pmc[c][4, 6, 6], pmc[c][2, 6, 6]), c   # on the face
+        assert np.array_equal(pmc[c][6, 6, 6], pmc[c][2, 6, 6]), c   # inside
+    assert not pmc["hz"][6, 6, 6].any()     # PMC holds H inside
+    pec = rows("pec", 3.5e-3, 8.5e-3)       # faces on H's half-cell planes x = 3.5, 8.5 mm
+    for c in ("hy", "hz"):
+        assert np.array_equal(pec[c][3, 6, 6], pec[c][1, 6, 6]), c   # Hy, Hz at x = 3.5 mm
+    assert not pec["ey"][5, 6, 6].any()
+
+
 def test_a_face_on_the_periodic_seam_is_the_same_as_anywhere_else():
     """A PEC wall whose face lies on the seam (x = L = 0), beside a dielectric box that
     blends the cells it cuts, holds the same points as the wall moved 4 cells in: the
@@ -488,7 +514,7 @@ def test_tables_from_the_objects_region_equal_those_from_the_whole_grid(case):
         vox = voxelize_region(s, grid, c)
         coords = [grid.coords(c, a) for a in range(3)]
         every = material_map(s, coords[0][:, None, None], coords[1][None, :, None],
-                             coords[2][None, None, :])
+                             coords[2][None, None, :], component=c)
         full = vox.full()
         assert full.dtype == every.dtype, c
         # a point is its material as sampled there, or at a box's face a mixture of it

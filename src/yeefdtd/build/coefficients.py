@@ -33,9 +33,9 @@ import numpy as np
 from ..constants import EPS0, MU0
 from .grid import OFFSETS, YeeGrid, axis_of, curl_axes
 from .voxelize import (
-    CONDUCTORS,
     Series,
     Voxels,
+    acting,
     blends,
     covers,
     covers_cells,
@@ -73,8 +73,7 @@ def material_rows(scene, component: str, dt: float, steps, mixtures=()) -> np.nd
     mixture of ``mixtures`` (Voxels.mixtures) from its materials' values along the
     component's axis, eps_r and sigma_e for E, mu_r and sigma_m for H: a plain tuple's
     volume mean (layers side by side along the field), a Series' mean of layers across it
-    (_series). A mixture holds no conductor that holds the component, and the other
-    counts as vacuum."""
+    (_series). A mixture holds no conductor (voxelize.acting())."""
     a = axis_of(component)
     b, c = curl_axes(component)
     electric = component[0] == "e"
@@ -327,16 +326,13 @@ def rows_reached(scene, grid: YeeGrid, component: str, ranges, faces: dict[str, 
     held = numbers[holding(component)]
     count = sub_points(grid, component)
     along = sub_points_along(grid, component)
-    for obj in placed(scene, grid):
+    for obj in acting(placed(scene, grid), component):
         m = numbers[obj.material]
         whole, some = (covers_cells, reaches_cells) if blends(obj) else (covers, reaches)
         if whole(obj, grid, component, ranges):
             mats, mixes = {m}, set()
         elif some(obj, grid, component, ranges):
-            # a conductor paints the part of a cell it holds too: to the field it does not
-            # hold it is vacuum, mixed with what was there before (it holds the other)
-            shares = blends(obj) or (obj.material in CONDUCTORS and m != held)
-            if shares and len(mats) + len(mixes) <= MIXES_COUNTED:
+            if blends(obj) and len(mats) + len(mixes) <= MIXES_COUNTED:
                 # its share of a cell with each material there before
                 mixes |= {tuple(sorted(((old, (count - k) / count), (m, k / count)),
                                        key=lambda p: p[0]))

@@ -109,13 +109,25 @@ def _reach(obj, grid: YeeGrid) -> list:
     return [0.5 * d if blends(obj) and math.isfinite(d) else 0.0 for d in grid.steps]
 
 
-def material_map(scene, x, y, z, grid: YeeGrid | None = None) -> np.ndarray:
+def acting(objects: list, component: str) -> list:
+    """The objects of ``objects`` that act on ``component``: all but the conductor that does
+    not hold it (PMC to E, PEC to H), which that field passes through, seeing the material
+    drawn before it. It took vacuum's values there: the E points on a PMC box's faces in a
+    dielectric (eps_r = 9) had eps_r = 1, and its cavity's resonance moved up by 3.9e-2
+    where in vacuum it moves down, as the box's half cell less on each face says."""
+    return [o for o in objects if o.material not in CONDUCTORS or o.material == holding(component)]
+
+
+def material_map(scene, x, y, z, grid: YeeGrid | None = None,
+                 component: str | None = None) -> np.ndarray:
     """Material number at the points (x, y, z) (broadcast arrays, metres); with ``grid``,
-    the objects repeat along its periodic axes (placed())."""
+    the objects repeat along its periodic axes (placed()); with ``component``, the
+    objects that act on it (acting())."""
     numbers = material_numbers(scene)
     shape = np.broadcast_shapes(np.shape(x), np.shape(y), np.shape(z))
     out = np.full(shape, numbers[scene.background], dtype=MATERIAL_DTYPE)
-    for obj in placed(scene, grid):
+    objects = placed(scene, grid)
+    for obj in objects if component is None else acting(objects, component):
         out[np.broadcast_to(obj.contains(x, y, z), shape)] = numbers[obj.material]
     return out
 
@@ -387,7 +399,7 @@ def objects_box(scene, grid: YeeGrid, component: str, boxes=None):
 
 def holding(component: str) -> str:
     """The conductor that holds ``component`` at zero: PEC an E component, PMC an H one
-    (to the other the conductor is vacuum)."""
+    (the other field passes through the conductor: acting())."""
     return "pec" if component[0] == "e" else "pmc"
 
 
@@ -444,7 +456,7 @@ def _mixture(row: np.ndarray, numbers: dict, base: int, mixtures: list,
     component where it holds some of them (the point lies on its surface, where the
     conductor holds the tangential field: a box drawn after it over its face does not free
     that field unless it fills the whole cell); else the mixture of their shares (the
-    other conductor counting as vacuum), added to ``mixtures`` (numbered from ``base``):
+    other conductor is not painted: acting()), added to ``mixtures`` (numbered from ``base``):
     with ``series`` (sub-points along the component's axis), a Series."""
     m, counts = np.unique(row, return_counts=True)
     if len(m) == 1:
@@ -480,8 +492,8 @@ def point_material(scene, grid: YeeGrid, component: str, index) -> tuple[int, tu
     scene's count of materials on) where boxes' faces cut its cell."""
     numbers = material_numbers(scene)
     point = np.array([[_coordinate(grid, component, a, i) for a, i in enumerate(index)]])
-    m = int(material_map(scene, *point.T, grid=grid)[0])
-    objects = placed(scene, grid)
+    m = int(material_map(scene, *point.T, grid=grid, component=component)[0])
+    objects = acting(placed(scene, grid), component)
     boxes = [o for o in objects if blends(o)]
     background = numbers[scene.background]
     across = any(_straddled(o, grid, component, *point.T)[0] for o in boxes)
@@ -535,7 +547,7 @@ def voxelize_region(scene, grid: YeeGrid, component: str) -> Voxels:
     numbers = material_numbers(scene)
     background = numbers[scene.background]
     coords = [grid.coords(component, a) for a in range(3)]
-    objects = placed(scene, grid)
+    objects = acting(placed(scene, grid), component)
     boxes = _object_boxes(scene, grid, component, coords, objects)
     region = objects_box(scene, grid, component, boxes)
     if region is None:

@@ -119,8 +119,9 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
     ``keep_fields`` adds the final field arrays to the result (the memory check counts
     their copy; where it fails all the same, the result notes them left out and keeps the
     rest). On divergence or Ctrl-C the
-    raised error carries ``partial``: the result recorded so far (after Ctrl-C without
-    fields, which it notes: the interrupt came within a step).
+    raised error carries ``partial``: the result recorded so far (after a Ctrl-C within a
+    step without fields, which it notes; after one between steps, or while the result is
+    gathered, with them).
     """
     from .exceptions import ValidationError
 
@@ -216,14 +217,16 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
     bar = tqdm(total=total, unit="step", disable=not show, dynamic_ncols=True,
                file=sys.stderr, leave=False)
     done, chunk, seconds = 0, 1, 0.0
-    status = "completed"
+    stepping = False
     try:
         while done < total:
             next_check = (done // check + 1) * check
             count = min(chunk, total - done, next_check - done)
             t0 = time.perf_counter()
+            stepping = True
             stepper.advance(done, count)
             stepper.synchronize()
+            stepping = False
             dt = time.perf_counter() - t0
             seconds += dt
             done += count
@@ -235,29 +238,42 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
                                     refresh=False)
             if done % check == 0 or done == total:
                 _check_divergence(stepper, model, done)
+        # within the try: a Ctrl-C while the finished run's result is gathered is one
+        # between steps (below); after it, the whole run was lost
+        return _result(model, stepper, done, seconds, "completed", keep_fields)
     except DivergenceError as exc:
-        # what was recorded before the first record that is not finite (those after it
-        # hold NaN or infinities); the step count says how far that is
-        rec = stepper.collect()
-        good = _finite_steps(model, rec, done)
-        exc.partial = _result(model, stepper, good, seconds * good / max(done, 1),
-                              "diverged", keep_fields, rec)
-        exc.partial.stats["diverged_by_step"] = int(done)
-        if exc.partial.fields is not None:   # (left out where their copy found no memory)
-            exc.partial.stats["fields_at_step"] = int(done)
+        try:
+            exc.partial = _diverged(model, stepper, done, seconds, keep_fields)
+        except KeyboardInterrupt:
+            # the run has stopped already: gathered again (the command defers the signals
+            # after the first), else the Ctrl-C lost what it recorded
+            exc.partial = _diverged(model, stepper, done, seconds, keep_fields)
         raise
     except KeyboardInterrupt:
-        status = "interrupted"
-        # no fields: the interrupt came within a step (within a half step's pieces, on
-        # threads), so the stepper holds no whole step's fields, nor those of step `done`
-        partial = _result(model, stepper, done, seconds, status, False)
-        if keep_fields:
+        # within a step (within a half step's pieces, on threads) the stepper holds no whole
+        # step's fields, nor those of step `done`: none kept; between steps they are whole
+        partial = _result(model, stepper, done, seconds, "interrupted",
+                          keep_fields and not stepping)
+        if keep_fields and stepping:
             partial.stats["notes"] = [*partial.stats.get("notes", ()), INTERRUPTED_FIELDS]
         raise RunInterrupted(f"interrupted after {done} of {total} steps", done,
                              partial) from None
     finally:
         bar.close()
-    return _result(model, stepper, done, seconds, status, keep_fields)
+
+
+def _diverged(model: Model, stepper, done: int, seconds: float, keep_fields: bool) -> Result:
+    """The partial result of a run that diverged by step ``done``: what was recorded before
+    the first record that is not finite (those after it hold NaN or infinities); the step
+    count says how far that is."""
+    rec = stepper.collect()
+    good = _finite_steps(model, rec, done)
+    partial = _result(model, stepper, good, seconds * good / max(done, 1), "diverged",
+                      keep_fields, rec)
+    partial.stats["diverged_by_step"] = int(done)
+    if partial.fields is not None:   # (left out where their copy found no memory)
+        partial.stats["fields_at_step"] = int(done)
+    return partial
 
 
 #: the note an interrupted run's result carries where its fields were asked for

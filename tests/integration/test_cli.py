@@ -952,6 +952,43 @@ def test_a_second_signal_while_the_partial_result_is_gathered_waits(scene_file, 
     assert signal.getsignal(signal.SIGINT) is before_int
 
 
+@pytest.mark.parametrize("diverging", [False, True])
+def test_a_signal_while_the_result_is_gathered_keeps_it(diverging, scene_file, tmp_path,
+                                                        capsys, monkeypatch):
+    """The first Ctrl-C or SIGTERM, coming after the last step while the run gathers its
+    result (a completed run's, or a diverged one's), ends the command with 130 and the
+    result saved: it raised KeyboardInterrupt out of the run, and the whole run was lost."""
+    import signal
+
+    stepper_mod = importlib.import_module("yeefdtd.backends.numpy.stepper")
+    real_collect = stepper_mod.NumpyStepper.collect
+    sent = []
+
+    def collect(self):
+        if not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_collect(self)
+
+    monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
+    path = _diverging_scene(tmp_path) if diverging else scene_file
+    out = tmp_path / "r.h5"
+    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
+    assert main(["run", str(path), "-o", str(out), "-q", "--fields"]) == 130
+    err = capsys.readouterr().err.splitlines()
+    assert sent and str(out) in err[-1]
+    res = yf.load(out)
+    if diverging:
+        assert "step 20" in err[-1] and res.stats["status"] == "diverged"
+        assert res.stats["diverged_by_step"] == 20 and res.stats["fields_at_step"] == 20
+    else:   # every step ran: the fields, of the last, are kept
+        assert err == [f"yeefdtd: interrupted after 60 of 60 steps; what was recorded until "
+                       f"then is in {out}"]
+        assert res.stats["steps"] == 60 and res.stats["status"] == "interrupted"
+        assert res.fields is not None and "notes" not in res.stats
+    assert signal.getsignal(signal.SIGINT) is before_int
+
+
 def test_an_output_name_near_the_longest_is_written(scene_file, tmp_path, capsys):
     """A name of 248 characters is one a directory takes (up to 255 bytes), but not with
     the 15 more of the temporary file it is written through: that file takes the name's

@@ -199,16 +199,16 @@ def test_pieces_are_done_before_ctrl_c_leaves_a_half_step(monkeypatch, second):
         done.append(piece)
 
     if second:
-        real = numpy_stepper.wait_all
+        real = numpy_stepper.wait_task
         calls = []
 
-        def interrupted_once(futures):
+        def interrupted_once(task):
             calls.append(1)
             if len(calls) == 1:
                 raise KeyboardInterrupt
-            return real(futures)
+            return real(task)
 
-        monkeypatch.setattr(numpy_stepper, "wait_all", interrupted_once)
+        monkeypatch.setattr(numpy_stepper, "wait_task", interrupted_once)
     with pytest.raises(KeyboardInterrupt):
         st._each(work, [[0], [1], [2]])
     assert sorted(done) == [1, 2]

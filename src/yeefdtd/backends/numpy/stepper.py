@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -353,16 +353,49 @@ class _CpmlPiece:
     psi: np.ndarray          #: the piece's auxiliary values (a view of the term's)
 
 
-def _settle(futures) -> None:
-    """Wait until every one of ``futures`` is done, through any Ctrl-C (or SIGTERM, which
+class _Task:
+    """One task on a pool's thread, as the calling thread waits for it: ``ended`` once it
+    has run (``error``: what it raised), ``bell`` released then. The waiter takes no lock
+    the pool's thread takes: concurrent.futures.wait takes each future's, and a Ctrl-C that
+    lands while it holds some (between the acquires of its loop) leaves them held, so that
+    the thread, which sets its future's result under that lock, and the wait after the
+    Ctrl-C, would hang; a bare lock's acquire is interrupted whole or not at all."""
+
+    __slots__ = ("bell", "ended", "error")
+
+    def __init__(self):
+        self.bell = threading.Lock()
+        self.bell.acquire()
+        self.ended = False
+        self.error: BaseException | None = None
+
+    def run(self, work, task: list) -> None:
+        try:
+            _quiet(work, task)
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            self.ended = True
+            self.bell.release()
+
+
+def wait_task(task: _Task) -> None:
+    """Wait until ``task`` has run (the bell rings; the timeout only bounds a wait whose
+    acquire a Ctrl-C came right after: ``ended`` decides)."""
+    while not task.ended:
+        task.bell.acquire(timeout=0.1)
+
+
+def _settle(tasks: list[_Task]) -> None:
+    """Wait until every one of ``tasks`` has run, through any Ctrl-C (or SIGTERM, which
     the command takes as one) that comes meanwhile; then raise the first of those."""
     caught = None
-    while True:
-        try:
-            wait_all(futures)
-            break
-        except BaseException as exc:   # a KeyboardInterrupt, raised while waiting
-            caught = caught or exc
+    for task in tasks:
+        while not task.ended:
+            try:
+                wait_task(task)
+            except BaseException as exc:   # a KeyboardInterrupt, raised while waiting
+                caught = caught or exc
     if caught is not None:
         raise caught
 
@@ -670,17 +703,20 @@ class NumpyStepper(Stepper):
             for piece in tasks[0]:
                 work(piece)
             return
-        futures = []
+        handles = []
         try:
             pool = self._pool()
             for task in tasks[1:]:
-                futures.append(pool.submit(_quiet, work, task))
+                handle = _Task()
+                pool.submit(handle.run, work, task)
+                handles.append(handle)
             for piece in tasks[0]:
                 work(piece)
         finally:
-            _settle(futures)
-        for fut in futures:
-            fut.result()   # raises what a piece raised
+            _settle(handles)
+        for handle in handles:
+            if handle.error is not None:   # what a piece raised
+                raise handle.error
 
     @staticmethod
     def _update_piece(p: _Piece) -> None:

@@ -21,7 +21,7 @@ try:   # the console script imports this module before main can catch Ctrl-C
     from . import __version__
     from .constants import BENCH_SCENES, BENCH_SUITES, MAX_STEPS
     from .exceptions import DivergenceError, RunInterrupted, YeeError
-    from .io import check_writable, one_line, write_atomic
+    from .io import check_writable, new_file_mode, one_line, write_atomic
 except KeyboardInterrupt as exc:
     startup.interrupted(exc)
     raise
@@ -340,6 +340,7 @@ def _save_result(result, out: Path) -> Path | None:
     try:
         fd, spare = tempfile.mkstemp(prefix=f"{out.stem[:64]}-", suffix=out.suffix)
         os.close(fd)
+        os.chmod(spare, new_file_mode())   # a file as the run would have written (not 0600)
         result.save(spare)
     except OSError as exc:
         if spare is not None:

@@ -225,7 +225,11 @@ def _new_file_mode(path: Path) -> int:
     try:
         return path.stat().st_mode & 0o7777
     except OSError:
-        pass
+        return new_file_mode()
+
+
+def new_file_mode() -> int:
+    """The mode open() gives a new file: 0o666 less the umask."""
     try:   # Linux says the umask without changing it
         with open("/proc/self/status", encoding="ascii") as f:
             mask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))

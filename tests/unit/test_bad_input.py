@@ -120,6 +120,8 @@ CASES = [
     ("monitor-names-twice", _set("monitors.1.name", "p"), "monitors[1].name"),
     ("probe-name-slash", _set("monitors.0.name", "a/b"), "monitors[0].name"),
     ("probe-name-dot", _set("monitors.0.name", "."), "monitors[0].name"),
+    # 40 characters, 80 bytes: with 64 of 4 bytes a plot's file name passed 255 bytes
+    ("probe-name-bytes", _set("monitors.0.name", "\u00e9" * 40), "monitors[0].name"),
     ("snapshot-name-nul", _set("monitors.1.name", "s\u0000"), "monitors[1].name"),
     ("snapshot-axis-unknown", _set("monitors.1.axis", "w"), "monitors[1].axis"),
     ("snapshot-index-outside", _set("monitors.1.index", 31), "monitors[1].index"),

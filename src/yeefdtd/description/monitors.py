@@ -9,12 +9,21 @@ from pydantic import Field, PositiveInt, field_validator, model_validator
 from ..constants import MAX_STEPS
 from .base import Axis, Component, Index, StrictModel, Vec
 
+#: the most bytes (UTF-8) of a monitor's name
+NAME_BYTES = 64
+
 
 def _file_safe_name(v: str | None) -> str | None:
     """A monitor's name names an HDF5 group and a plot's file: no '/' or '\\', no control
-    characters, not only dots, no spaces at either end."""
+    characters, not only dots, no spaces at either end, at most NAME_BYTES bytes in UTF-8
+    (64 characters of 4 bytes each, with the plot's prefix and suffix, were past the 255
+    bytes a file's name may have)."""
     if v is None:
         return v
+    size = len(v.encode("utf-8", "surrogatepass"))
+    if size > NAME_BYTES:
+        raise ValueError(f"{v[:16]!r}... is {size} bytes in UTF-8; a name takes at most "
+                         f"{NAME_BYTES} (it names a plot's file): shorten it")
     if any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in v):
         raise ValueError(f"{v!r} holds a slash or a control character; use letters, digits, "
                          "'_', '-' or '.'")
@@ -33,8 +42,8 @@ class Probe(StrictModel):
     """
 
     type: Literal["probe"] = "probe"
-    name: str | None = Field(None, min_length=1, max_length=64,
-                             description="unique name (default probe<N>)")
+    name: str | None = Field(None, min_length=1, max_length=64, description="unique name "
+                             "(default probe<N>), at most 64 bytes in UTF-8")
     position: Vec | None = Field(None, description="location, metres")
     cell: Index | None = Field(None, description="cell index instead of position")
     components: tuple[Component, ...] | None = Field(
@@ -67,8 +76,8 @@ class Snapshot(StrictModel):
     """
 
     type: Literal["snapshot"] = "snapshot"
-    name: str | None = Field(None, min_length=1, max_length=64,
-                             description="unique name (default snapshot<N>)")
+    name: str | None = Field(None, min_length=1, max_length=64, description="unique name "
+                             "(default snapshot<N>), at most 64 bytes in UTF-8")
     component: Component = Field(description="component to record")
     axis: Axis = Field("z", description="the plane is normal to this axis")
     position: float | None = Field(None, description="plane location along the axis, metres "

@@ -186,6 +186,10 @@ CASES = [
     # valid until the run's end, whose result could not hold it
     ("material-name-surrogate", _set("materials", {"m\ud800": {"eps_r": 2.0}}),
      "materials: the name 'm\\ud800' is not valid text"),
+    # a key that is not text: pydantic names only the table that holds it (none at the top)
+    ("key-surrogate", _set("gr\ud800id", 1), "the key or value 'gr\\ud800id' is not valid text"),
+    ("grid-key-surrogate", _set("grid.\udc00x", 3), "grid: the key or value '\\udc00x' is not "
+     "valid text"),
     # the run's summary line split in two
     ("name-newline", _set("name", "sm\x07all\nnext"), "name: 'sm\\x07all\\nnext' holds a "
      "control character"),

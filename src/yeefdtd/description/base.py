@@ -262,6 +262,9 @@ def _message(err: dict) -> str:
                 "name = [...], not a single [name] table")
     if kind == "finite_number":
         return "must be a finite number (got NaN or infinity)"
+    if kind == "string_unicode":   # a key (pydantic names only the table holding it) or value
+        return (f"the key or value {_short(got)} is not valid text (it holds a lone "
+                "surrogate, half of a UTF-16 pair); write it as plain text")
     if kind == "int_parsing_size":   # a number past what an integer field could ever take
         return f"is far too large for this field (got {_short(got)}); give a smaller whole number"
     msg = err.get("msg", "is invalid")

@@ -141,6 +141,29 @@ def test_load_says_in_one_line_where_h5py_finds_the_bytes_damaged(tmp_path, monk
         assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("part", ["probes/a/ey", "probes/a/ey_time", "snapshots/s/time",
+                                  "snapshots/s/frames", "fields/hx"])
+def test_a_byte_changed_on_disk_is_found_by_its_checksum(part, tmp_path):
+    """Every array is saved with checksums: one bit flipped in a probe's series read back
+    as another value, with no word (its bytes were stored bare); now load names the array.
+    (A compressed one's bytes may instead fail to decode: damaged all the same.)"""
+    import h5py
+
+    res = small_result()
+    path = res.save(tmp_path / "r.h5")
+    with h5py.File(path) as f:
+        ds = f[part]
+        assert ds.fletcher32 and ds.chunks is not None
+        at = ds.id.get_chunk_info(0).byte_offset + ds.id.get_chunk_info(0).size // 2
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x08
+    path.write_bytes(data)
+    with pytest.raises(yf.ValidationError) as info:
+        yf.load(path)
+    msg = str(info.value)
+    assert "\n" not in msg and f"/{part}: its stored bytes do not match their checksum" in msg
+
+
 def _probe(data=(0.0, 1.0, 2.0), times=(0.0, 1.0, 2.0), where=(0.0, 0.0, 0.0), c="ez",
            name="p"):
     return yf.ProbeData(name, {c: data}, {c: times}, {c: where})

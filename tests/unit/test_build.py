@@ -469,6 +469,25 @@ def test_cpml_is_matched_to_the_background_values_the_fields_see():
                               profile(vacuum, "tmz"))
 
 
+@pytest.mark.parametrize("size", [1e-2, 1e6, 1e9])
+def test_an_objects_faces_stay_where_they_are_at_any_size(size):
+    """The allowance for rounding at a face (ON_SURFACE) scales with the object's centre and
+    size; at 1e-12 of them a box 1e9 m long (a scene may hold one: a half space) reached a
+    point 0.3 mm short of its face on 1 mm cells, a sphere of that radius one 1.3 mm short.
+    Its faces (or surface) at x = 5.3 mm: the first Ey point held is x = 6 mm."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize
+
+    lo = 5.3e-3
+    for obj in (yf.Box(center=(lo + size / 2, 5e-3, 5e-3), size=(size, 0.02, 0.02),
+                       material="pec"),
+                yf.Sphere(center=(lo + size, 5e-3, 5e-3), radius=size, material="pec")):
+        s = scene(grid=yf.Grid(cells=(10, 10, 10), spacing=1e-3), objects=[obj],
+                  boundaries="pec")
+        held = voxelize(s, make_grid(s), "ey")[:, 5, 5] == 1
+        assert int(np.argmax(held)) == 6 and held[6:].all(), (obj, held)
+
+
 def _region_cases():
     glass = {"glass": yf.Material(eps_r=4, sigma_e=0.1), "ferr": yf.Material(mu_r=3)}
     g3 = yf.Grid(cells=(24, 20, 16), spacing=1e-3)

@@ -20,8 +20,12 @@ _AXIS = {"x": 0, "y": 1, "z": 2}
 #: a point this far (relative to the coordinates and sizes involved) past an object's
 #: surface counts as on it, so inside: floating-point rounding of the centre plus or minus
 #: half the size put grid points that lie exactly on a face (a box drawn on grid planes)
-#: inside or outside by chance (a PEC plate one cell thick, on grid planes, was missed)
-ON_SURFACE = 1e-12
+#: inside or outside by chance (a PEC plate one cell thick, on grid planes, was missed).
+#: 1e-14 is some 45 roundings of the largest of them (a face's c - s/2, a point's (i + 1/2) d,
+#: each a rounding or two from exact); 1e-12 moved the faces of objects of the sizes a
+#: scene may have by cells: a box 1e9 m long reached a point 0.3 mm short of its face on
+#: 1 mm cells, a sphere of that radius one 1.3 mm short
+ON_SURFACE = 1e-14
 
 
 class _Object(StrictModel):

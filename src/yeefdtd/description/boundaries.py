@@ -15,7 +15,8 @@ class Cpml(StrictModel):
     """Convolutional PML (Roden and Gedney, 2000) with polynomial grading.
 
     Over the layer's depth u in [0, 1] (0 at its inner face): sigma = sigma_max u^order with
-    sigma_max = sigma_factor * 0.8 (order + 1) / (eta0 d sqrt(eps_r mu_r)) of the background,
+    sigma_max = sigma_factor * 0.8 (order + 1) / (eta0 d n), n the background's index for
+    waves across the face (sqrt(eps_r mu_r), per pair of E and H components; build.cpml),
     kappa = 1 + (kappa_max - 1) u^order, alpha = alpha_max (1 - u)^alpha_order. The layer is
     part of the domain (its cells count in the grid) and ends on a PEC wall.
     """

@@ -379,6 +379,34 @@ def test_a_face_on_the_periodic_seam_is_the_same_as_anywhere_else():
             assert np.array_equal(np.roll(seam[c], -4, axis=0), inside[c]), (conductor, c)
 
 
+@pytest.mark.parametrize("shape", ["box", "disc"])
+def test_an_object_across_the_seam_far_from_the_origin_keeps_its_faces(shape):
+    """A PEC box from x = 318.375 mm to 320 mm in a period of 1277 cells of 0.25 mm
+    (319.25 mm): its image comes back in from x = 0 to 0.75 mm, faces on grid points that
+    it holds as the box itself does. The image's centre, c - L, keeps the rounding of c and
+    L (some 1e-17 m) while the allowance at its faces scaled with its own small centre and
+    size (1e-14 of 0.9 mm): the point at 0.75 mm fell out, one cell fewer than the same box
+    moved 10 cells in from the seam. The same for a disc over the same span."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import voxelize
+
+    d, n = 0.25e-3, 1277
+
+    def held(x0):
+        s = yf.Scene(grid=yf.Grid(mode="tmz", cells=(n, 4), spacing=d),
+                     boundaries={"x_min": "periodic", "x_max": "periodic", "y_min": "pec",
+                                 "y_max": "pec"},
+                     objects=[yf.Box(center=(x0 + 0.8125e-3, 0.5e-3), size=(1.625e-3, 2e-3),
+                                     material="pec") if shape == "box" else
+                              yf.Sphere(center=(x0 + 0.8125e-3, 0.5e-3), radius=0.8125e-3,
+                                        material="pec")], run=yf.RunSettings(steps=1))
+        return voxelize(s, make_grid(s), "ez")[:, 2] != 0
+
+    seam, inside = held(318.375e-3), held(315.875e-3)
+    assert np.flatnonzero(seam).tolist() == [0, 1, 2, 3, 1274, 1275, 1276]
+    assert np.array_equal(np.roll(seam, -10), inside)
+
+
 @pytest.mark.parametrize("mode", ["tmz", "3d"])
 def test_a_round_object_wider_than_the_period_is_the_same_lattice_from_any_image(mode):
     """A rod (a sphere in 3D) of radius 12 mm in a period of 10 mm: written at x = 3 mm it

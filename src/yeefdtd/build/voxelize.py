@@ -31,7 +31,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..description.geometry import ON_SURFACE
 from ..exceptions import SetupError
 from .grid import OFFSETS, YeeGrid, axis_of
 
@@ -84,8 +83,7 @@ def _images(obj, period: list, reach: list | None = None) -> list:
         for dy in shifts[1]:
             for dz in shifts[2]:
                 move = (dx, dy, dz)[:len(obj.center)]
-                out.append(obj if not any(move) else obj.model_copy(update={"center": tuple(
-                    c + d for c, d in zip(obj.center, move, strict=True))}))
+                out.append(obj if not any(move) else obj.moved(move))
     return out
 
 
@@ -229,7 +227,7 @@ def _whole_across(obj, grid: YeeGrid, t: int, p) -> np.ndarray:
     spans the whole period holds every cell."""
     lo, hi = obj.bounds()
     d = grid.steps[t]
-    tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + d)
+    tol = obj.allowance(t, lo[t], hi[t], d)
     period = _periods(grid)[t]
     if period and lo[t] <= 0 and hi[t] >= period:
         return np.ones(np.shape(p), dtype=bool)
@@ -253,10 +251,10 @@ def _straddled(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
     reach, whole = np.ones(shape, dtype=bool), np.ones(shape, dtype=bool)
     if a < len(obj.center):   # along its own axis, the point: inside or on a face
         c, half = obj.center[a], 0.5 * obj.size[a]
-        reach &= np.abs(pts[a] - c) <= half + ON_SURFACE * (abs(c) + half)
+        reach &= np.abs(pts[a] - c) <= half + obj.allowance(a, c, half)
     for t in _across(grid, component):
         d = grid.steps[t]
-        tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + d)
+        tol = obj.allowance(t, lo[t], hi[t], d)
         reach &= (pts[t] + 0.5 * d > lo[t] + tol) & (pts[t] - 0.5 * d < hi[t] - tol)
         whole &= _whole_across(obj, grid, t, pts[t])
     return reach & ~whole
@@ -277,13 +275,13 @@ def _cut_along(obj, grid: YeeGrid, component: str, x, y, z) -> np.ndarray:
         return np.zeros(shape, dtype=bool)
     lo, hi = obj.bounds()
     d = grid.steps[a]
-    tol = ON_SURFACE * (abs(lo[a]) + abs(hi[a]) + d)
+    tol = obj.allowance(a, lo[a], hi[a], d)
     start, stop = pts[a] - 0.5 * d, pts[a] + 0.5 * d
     out = (stop > lo[a] + tol) & (start < hi[a] - tol) & \
         ~((start >= lo[a] - tol) & (stop <= hi[a] + tol))
     out = np.broadcast_to(out, shape).copy()
     for t in _across(grid, component):
-        tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t]) + grid.steps[t])
+        tol = obj.allowance(t, lo[t], hi[t], grid.steps[t])
         out &= (pts[t] >= lo[t] - tol) & (pts[t] <= hi[t] + tol)
     return out
 
@@ -345,7 +343,7 @@ def _mixtures_at(grid: YeeGrid, component: str, objects, numbers, points,
         lo, hi = obj.bounds()
         near = np.ones(len(points), dtype=bool)
         for t in range(len(lo)):
-            tol = ON_SURFACE * (abs(lo[t]) + abs(hi[t])) + 1e-300
+            tol = obj.allowance(t, lo[t], hi[t]) + 1e-300
             near &= (span[t][1] >= lo[t] - tol) & (span[t][0] <= hi[t] + tol)
         if not near.any():
             continue

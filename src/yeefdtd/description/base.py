@@ -57,6 +57,8 @@ class StrictModel(BaseModel):
             raise from_pydantic(exc) from None
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_") and name in (self.__private_attributes__ or {}):
+            return super().__setattr__(name, value)   # not a field: set by the model itself
         # frozen: pydantic's own error spans three lines
         raise ValidationError(f"{name}: a {type(self).__name__} does not change once made; "
                               f"make another with .model_copy(update={{{name!r}: ...}})")

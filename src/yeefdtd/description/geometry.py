@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import Field, PositiveFloat, field_validator
+from pydantic import Field, PositiveFloat, PrivateAttr, field_validator
 
 from .base import Axis, StrictModel, Vec, real_array
 
@@ -31,6 +31,26 @@ ON_SURFACE = 1e-14
 class _Object(StrictModel):
     material: str = Field(description="name of a material in the scene, or 'vacuum', "
                           "'pec' or 'pmc'")
+    #: per axis, how far (metres) this object lies from where the scene put it: an image of
+    #: it along a periodic axis (moved()), whose centre keeps the rounding of the one given
+    _moved: tuple = PrivateAttr((0.0, 0.0, 0.0))
+
+    def moved(self, by) -> _Object:
+        """A copy shifted by ``by`` (metres per axis), whose allowance at its surface
+        (allowance()) counts the shift: the centre c + k L of an image carries the rounding
+        of c and of L, which the image's own small centre and size do not measure (a PEC
+        box across a periodic seam, on 0.25 mm cells 0.3 m from the origin, held one cell
+        fewer of its image than of itself)."""
+        out = self.model_copy(update={"center": tuple(
+            c + d for c, d in zip(self.center, by, strict=True))})
+        by = tuple(by) + (0.0,) * (3 - len(by))
+        out._moved = tuple(abs(m) + abs(d) for m, d in zip(self._moved, by, strict=True))
+        return out
+
+    def allowance(self, a: int, *scales: float) -> float:
+        """ON_SURFACE's allowance (metres) along axis ``a`` for a comparison of values of
+        the magnitudes ``scales``, with the distance the object was moved()."""
+        return ON_SURFACE * (sum(abs(s) for s in scales) + self._moved[a])
 
     def contains(self, x, y, z):
         """Boolean array: which of the points (broadcast arrays, metres) lie inside."""
@@ -78,7 +98,7 @@ class Box(_Object):
         inside = np.ones(np.broadcast_shapes(*(np.shape(p) for p in pts)), dtype=bool)
         for a, (c, s) in enumerate(zip(self.center, self.size, strict=False)):
             half = 0.5 * s
-            inside &= np.abs(pts[a] - c) <= half + ON_SURFACE * (abs(c) + half)
+            inside &= np.abs(pts[a] - c) <= half + self.allowance(a, c, half)
         return inside
 
     def bounds(self):
@@ -98,7 +118,7 @@ class Sphere(_Object):
         pts = self._points(x, y, z)
         with np.errstate(over="ignore"):   # a radius past 1e154 m: everything is inside
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center))
-            return r2 <= np.square(_reach(self.radius, self.center))
+            return r2 <= np.square(_reach(self.radius, self.center, self._moved))
 
     def bounds(self):
         return (tuple(c - self.radius for c in self.center),
@@ -120,10 +140,10 @@ class Cylinder(_Object):
         ax = _AXIS[self.axis]
         with np.errstate(over="ignore"):   # as in Sphere.contains
             r2 = sum(np.square(pts[a] - c) for a, c in enumerate(self.center) if a != ax)
-            inside = r2 <= np.square(_reach(self.radius, self.center))
+            inside = r2 <= np.square(_reach(self.radius, self.center, self._moved))
         if self.length is not None and ax < len(self.center):
             c, half = self.center[ax], 0.5 * self.length
-            inside = inside & (np.abs(pts[ax] - c) <= half + ON_SURFACE * (abs(c) + half))
+            inside = inside & (np.abs(pts[ax] - c) <= half + self.allowance(ax, c, half))
         return inside
 
     def bounds(self):
@@ -137,9 +157,10 @@ class Cylinder(_Object):
         return tuple(lo), tuple(hi)
 
 
-def _reach(radius: float, center) -> np.float64:
-    """A radius with ON_SURFACE's allowance."""
-    return np.float64(radius) * (1 + ON_SURFACE) + ON_SURFACE * max(abs(c) for c in center)
+def _reach(radius: float, center, moved) -> np.float64:
+    """A radius with ON_SURFACE's allowance (with the distance the object was moved)."""
+    return np.float64(radius) * (1 + ON_SURFACE) + ON_SURFACE * max(
+        abs(c) + m for c, m in zip(center, moved, strict=False))
 
 
 Object = Annotated[Box | Sphere | Cylinder, Field(discriminator="type")]

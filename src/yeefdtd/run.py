@@ -226,10 +226,10 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
             stepping = True
             stepper.advance(done, count)
             stepper.synchronize()
-            stepping = False
             dt = time.perf_counter() - t0
             seconds += dt
             done += count
+            stepping = False   # only now: until `done` counts them, the fields are ahead of it
             if dt < 0.1:
                 chunk = min(chunk * 2, 4096)
             bar.update(count)

@@ -326,6 +326,37 @@ def test_set_field_in_float16_without_sources_refuses_values_below_its_scale():
     loud.set_field("ez", w)
 
 
+def test_a_ctrl_c_as_a_step_ends_keeps_no_fields_ahead_of_the_step_count(monkeypatch):
+    """Ctrl-C after an advance of the steps returned, before the step count took them in:
+    the fields were kept as those of the count before, though a later step's. Here it
+    comes as the run reads the clock after its fourth advance: no fields, and the note."""
+    import sys
+    import types
+
+    from yeefdtd.run import INTERRUPTED_FIELDS
+
+    run_module = sys.modules["yeefdtd.run"]   # (yeefdtd.run is the function)
+
+    calls = []
+
+    def perf_counter():
+        calls.append(1)
+        if len(calls) == 8:   # t0, then the reading after each advance
+            raise KeyboardInterrupt
+        return len(calls) * 1e-3   # each advance quick: chunks of 1, 2, 4, 8 steps
+
+    monkeypatch.setattr(run_module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    scene = yf.Scene(grid=yf.Grid(cells=(8, 8, 8), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(4, 4, 4),
+                                             waveform=yf.DiffGaussian(tau=10e-12))],
+                     run=yf.RunSettings(steps=100, dtype="float64", backend="numpy"))
+    with pytest.raises(yf.RunInterrupted) as info:
+        yf.run(scene, progress=False, keep_fields=True)
+    part = info.value.partial
+    assert part.stats["steps"] == 7   # chunks of 1, 2, 4 counted; the fourth's 8 were not
+    assert part.fields is None and part.stats["notes"][-1] == INTERRUPTED_FIELDS
+
+
 def test_an_interrupted_run_keeps_no_fields(monkeypatch):
     """Ctrl-C within a step: the partial result's records are those of its steps, but the
     stepper's fields are of no whole step (they were saved as those of the step count,

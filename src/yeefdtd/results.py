@@ -229,7 +229,10 @@ class Result:
                 raise ValidationError(f"{what}: {v!r} is not a name; give a non-empty string")
             try:
                 v.encode("utf-8")
-                _file_safe_name(v)
+                # any length: a result written before names took at most 64 bytes (64
+                # characters of up to 4 bytes) is read back; a plot's file name too long
+                # for the file system is an OSError that names it
+                _file_safe_name(v, most_bytes=None)
             except (UnicodeEncodeError, ValueError) as exc:
                 why = "not valid text" if isinstance(exc, UnicodeEncodeError) else str(exc)
                 raise ValidationError(f"{what}: {why}") from None

@@ -13,17 +13,18 @@ from .base import Axis, Component, Index, StrictModel, Vec
 NAME_BYTES = 64
 
 
-def _file_safe_name(v: str | None) -> str | None:
+def _file_safe_name(v: str | None, most_bytes: int | None = NAME_BYTES) -> str | None:
     """A monitor's name names an HDF5 group and a plot's file: no '/' or '\\', no control
-    characters, not only dots, no spaces at either end, at most NAME_BYTES bytes in UTF-8
-    (64 characters of 4 bytes each, with the plot's prefix and suffix, were past the 255
-    bytes a file's name may have)."""
+    characters, not only dots, no spaces at either end, at most ``most_bytes`` bytes in
+    UTF-8 (64 characters of 4 bytes each, with the plot's prefix and suffix, were past the
+    255 bytes a file's name may have; None: any, as results written before the limit may
+    hold)."""
     if v is None:
         return v
     size = len(v.encode("utf-8", "surrogatepass"))
-    if size > NAME_BYTES:
+    if most_bytes is not None and size > most_bytes:
         raise ValueError(f"{v[:16]!r}... is {size} bytes in UTF-8; a name takes at most "
-                         f"{NAME_BYTES} (it names a plot's file): shorten it")
+                         f"{most_bytes} (it names a plot's file): shorten it")
     if any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in v):
         raise ValueError(f"{v!r} holds a slash or a control character; use letters, digits, "
                          "'_', '-' or '.'")

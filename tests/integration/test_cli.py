@@ -19,6 +19,17 @@ from yeefdtd.cli import main
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_interrupts():
+    """Each test starts with Python's own SIGINT handler: a suite started in the background
+    (`make test &`, nohup) inherits SIGINT ignored, which the command keeps, as it should,
+    so the tests' Ctrl-C did nothing and a run meant to be interrupted completed. A test of
+    an ignored SIGINT sets it itself."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def _signal_at_call(monkeypatch, sig, call: int) -> None:
     """The NumPy stepper's ``call``-th advance sends this process ``sig`` first (what a
     Ctrl-C or a scheduler's SIGTERM in the middle of a run does)."""

@@ -29,6 +29,13 @@ RESULT_SUFFIXES = (".h5", ".hdf5")
 #: probe's series was stored bare, and a byte changed on disk read back as another value
 CHECKED = {"fletcher32": True}
 PACKED = {"compression": "gzip", "compression_opts": 1, "shuffle": True, **CHECKED}
+#: the root attribute that holds a CRC-32 of what load reads besides the arrays, which
+#: their own checksums (CHECKED) leave out: the names of the groups and datasets and the
+#: attributes READ_ATTRS (_names_crc). A bit flipped in a probe's position read back as
+#: another position, with no word. Files written before it have none, and load as before;
+#: attributes of other names (a note added with h5py) are left out
+ATTRS_CRC = "checksum"
+READ_ATTRS = ("format", "format_version", "scene", "stats", "position", "component", "axis")
 
 
 @dataclass
@@ -355,6 +362,7 @@ class Result:
             gf = f.create_group("fields")
             for c, a in self.fields.items():
                 gf.create_dataset(c, data=a, **PACKED)
+        f.attrs[ATTRS_CRC] = np.int64(_names_crc(f))
 
     def datasets(self) -> int:
         """How many arrays save() writes, each a dataset of its own."""
@@ -473,6 +481,34 @@ def _read(f) -> Result:
     return res
 
 
+def _names_crc(f) -> int:
+    """CRC-32 of the names of the groups and datasets of the open HDF5 file ``f`` and of
+    their attributes READ_ATTRS with their values, in the order of the names."""
+    import zlib
+
+    items = [("/", f)]
+    f.visititems(lambda name, obj: items.append((name, obj)))   # (None: on to the next)
+    crc = 0
+    for name, obj in sorted(items, key=lambda item: item[0]):
+        crc = zlib.crc32(name.encode("utf-8", "surrogatepass") + b"\0", crc)
+        for key in READ_ATTRS:
+            if key in obj.attrs:
+                crc = zlib.crc32(key.encode() + b"=" + _attr_bytes(obj.attrs[key]) + b"\0", crc)
+    return crc
+
+
+def _attr_bytes(v) -> bytes:
+    """An attribute's value as bytes that tell its type and value apart."""
+    if isinstance(v, str):
+        return b"s" + v.encode("utf-8", "surrogatepass")
+    if isinstance(v, bytes):
+        return b"b" + v
+    a = np.asarray(v)
+    if a.dtype.kind == "O":   # (strings in an array)
+        return b"o" + repr(a.tolist()).encode("utf-8", "surrogatepass")
+    return b"a" + f"{a.dtype.str}{a.shape}".encode() + a.tobytes()
+
+
 def _scalar(g, key: str) -> float:
     """Attribute ``key`` of group ``g`` as one real number, or a ValueError naming it."""
     v = np.asarray(g.attrs[key])
@@ -532,4 +568,11 @@ def _checked(f, path) -> Result:
         raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
                               f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
                               "yeefdtd)")
+    stored = f.attrs.get(ATTRS_CRC)
+    if stored is not None:   # (files written before it have none)
+        stored = np.asarray(stored)
+        if stored.shape != () or stored.dtype.kind not in "iu" or int(stored) != _names_crc(f):
+            raise ValidationError(f"{path}: its names or attributes (the scene, the stats, "
+                                  "positions) do not match their checksum: changed or "
+                                  "damaged since it was written")
     return _read(f)

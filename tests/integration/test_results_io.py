@@ -85,6 +85,7 @@ def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(tmp_pa
     path = res.save(tmp_path / "r.h5")
     old = {"a": "\u00e9" * 64, "s": "\u00e8" * 64}
     with h5py.File(path, "r+") as f:
+        del f.attrs["checksum"]   # (written before there was one)
         f["probes"].move("a", old["a"])
         f["snapshots"].move("s", old["s"])
         f.attrs["scene"] = f.attrs["scene"].replace('"name":"a"', f'"name":"{old["a"]}"') \
@@ -103,11 +104,46 @@ def test_load_rejects_other_files(tmp_path):
         yf.load(tmp_path / "text.h5")
 
 
-def _damage(path, how):
+def _damage(path, how, keep_checksum=False):
+    """``how`` done to the file at ``path``; without ``keep_checksum``, as to a file written
+    before the checksum of its names and attributes (results.ATTRS_CRC), which load checks
+    first: the checks of each part behind it, for such files."""
     import h5py
+
+    from yeefdtd.results import ATTRS_CRC
 
     with h5py.File(path, "r+") as f:
         how(f)
+        if not keep_checksum:
+            f.attrs.__delitem__(ATTRS_CRC)
+
+
+@pytest.mark.parametrize("how", [
+    lambda f: f["probes/a/ez"].attrs.__setitem__("position", [0.0101, 0.007, 0.006]),
+    lambda f: f["snapshots/s"].attrs.__setitem__("position", 0.5),
+    lambda f: f.attrs.__setitem__("stats", f.attrs["stats"].replace('"steps": 40',
+                                                                    '"steps": 41')),
+    lambda f: f.attrs.__setitem__("scene", f.attrs["scene"].replace("20000000000.0",
+                                                                    "20000000001.0")),
+    lambda f: f["probes"].move("b", "c"),
+    lambda f: f.__delitem__("probes/b"),
+    lambda f: f.attrs.__setitem__("checksum", "x"),
+])
+def test_load_refuses_a_file_whose_names_or_attributes_changed(how, tmp_path):
+    """The arrays' checksums (fletcher32) leave the names and attributes out: a probe's
+    position changed by 0.1 mm, the stats' step count or the scene's frequency by one unit,
+    a probe renamed or gone, each loaded as if written so. A CRC-32 of them says so. An
+    attribute load does not read (a note) may be added."""
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    before = tmp_path / "before.h5"
+    before.write_bytes(path.read_bytes())
+    _damage(path, how, keep_checksum=True)
+    with pytest.raises(yf.ValidationError, match="do not match their checksum") as info:
+        yf.load(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    _damage(before, lambda f: f["probes/a"].attrs.__setitem__("note", "checked"),
+            keep_checksum=True)
+    assert yf.load(before) == yf.load(before)
 
 
 def _swap(f, name, data):

@@ -325,7 +325,7 @@ class Result:
                 from .build.model import make_grid
 
                 try:
-                    grid = make_grid(self.scene)
+                    grid = make_grid(_grid_scene(self.scene_json))
                 except ValidationError as exc:
                     raise ValidationError(f"scene_json: {exc}") from None
                 want = tuple(grid.shape)
@@ -479,6 +479,23 @@ def _read(f) -> Result:
     except ValidationError as exc:
         raise ValueError(str(exc)) from None
     return res
+
+
+def _grid_scene(scene_json: str):
+    """The stored scene with its grid and boundaries alone, validated, for the shape of its
+    fields: the rest is not validated again (a scene of an earlier version may break a rule
+    added since: a monitor's name of more than 64 bytes made a result with its fields
+    unreadable)."""
+    from .description.scene import Scene
+
+    try:
+        data = json.loads(scene_json)
+    except ValueError:
+        raise ValidationError("scene_json: not JSON text") from None
+    if not isinstance(data, dict):
+        raise ValidationError(f"scene_json: a scene's table, not {type(data).__name__}")
+    kept = {k: data[k] for k in ("grid", "boundaries") if k in data}
+    return Scene.model_validate({**kept, "run": {"steps": 1}})
 
 
 def _names_crc(f) -> int:

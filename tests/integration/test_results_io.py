@@ -75,13 +75,16 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["r.h5"]
 
 
-def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(tmp_path):
+@pytest.mark.parametrize("keep_fields", [False, True])
+def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(keep_fields,
+                                                                          tmp_path):
     """A monitor's name took at most 64 characters, and now 64 bytes in UTF-8; a file of a
     run before, whose probe and snapshot have names of 64 characters of 2 bytes, loads as
-    it did."""
+    it did, with its fields too (their shapes were checked against the whole stored scene,
+    validated again)."""
     import h5py
 
-    res = small_result(keep_fields=False)
+    res = small_result(keep_fields=keep_fields)
     path = res.save(tmp_path / "r.h5")
     old = {"a": "\u00e9" * 64, "s": "\u00e8" * 64}
     with h5py.File(path, "r+") as f:
@@ -94,6 +97,9 @@ def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(tmp_pa
     assert set(back.probes) == {old["a"], "b"} and set(back.snapshots) == {old["s"]}
     np.testing.assert_array_equal(back.probes[old["a"]]["ez"], res.probes["a"]["ez"])
     np.testing.assert_array_equal(back.snapshots[old["s"]].frames, res.snapshots["s"].frames)
+    assert (back.fields is None) == (not keep_fields)
+    if keep_fields:
+        assert all(np.array_equal(back.fields[c], res.fields[c]) for c in res.fields)
 
 
 def test_load_rejects_other_files(tmp_path):

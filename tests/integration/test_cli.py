@@ -20,14 +20,17 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(autouse=True)
-def _ctrl_c_interrupts():
-    """Each test starts with Python's own SIGINT handler: a suite started in the background
-    (`make test &`, nohup) inherits SIGINT ignored, which the command keeps, as it should,
-    so the tests' Ctrl-C did nothing and a run meant to be interrupted completed. A test of
-    an ignored SIGINT sets it itself."""
-    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+def _signals_interrupt():
+    """Each test starts with Python's own SIGINT handler and SIGTERM's default: a suite
+    started in the background (`make test &`, nohup) inherits SIGINT ignored, and one under
+    `trap '' TERM` SIGTERM, which the command keeps, as it should, so the tests' signals did
+    nothing and a run meant to be interrupted completed. A test of an ignored signal sets
+    it itself."""
+    old = {sig: signal.signal(sig, handler) for sig, handler in (
+        (signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL))}
     yield
-    signal.signal(signal.SIGINT, old)
+    for sig, handler in old.items():
+        signal.signal(sig, handler)
 
 
 def _signal_at_call(monkeypatch, sig, call: int) -> None:
@@ -559,7 +562,7 @@ def test_ctrl_c_while_the_result_is_written_waits_for_it(scene_file, tmp_path, c
     monkeypatch.setattr(Result, "save", save)
     out = tmp_path / "r.h5"
     before = signal.getsignal(signal.SIGTERM)
-    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
+    before_int = signal.getsignal(signal.SIGINT)   # (_signals_interrupt's)
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "interrupted" in err and str(out) in err
@@ -958,7 +961,7 @@ def test_a_second_signal_while_the_partial_result_is_gathered_waits(scene_file, 
 
     monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
     out = tmp_path / "r.h5"
-    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
+    before_int = signal.getsignal(signal.SIGINT)   # (_signals_interrupt's)
     assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and str(out) in err and err.count("\n") == 1
@@ -987,7 +990,7 @@ def test_a_signal_while_the_result_is_gathered_keeps_it(diverging, scene_file, t
     monkeypatch.setattr(stepper_mod.NumpyStepper, "collect", collect)
     path = _diverging_scene(tmp_path) if diverging else scene_file
     out = tmp_path / "r.h5"
-    before_int = signal.getsignal(signal.SIGINT)   # SIG_IGN under nohup or `cmd &`
+    before_int = signal.getsignal(signal.SIGINT)   # (_signals_interrupt's)
     assert main(["run", str(path), "-o", str(out), "-q", "--fields"]) == 130
     err = capsys.readouterr().err.splitlines()
     assert sent and str(out) in err[-1]

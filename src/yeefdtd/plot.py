@@ -297,15 +297,36 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
         for name, probe in result.probes.items():
             what = f"probe {name!r}"
             if _recorded(probe):   # (an empty one: unplotted())
-                out.append(_probe_figure(result, name, directory / f"{stem}_probe_{name}.png"))
+                out.append(_probe_figure(result, name,
+                                         directory / _file_name(f"{stem}_probe_{name}")))
         for name, snap in result.snapshots.items():
             what = f"snapshot {name!r}"
             if len(snap.frames):
                 out.append(_snapshot_figure(result, name,
-                                            directory / f"{stem}_snapshot_{name}.png"))
+                                            directory / _file_name(f"{stem}_snapshot_{name}")))
     except ValidationError as exc:   # what in the result cannot be plotted, named
         raise ValidationError(f"{what}: {exc}") from None
     return out
+
+
+#: the most bytes of a file's name on the usual file systems (ext4, XFS, APFS, NTFS's 255
+#: UTF-16 units hold at least as many characters)
+NAME_MAX = 255
+
+
+def _file_name(base: str) -> str:
+    """``base`` + '.png', or where that passes NAME_MAX bytes in UTF-8, as much of ``base``
+    as fits, whole characters, then '~' and 8 hex digits of its CRC-32: a result's monitor
+    names took up to 64 characters of 4 bytes before they took 64 bytes, and a long
+    output name's stem adds to them (the plot failed, with the others after it)."""
+    import zlib
+
+    raw = base.encode("utf-8", "surrogatepass")
+    if len(raw) + 4 <= NAME_MAX:
+        return base + ".png"
+    tag = f"~{zlib.crc32(raw):08x}.png"
+    cut = raw[:NAME_MAX - len(tag)].decode("utf-8", "ignore")   # (a character cut: dropped)
+    return cut + tag
 
 
 def unplotted(result) -> list[str]:

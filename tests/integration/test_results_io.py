@@ -102,6 +102,30 @@ def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(keep_f
         assert all(np.array_equal(back.fields[c], res.fields[c]) for c in res.fields)
 
 
+def test_plots_of_names_too_long_for_a_file_name_are_written(tmp_path):
+    """A probe of a result written before names took at most 64 bytes may have 64
+    characters of 4 bytes: its plot's file name, with the stem's, passed the 255 bytes a
+    file name may have, and plot_result stopped there, writing none after it. The name is
+    cut to fit, with a CRC-32 of the whole that keeps two such names apart."""
+    import h5py
+
+    from yeefdtd.plot import plot_result
+
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    long = ["\U0001f600" * 64, "\U0001f600" * 63 + "x"]
+    with h5py.File(path, "r+") as f:
+        del f.attrs["checksum"]   # (written before there was one)
+        f["probes"].move("a", long[0])
+        f["probes"].move("b", long[1])
+    written = plot_result(yf.load(path), tmp_path / "plots", "r")
+    names = sorted(p.name for p in written)
+    assert len(names) == 3 and all(p.exists() for p in written)
+    cut = [n for n in names if "~" in n]
+    assert len(cut) == 2 and cut[0] != cut[1]
+    assert all(len(n.encode()) <= 255 and n.endswith(".png") for n in cut)
+    assert "r_snapshot_s.png" in names
+
+
 def test_load_rejects_other_files(tmp_path):
     with pytest.raises(yf.ValidationError, match="no such file"):
         yf.load(tmp_path / "missing.h5")

@@ -130,8 +130,10 @@ def _cmd_run(args) -> int:
     check_writable(out, "--output")
     _not_the_scene(out, args.scene, "--output")
     if args.plot:   # the plots' names, beside the result (plot_result's): before the run
+        from .plot import _file_name
+
         for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True):
-            plot = out.parent / f"{out.stem}_{mon.type}_{kind}.png"
+            plot = out.parent / _file_name(f"{out.stem}_{mon.type}_{kind}")
             check_writable(plot, "--plot")
             _not_the_scene(plot, args.scene, "--plot")
     with _Signals() as signals:

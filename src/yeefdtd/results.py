@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import io
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,13 +30,16 @@ RESULT_SUFFIXES = (".h5", ".hdf5")
 #: probe's series was stored bare, and a byte changed on disk read back as another value
 CHECKED = {"fletcher32": True}
 PACKED = {"compression": "gzip", "compression_opts": 1, "shuffle": True, **CHECKED}
-#: the root attribute that holds a CRC-32 of what load reads besides the arrays, which
-#: their own checksums (CHECKED) leave out: the names of the groups and datasets and the
-#: attributes READ_ATTRS (_names_crc). A bit flipped in a probe's position read back as
-#: another position, with no word. Files written before it have none, and load as before;
-#: attributes of other names (a note added with h5py) are left out
+#: the root attribute that holds a CRC-32 of what load reads besides the arrays' values,
+#: which their chunks' own checksums (CHECKED) leave out: names, attributes, the arrays'
+#: types and shapes (_names_crc); and the one that holds each array's CRC-32 of its values
+#: as saved (JSON, by path), which load compares with the values it reads: a bit flipped
+#: in a probe's position, or in where HDF5 finds a chunk (read back as zeros), or in the
+#: type of its elements (float64 read as float128), loaded with no word. Files written
+#: before them have neither, and load as before; what load does not read (a note, a group
+#: added with h5py) is left out
 ATTRS_CRC = "checksum"
-READ_ATTRS = ("format", "format_version", "scene", "stats", "position", "component", "axis")
+VALUES_CRC = "array_checksums"
 
 
 @dataclass
@@ -341,27 +345,34 @@ class Result:
         f.attrs["format_version"] = FORMAT_VERSION
         f.attrs["scene"] = self.scene_json
         f.attrs["stats"] = json.dumps(self.stats, default=_plain)
+        sums = {}
+
+        def put(g, name, data, how):
+            ds = g.create_dataset(name, data=data, **how)
+            sums[ds.name] = _values_crc(np.asarray(data, dtype=ds.dtype))
+            return ds
+
         gp = f.create_group("probes")
         for name, p in self.probes.items():
             g = gp.create_group(name)
             for c, v in p.data.items():
-                ds = g.create_dataset(c, data=v, **CHECKED)
-                ds.attrs["position"] = np.asarray(p.positions[c])
-                g.create_dataset(f"{c}_time", data=p.times[c], **CHECKED)
+                put(g, c, v, CHECKED).attrs["position"] = np.asarray(p.positions[c])
+                put(g, f"{c}_time", p.times[c], CHECKED)
         gs = f.create_group("snapshots")
         for name, s in self.snapshots.items():
             g = gs.create_group(name)
-            g.create_dataset("frames", data=s.frames, **PACKED)
-            g.create_dataset("time", data=s.times, **CHECKED)
-            g.create_dataset("u", data=s.coords[0], **CHECKED)
-            g.create_dataset("v", data=s.coords[1], **CHECKED)
+            put(g, "frames", s.frames, PACKED)
+            put(g, "time", s.times, CHECKED)
+            put(g, "u", s.coords[0], CHECKED)
+            put(g, "v", s.coords[1], CHECKED)
             g.attrs["component"] = str(s.component)   # (h5py takes no NumPy str_)
             g.attrs["axis"] = str(s.axis)
             g.attrs["position"] = s.position
         if self.fields is not None:
             gf = f.create_group("fields")
             for c, a in self.fields.items():
-                gf.create_dataset(c, data=a, **PACKED)
+                put(gf, c, a, PACKED)
+        f.attrs[VALUES_CRC] = json.dumps(sums)
         f.attrs[ATTRS_CRC] = np.int64(_names_crc(f))
 
     def datasets(self) -> int:
@@ -420,6 +431,12 @@ def _read(f) -> Result:
             raise TypeError(f"{name!r} is not a group")
         return g
 
+    sums = f.attrs.get(VALUES_CRC)   # (files written before it have none)
+    if sums is not None:
+        sums = json.loads(sums)
+        if not isinstance(sums, dict):
+            raise ValueError(f"{VALUES_CRC} is not a table")
+
     def array(g, name, ndim):
         item = g[name]
         if hasattr(item, "items"):   # a group where an array goes: h5py's [()] on it raised
@@ -432,9 +449,12 @@ def _read(f) -> Result:
             # a checksum (CHECKED) that does not match, or compressed bytes that do not decode
             raise ValueError(f"{g.name}/{name}: its stored bytes do not match their checksum "
                              "(changed since it was written)") from None
-        if not isinstance(a, np.ndarray) or a.ndim != ndim or \
-                not (np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)):
+        if not isinstance(a, np.ndarray) or a.ndim != ndim or a.dtype.kind not in "iuf" \
+                or a.dtype.itemsize > 8:   # (a damaged float64's type read as float128)
             raise ValueError(f"{g.name}/{name} is not a {ndim}-D array of real numbers")
+        if sums is not None and sums.get(item.name) != _values_crc(a):
+            raise ValueError(f"{item.name}: its values do not match their checksum (changed "
+                             "since it was written)")
         return a
 
     stats = json.loads(f.attrs["stats"])
@@ -491,27 +511,80 @@ def _grid_scene(scene_json: str):
     try:
         data = json.loads(scene_json)
     except ValueError:
-        raise ValidationError("scene_json: not JSON text") from None
+        raise ValidationError("not JSON text") from None
+    except RecursionError:
+        raise ValidationError("nested too deeply to be a scene") from None
     if not isinstance(data, dict):
-        raise ValidationError(f"scene_json: a scene's table, not {type(data).__name__}")
+        raise ValidationError(f"a scene's table, not {type(data).__name__}")
     kept = {k: data[k] for k in ("grid", "boundaries") if k in data}
     return Scene.model_validate({**kept, "run": {"steps": 1}})
 
 
 def _names_crc(f) -> int:
-    """CRC-32 of the names of the groups and datasets of the open HDF5 file ``f`` and of
-    their attributes READ_ATTRS with their values, in the order of the names."""
-    import zlib
-
-    items = [("/", f)]
-    f.visititems(lambda name, obj: items.append((name, obj)))   # (None: on to the next)
-    crc = 0
-    for name, obj in sorted(items, key=lambda item: item[0]):
-        crc = zlib.crc32(name.encode("utf-8", "surrogatepass") + b"\0", crc)
-        for key in READ_ATTRS:
-            if key in obj.attrs:
-                crc = zlib.crc32(key.encode() + b"=" + _attr_bytes(obj.attrs[key]) + b"\0", crc)
+    """CRC-32 of what load reads of the open HDF5 file ``f`` besides the arrays' values:
+    the root's attributes (the values' checksums among them), and under probes, snapshots
+    and fields the names as load walks them (links: a second link to a probe read as
+    another probe), with the attributes load reads of what they name (READ_ATTRS) and each
+    array's type and shape. What load does not read (a group or an attribute added with
+    h5py) is left out."""
+    crc = zlib.crc32(_attrs_bytes(f, READ_ATTRS["/"]))
+    for top, depth in (("probes", 2), ("snapshots", 2), ("fields", 1)):
+        item = f.get(top)
+        crc = zlib.crc32(_item_bytes(top, item, ()), crc)
+        stack = [((top,), item, depth)]
+        while stack:
+            path, g, left = stack.pop()
+            if left == 0 or not hasattr(g, "keys"):
+                continue
+            for name in sorted(g.keys(), key=_name_bytes):
+                sub = g.get(name)
+                where = (*path, name)
+                crc = zlib.crc32(_item_bytes(name, sub, where), crc)
+                stack.append((where, sub, left - 1))
     return crc
+
+
+#: the attributes load reads, by where they are: the root, a probe's component (a dataset
+#: two below probes), a snapshot (a group one below snapshots)
+READ_ATTRS = {"/": ("format", "format_version", "scene", "stats", VALUES_CRC),
+              "probes/2": ("position",), "snapshots/1": ("component", "axis", "position")}
+
+
+def _name_bytes(name) -> bytes:
+    """A link's name as bytes (h5py gives one that is not UTF-8 as bytes)."""
+    return name if isinstance(name, bytes) else name.encode("utf-8", "surrogatepass")
+
+
+def _item_bytes(name, item, where: tuple) -> bytes:
+    """A link's name and what it holds for _names_crc: a group, a dataset with its storage,
+    or nothing (a dangling link); and the attributes load reads there."""
+    kind = b"-" if item is None else b"g" if hasattr(item, "keys") else b"d"
+    out = b"\0" + _name_bytes(name) + b"\0" + kind
+    if kind == b"d":
+        out += _storage_bytes(item)
+    keys = READ_ATTRS.get(f"{where[0]}/{len(where) - 1}", ()) if where else ()
+    if where and where[0] == "probes" and _name_bytes(name).endswith(b"_time"):
+        keys = ()   # (a component's times: load reads no attribute of theirs)
+    if keys and item is not None:
+        out += _attrs_bytes(item, keys)
+    return out
+
+
+def _attrs_bytes(obj, keys) -> bytes:
+    return b"".join(key.encode() + b"=" + (_attr_bytes(obj.attrs[key]) if key in obj.attrs
+                                           else b"?") + b"\0" for key in keys)
+
+
+def _storage_bytes(ds) -> bytes:
+    """A dataset's element type and shape (not how it is stored: a file repacked with
+    other filters, its values the same, loads)."""
+    return repr((ds.dtype.str, ds.shape)).encode()
+
+
+def _values_crc(a: np.ndarray) -> int:
+    """CRC-32 of an array's values, little-endian, in C order."""
+    a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    return zlib.crc32(memoryview(a.reshape(-1)).cast("B")) if a.size else 0
 
 
 def _attr_bytes(v) -> bytes:

@@ -1082,7 +1082,8 @@ def test_writers_refuse_what_is_not_a_regular_file_and_write_through_links(scene
 def test_plots_take_the_format_their_suffix_names_and_their_names_are_checked_first(
         scene_file, tmp_path, capsys):
     """A plot named .pdf or .svg held PNG bytes; with --plot, a plot's name that cannot be
-    written (too long here) was found after the run, which was saved but exited 2."""
+    written (a folder of that name here) was found after the run, which was saved but
+    exited 2. One too long for a file name is cut to fit (plot._file_name), checked so."""
     from yeefdtd.plot import plot_probe, plot_snapshot
 
     res = yf.run(yf.Scene.load(scene_file), progress=False)
@@ -1090,11 +1091,16 @@ def test_plots_take_the_format_their_suffix_names_and_their_names_are_checked_fi
         for plot, name in ((plot_probe, "p"), (plot_snapshot, "s")):
             path = plot(res, name, tmp_path / f"{name}.{suffix}")
             assert path.read_bytes().startswith(head), (suffix, name)
-    out = tmp_path / ("y" * 245 + ".h5")   # the result's name fits, its plots' do not
+    out = tmp_path / "r.h5"
+    (tmp_path / "r_probe_p.png").mkdir()
     assert main(["run", str(scene_file), "-o", str(out), "-q", "--plot"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("yeefdtd: error: --plot: ") and "File name too long" in err
-    assert not out.exists()
+    assert err.startswith("yeefdtd: error: --plot: ") and "r_probe_p.png" in err
+    assert err.count("\n") == 1 and not out.exists()
+    out = tmp_path / ("y" * 245 + ".h5")   # the result's name fits, its plots' are cut
+    assert main(["run", str(scene_file), "-o", str(out), "-q", "--plot"]) == 0
+    plots = [p.name for p in tmp_path.iterdir() if p.name.startswith("y") and "~" in p.name]
+    assert len(plots) == 2 and all(len(n) <= 255 for n in plots), plots
 
 
 def test_an_output_directory_replaced_by_a_file_during_the_run_sends_the_result_to_tmp(

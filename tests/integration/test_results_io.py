@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import h5py
 import numpy as np
 import pytest
 
@@ -88,7 +89,7 @@ def test_a_result_written_before_names_took_at_most_64_bytes_is_read_back(keep_f
     path = res.save(tmp_path / "r.h5")
     old = {"a": "\u00e9" * 64, "s": "\u00e8" * 64}
     with h5py.File(path, "r+") as f:
-        del f.attrs["checksum"]   # (written before there was one)
+        del f.attrs["checksum"], f.attrs["array_checksums"]   # (written before them)
         f["probes"].move("a", old["a"])
         f["snapshots"].move("s", old["s"])
         f.attrs["scene"] = f.attrs["scene"].replace('"name":"a"', f'"name":"{old["a"]}"') \
@@ -114,7 +115,7 @@ def test_plots_of_names_too_long_for_a_file_name_are_written(tmp_path):
     path = small_result(keep_fields=False).save(tmp_path / "r.h5")
     long = ["\U0001f600" * 64, "\U0001f600" * 63 + "x"]
     with h5py.File(path, "r+") as f:
-        del f.attrs["checksum"]   # (written before there was one)
+        del f.attrs["checksum"], f.attrs["array_checksums"]   # (written before them)
         f["probes"].move("a", long[0])
         f["probes"].move("b", long[1])
     written = plot_result(yf.load(path), tmp_path / "plots", "r")
@@ -136,16 +137,18 @@ def test_load_rejects_other_files(tmp_path):
 
 def _damage(path, how, keep_checksum=False):
     """``how`` done to the file at ``path``; without ``keep_checksum``, as to a file written
-    before the checksum of its names and attributes (results.ATTRS_CRC), which load checks
-    first: the checks of each part behind it, for such files."""
+    before the checksums of its names and attributes and of its arrays' values
+    (results.ATTRS_CRC, VALUES_CRC), which load checks first: the checks of each part
+    behind them, for such files."""
     import h5py
 
-    from yeefdtd.results import ATTRS_CRC
+    from yeefdtd.results import ATTRS_CRC, VALUES_CRC
 
     with h5py.File(path, "r+") as f:
         how(f)
         if not keep_checksum:
             f.attrs.__delitem__(ATTRS_CRC)
+            f.attrs.__delitem__(VALUES_CRC)
 
 
 @pytest.mark.parametrize("how", [
@@ -158,22 +161,33 @@ def _damage(path, how, keep_checksum=False):
     lambda f: f["probes"].move("b", "c"),
     lambda f: f.__delitem__("probes/b"),
     lambda f: f.attrs.__setitem__("checksum", "x"),
+    lambda f: f["probes"].__setitem__("c", f["probes/a"]),   # a second link to a probe
+    lambda f: f["probes"].__setitem__("c", h5py.SoftLink("/probes/a")),
+    lambda f: _swap(f, "probes/a/ez", f["probes/a/ez"][()].astype(np.float32)),
+    lambda f: f["probes/a/ez"].__setitem__(3, 1.0),   # its chunk's own checksum made anew
+    lambda f: f["fields/hx"].__setitem__((9, 0, 0), 0.0),
 ])
 def test_load_refuses_a_file_whose_names_or_attributes_changed(how, tmp_path):
-    """The arrays' checksums (fletcher32) leave the names and attributes out: a probe's
-    position changed by 0.1 mm, the stats' step count or the scene's frequency by one unit,
-    a probe renamed or gone, each loaded as if written so. A CRC-32 of them says so. An
-    attribute load does not read (a note) may be added."""
-    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    """The chunks' own checksums (fletcher32) leave the names and attributes out, and a
+    change that HDF5 makes or does not see in them (values written over, a chunk that is
+    no longer found, read as zeros): a probe's position changed by 0.1 mm, the stats' step
+    count or the scene's frequency by one unit, a probe renamed, gone or linked twice, an
+    array of another type or with other values, each loaded as if written so. CRC-32s of
+    them and of the arrays' values say so. What load does not read (a note, a position on
+    a probe's times, a group) may be added."""
+    res = small_result(keep_fields=True)
+    path = res.save(tmp_path / "r.h5")
     before = tmp_path / "before.h5"
     before.write_bytes(path.read_bytes())
     _damage(path, how, keep_checksum=True)
     with pytest.raises(yf.ValidationError, match="do not match their checksum") as info:
         yf.load(path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
-    _damage(before, lambda f: f["probes/a"].attrs.__setitem__("note", "checked"),
+    _damage(before, lambda f: (f["probes/a"].attrs.__setitem__("note", "checked"),
+                               f["probes/a/ez_time"].attrs.__setitem__("position", 0.0),
+                               f.create_group("analysis").create_dataset("x", data=[1.0])),
             keep_checksum=True)
-    assert yf.load(before) == yf.load(before)
+    assert yf.load(before) == res
 
 
 def _swap(f, name, data):

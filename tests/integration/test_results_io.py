@@ -127,6 +127,21 @@ def test_plots_of_names_too_long_for_a_file_name_are_written(tmp_path):
     assert "r_snapshot_s.png" in names
 
 
+@pytest.mark.parametrize("scene_json, says", [
+    ("[" * 100_000 + "]" * 100_000, "scene_json: nested too deeply to be a scene"),
+    ("{not json", "scene_json: not JSON text"),
+    ("[1]", "scene_json: a scene's table, not list"),
+])
+def test_save_with_fields_names_a_stored_scene_it_cannot_read(scene_json, says, tmp_path):
+    """The shapes of a result's fields are checked against its stored scene's grid: a scene
+    that is no scene is one line (RecursionError from JSON nested too deeply, a
+    traceback), said once."""
+    res = yf.Result(scene_json=scene_json, fields={"ex": np.zeros((2, 2, 2))})
+    with pytest.raises(yf.ValidationError) as info:
+        res.save(tmp_path / "r.h5")
+    assert str(info.value) == says
+
+
 def test_load_rejects_other_files(tmp_path):
     with pytest.raises(yf.ValidationError, match="no such file"):
         yf.load(tmp_path / "missing.h5")

@@ -258,7 +258,15 @@ class Result:
                 got = "not an array" if a is None else f"{a.ndim}-D of {a.dtype}"
                 raise ValidationError(f"{what}: must be a {ndim}-D array of real numbers "
                                       f"({got})")
+            wide(a, what)
             return a
+
+        def wide(a, what):
+            # load() refuses them (a damaged float64's type reads as float128), and their
+            # bytes are the platform's own (80-bit x87 or 128-bit)
+            if a.dtype.itemsize > 8:
+                raise ValidationError(f"{what}: {a.dtype} takes {a.dtype.itemsize} bytes a "
+                                      "value; give at most 8 (convert it to float64)")
 
         if not isinstance(self.stats, dict) or not all(isinstance(k, str)
                                                        for k in self.stats):
@@ -325,6 +333,7 @@ class Result:
                 v = np.asarray(a) if isinstance(a, np.ndarray) else None
                 if v is None or v.dtype.kind not in "iuf" or v.ndim == 0:
                     raise ValidationError(f"fields[{c!r}]: must be an array of real numbers")
+                wide(v, f"fields[{c!r}]")
             if self.fields:   # the scene's grid's components, on its nodes
                 from .build.model import make_grid
 
@@ -658,6 +667,11 @@ def _checked(f, path) -> Result:
         raise ValidationError(f"{path}: result format version {shown}; this yeefdtd "
                               f"reads 1 to {FORMAT_VERSION} (a newer file needs a newer "
                               "yeefdtd)")
+    if (ATTRS_CRC in f.attrs) != (VALUES_CRC in f.attrs):   # (save writes both)
+        there, gone = (ATTRS_CRC, VALUES_CRC) if ATTRS_CRC in f.attrs else \
+            (VALUES_CRC, ATTRS_CRC)
+        raise ValidationError(f"{path}: it holds {there} but not {gone}: damaged since it "
+                              "was written (a damaged name would leave its checks out)")
     stored = f.attrs.get(ATTRS_CRC)
     if stored is not None:   # (files written before it have none)
         stored = np.asarray(stored)

@@ -205,6 +205,20 @@ def test_load_refuses_a_file_whose_names_or_attributes_changed(how, tmp_path):
     assert yf.load(before) == res
 
 
+@pytest.mark.parametrize("gone", ["checksum", "array_checksums"])
+def test_load_refuses_a_file_that_holds_one_of_its_two_checksums(gone, tmp_path):
+    """save writes both; a file with one alone was damaged (an attribute's name changed),
+    and the other's checks would be left out: a probe's position changed then loaded."""
+    path = small_result(keep_fields=False).save(tmp_path / "r.h5")
+    with h5py.File(path, "r+") as f:
+        f["probes/a/ez"].attrs["position"] = [0.0101, 0.007, 0.006]
+        f.attrs[gone + "_"] = f.attrs[gone]
+        del f.attrs[gone]
+    with pytest.raises(yf.ValidationError, match=f"holds .* but not {gone}: damaged") as info:
+        yf.load(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
 def _swap(f, name, data):
     del f[name]
     f[name] = data
@@ -315,6 +329,15 @@ def _snapshot(**change):
     (dict(stats={("a", 1): 2}), "with keys that are not names"),
     (dict(fields={"ez": np.zeros(3, "m8[s]")}), "must be an array of real numbers"),
     (dict(probes={"p": _probe(data=np.zeros(3, "m8[s]"))}), "1-D array of real numbers"),
+    # these raised a bare ValueError from the values' checksum, and load refuses them
+    (dict(probes={"p": _probe(data=np.zeros(3, np.longdouble))}),
+     r"probes\['p'\].data\['ez'\]: float128 takes 16 bytes a value; give at most 8"),
+    (dict(probes={"p": _probe(where=np.zeros(3, np.longdouble))}),
+     r"positions\['ez'\]: float128 takes 16 bytes"),
+    (dict(snapshots={"s": _snapshot(frames=np.zeros((2, 3, 4), np.longdouble))}),
+     r"snapshots\['s'\].frames: float128 takes 16 bytes"),
+    (dict(fields={"hx": np.zeros((2, 2, 2), np.longdouble)}),
+     r"fields\['hx'\]: float128 takes 16 bytes"),
 ])
 def test_save_refuses_in_one_line_what_load_could_not_read_back(parts, says, tmp_path):
     """Result.save writes only what load() reads back: each part a name HDF5 takes and

@@ -206,10 +206,26 @@ def _older_plots(saved: Path) -> str:
     """Where plots named as those of the result ``saved`` are there already (from an
     earlier run to the same file; this one wrote none), a clause that says they are not
     this run's: nothing marked them stale beside the new, shorter result."""
+    import re
+
+    from .plot import NAME_MAX
+
+    own = (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")
+
+    def named_so(name: str) -> bool:
+        if not name.endswith(".png"):
+            return False
+        if name.startswith(own):
+            return True
+        # a name cut to fit (plot._file_name), whose head may end inside the stem: as long
+        # as it was cut to (less a character's last bytes, up to 3)
+        cut = re.fullmatch(r"(.*)~[0-9a-f]{8}\.png", name, re.S)
+        return cut is not None and any(o.startswith(cut[1]) for o in own) and \
+            len(cut[1].encode("utf-8", "surrogatepass")) > NAME_MAX - 13 - 4
+
     try:
         older = sorted(p.name for p in saved.parent.iterdir()   # (no glob: [ in names)
-                       if p.name.endswith(".png") and p.name.startswith(
-                           (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")))
+                       if named_so(p.name))
     except OSError:
         return ""
     if not older:

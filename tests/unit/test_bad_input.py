@@ -996,6 +996,24 @@ def test_older_plots_are_found_beside_a_result_named_with_glob_characters(tmp_pa
     assert "run[1]_probe_p.png, is from an earlier run" in _older_plots(tmp_path / "run[1].h5")
 
 
+@pytest.mark.parametrize("stem_bytes", [200, 245, 250])
+def test_older_plots_are_found_where_their_names_were_cut_to_fit(stem_bytes, tmp_path):
+    """A plot name longer than a file name may be is cut, with '~' and a CRC-32; from a
+    stem of about 240 bytes on, the cut falls inside the stem, and the earlier plots were
+    not named as the result's own. Another name cut so, of another stem, is not."""
+    from yeefdtd.cli import _older_plots
+    from yeefdtd.plot import _file_name
+
+    stem = "é" * (stem_bytes // 2)
+    name = _file_name(f"{stem}_probe_{'p' * 60}")
+    assert "~" in name
+    (tmp_path / name).write_bytes(b"")
+    (tmp_path / _file_name(f"{'o' * stem_bytes}_probe_{'p' * 60}")).write_bytes(b"")
+    (tmp_path / "é~0badf00d.png").write_bytes(b"")   # a short name with the tag's form
+    said = _older_plots(tmp_path / f"{stem}.h5")
+    assert f"the 1 plot beside it named as its own, {name}, is from an earlier run" in said
+
+
 def test_a_diverged_run_whose_fields_found_no_memory_names_no_fields_step(monkeypatch):
     """fields_at_step was set whenever the fields were asked for, also where their copy
     failed and they were left out."""

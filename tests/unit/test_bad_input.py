@@ -1270,3 +1270,87 @@ def test_samples_between_the_runs_instants_are_said_to_be_so():
         progress=False).probes["inside"]["ez"]).max() == 0   # it does drive nothing
     for start in (1e-9, -1e-9):   # past the run's end (0.55 ns), or before its start
         assert note(start)[0].endswith("move its samples into the run (start) or run longer")
+
+
+def _misspelled(path: str, wrong: str):
+    """base3d with the key at ``path`` (dotted, as _set) renamed to ``wrong``."""
+    def make():
+        d = base3d()
+        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+        cur = d
+        for k in keys[:-1]:
+            cur = cur[k]
+        cur[wrong] = cur.pop(keys[-1])
+        return d
+    return make
+
+
+@pytest.mark.parametrize("make, says", [
+    (_misspelled("objects.0.center", "centre"),
+     r"^objects\[0\].centre: is not a known key; did you mean 'center'\? \(a sphere takes "
+     r"material, type, center, radius\)$"),
+    (_misspelled("grid.spacing", "spacng"), r"^grid.spacng: .*did you mean 'spacing'\?"),
+    (_misspelled("grid", "gird"), r"^gird: is not a known key; did you mean 'grid'\? \(a "
+                                  r"Scene takes name, grid, "),
+    (_set("boundaries", {"x_min": {"sigma_max": 1e3}}),
+     r"^boundaries.x_min.sigma_max: .*did you mean 'sigma_factor'\? \(a cpml takes type, "
+     r"cells, order, sigma_factor, kappa_max"),
+    # TOML puts a top-level key written after the last [[monitors]] table into that table
+    (_set("monitors.0.boundaries", "pec"),
+     r"^monitors\[0\].boundaries: is not a known key; 'boundaries' is a key of the scene "
+     r"itself: in TOML, write it before the first \[table\] \(a probe takes "),
+    (_set("sources.0.waveform.frequncy", 1e9), r"^sources\[0\].waveform.frequncy: is not a "
+                                               r"known key \(a gaussian takes type, tau, t0\)$"),
+])
+def test_a_misspelled_key_is_named_with_the_key_it_may_stand_for(make, says):
+    """A misspelled required key was reported as the one it stood for missing ('center: is
+    required; add it (and 1 more problem)'), the misspelling itself in no line the command
+    prints; an unknown key now leads, with the nearest known one and the table's keys."""
+    with pytest.raises(yf.ValidationError, match=says):
+        yf.Scene.model_validate(make())
+
+
+@pytest.mark.parametrize("make, says, problems", [
+    (lambda: yf.Probe(name="p", cell=(0.015, 0.015, 0.015)),
+     r"^cell\[0\]: must hold whole numbers, cell indices \(got 0.015\); a point in metres "
+     r"goes in 'position'$", 3),
+    (lambda: yf.Probe(name="p", components=["e"], cell=(1, 1, 1)),
+     r"^components\[0\]: input should be 'ex', .* \(got 'e'\)$", 1),
+    (lambda: yf.Grid(cells=64, spacing=1e-3), r"^cells: must be a list of values, \[a, b, "
+                                              r"\.\.\.\] \(got 64\)$", 1),
+])
+def test_a_list_s_refused_items_are_its_problem(make, says, problems):
+    """A list whose items were refused was also said to hold 'at least 1 item after
+    validation, not 0', and three bad items of one list counted as three problems (or
+    four); a cell of metres says where metres go."""
+    with pytest.raises(yf.ValidationError, match=says) as info:
+        make()
+    assert len(info.value.items) == problems
+
+
+def test_model_copy_of_a_part_by_a_dict_keeps_the_rest_of_it():
+    """A dict for a part that is a description replaced it, its other fields back at their
+    defaults: a float64 scene's run went to float32 without a word, and a grid's new cells
+    wanted its spacing again. A field that stands for another replaces it (steps for
+    duration), in a part or in the model itself."""
+    scene = yf.Scene.model_validate({**base3d(), "run": {"duration": 1e-10,
+                                                          "dtype": "float64"}})
+    run = scene.model_copy(update={"run": {"steps": 10}}).run
+    assert (run.steps, run.duration, run.dtype) == (10, None, "float64")
+    assert scene.run.model_copy(update={"steps": 7}).steps == 7
+    grid = scene.model_copy(update={"grid": {"cells": [32, 30, 30]}}).grid
+    assert grid.cells == (32, 30, 30) and grid.spacing == scene.grid.spacing
+    src = scene.sources[0].model_copy(update={"cell": (5, 5, 5)})
+    assert src.cell == (5, 5, 5) and src.position is None
+    # a waveform of another type replaces the waveform; of the same, updates it
+    wf = scene.sources[0].model_copy(update={"waveform": {"type": "ricker",
+                                                          "frequency": 1e9}}).waveform
+    assert wf.type == "ricker"
+    assert scene.sources[0].model_copy(update={"waveform": {"t0": 1e-10}}).waveform.tau == \
+        1e-11
+    with pytest.raises(yf.ValidationError, match=r"^run.steps: must be > 0 \(got -1\)$"):
+        scene.model_copy(update={"run": {"steps": -1}})
+    with pytest.raises(yf.ValidationError, match=r"^update\['run'\]: RunSettings has no "
+                                                 r"field 'stepz' \(its fields are steps, "
+                                                 r".*\); did you mean 'steps'\?$"):
+        scene.model_copy(update={"run": {"stepz": 10}})

@@ -7,8 +7,10 @@ field path (``sources[0].waveform.tau``) and says what to change.
 
 from __future__ import annotations
 
+import difflib
+import re
 import typing
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 import pydantic
@@ -45,6 +47,10 @@ class StrictModel(BaseModel):
         populate_by_name=False,
     )
 
+    #: groups of fields that stand for one another (steps or duration): model_copy drops
+    #: the others of a group where its update gives one
+    _ALTERNATIVES: ClassVar[tuple[tuple[str, ...], ...]] = ()
+
     def __init__(self, /, *args: Any, **data: Any):
         if args:   # Python's own TypeError would not say what to write
             names = ", ".join(f"{n}=..." for n in list(type(self).model_fields)[:3])
@@ -66,18 +72,49 @@ class StrictModel(BaseModel):
     def model_copy(self, *, update: dict | None = None, deep: bool = False):
         """A copy with ``update``'s fields replaced, validated as a new one is (pydantic's
         copy takes them unchecked: a probe outside the grid, an unknown material or two
-        monitors of one name then ran, or failed deep in a run)."""
+        monitors of one name then ran, or failed deep in a run). A dict given for a part
+        that is itself a description (``{"run": {"steps": 10}}``) updates that part's copy
+        the same way, the rest of it kept (it replaced the part, whose other fields went
+        back to their defaults: float64 became float32 without a word); a dict of another
+        ``type`` (a waveform of another kind) replaces it. A field that stands for another
+        (``steps`` for ``duration``, ``cell`` for ``position``) replaces it."""
         if not update:
             return super().model_copy(deep=deep)
+        return self._updated(update, "update")
+
+    def _updated(self, update, where: str):
         if not isinstance(update, dict):
-            raise ValidationError(f"update: a dict of {type(self).__name__}'s fields, not "
-                                  f"{type(update).__name__}")
+            why = f"a dict of {type(self).__name__}'s fields, not {type(update).__name__}"
+            raise ValidationError(f"{where}: {why}", [(where, why)])
         unknown = sorted(set(update) - set(type(self).model_fields), key=str)
         if unknown:
-            raise ValidationError(f"update: {type(self).__name__} has no field {unknown[0]!r}; "
-                                  f"its fields are {', '.join(type(self).model_fields)}")
+            why = (f"{type(self).__name__} has no field {unknown[0]!r} (its fields are "
+                   f"{', '.join(type(self).model_fields)})"
+                   f"{_close(unknown[0], type(self).model_fields)}")
+            raise ValidationError(f"{where}: {why}", [(where, why)])
         data = {name: getattr(self, name) for name in type(self).model_fields
                 if name in self.model_fields_set}
+        for group in self._ALTERNATIVES:
+            if any(name in update for name in group):
+                for name in group:
+                    data.pop(name, None)
+        update = dict(update)
+        for name, value in update.items():
+            part = data.get(name, getattr(self, name))
+            if isinstance(part, StrictModel) and isinstance(value, dict) and \
+                    value.get("type", getattr(part, "type", None)) == getattr(part, "type",
+                                                                              None):
+                try:
+                    update[name] = part._updated(value, f"{where}[{name!r}]")
+                except ValidationError as exc:
+                    if exc.items and exc.items[0][0].startswith(where):
+                        raise   # (the update itself, named already)
+                    items = [(join_path(name, p), m) for p, m in exc.items]
+                    head = f"{items[0][0]}: {items[0][1]}" if items[0][0] else items[0][1]
+                    if len(items) > 1:
+                        head += f" (and {len(items) - 1} more problem" \
+                                f"{'s' if len(items) > 2 else ''})"
+                    raise ValidationError(head, items) from None
         return type(self)(**{**data, **update})
 
     @classmethod
@@ -97,6 +134,33 @@ class StrictModel(BaseModel):
             return super().model_validate_json(json_data, **kwargs)
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        """A key the table does not take is named first, with the nearest key it takes and
+        the whole list of them: a misspelled required key ('centre') was reported as the
+        one it stood for missing ('center: is required; add it'), the misspelling itself
+        left out of the line."""
+        if not isinstance(data, dict):
+            return data
+        for key in data:
+            if not isinstance(key, str) or key in cls.model_fields:
+                continue
+            try:
+                key.encode("utf-8")
+            except UnicodeEncodeError:   # pydantic's own error says so (_message)
+                continue
+            fields = list(cls.model_fields)
+            kind = data.get("type") if isinstance(data.get("type"), str) else None
+            what = f"a {kind}" if kind in _TAGS else f"a {cls.__name__}"
+            scene_key = ""
+            if cls.__name__ != "Scene" and key in _SCENE_KEYS:
+                scene_key = (f"; {key!r} is a key of the scene itself: in TOML, write it "
+                             "before the first [table]")
+            raise FieldError(key, f"is not a known key{_close(key, fields)}{scene_key} "
+                                  f"({what} takes {', '.join(fields)})")
+        return data
 
     @pydantic.model_validator(mode="before")
     @classmethod
@@ -137,6 +201,21 @@ class StrictModel(BaseModel):
             return cls.model_validate(data)
         except pydantic.ValidationError as exc:
             raise from_pydantic(exc) from None
+
+
+#: the keys of a scene's top level (a TOML file's key after its last [table] lands in that
+#: table)
+_SCENE_KEYS = ("name", "grid", "materials", "background", "objects", "sources",
+               "boundaries", "monitors", "run")
+
+
+def _close(key: str, names) -> str:
+    """"; did you mean 'x'?" for the name among ``names`` nearest to ``key``, or ''."""
+    near = difflib.get_close_matches(key, list(names), n=1, cutoff=0.6)
+    if not near:   # a shared stem (sigma_max for sigma_factor): the first such name
+        stem = key.split("_")[0]
+        near = [n for n in names if "_" in key and n.split("_")[0] == stem][:1]
+    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 def _takes_number(tp: Any) -> bool:
@@ -262,6 +341,8 @@ def _message(err: dict) -> str:
     if kind in ("tuple_type", "list_type") and isinstance(got, dict):
         return (f"must be a list (got {_short(got)}); in TOML, [[name]] tables or "
                 "name = [...], not a single [name] table")
+    if kind in ("tuple_type", "list_type"):
+        return f"must be a list of values, [a, b, ...] (got {_short(got)})"
     if kind == "finite_number":
         return "must be a finite number (got NaN or infinity)"
     if kind == "string_unicode":   # a key (pydantic names only the table holding it) or value
@@ -297,6 +378,7 @@ def join_path(outer: str, inner: str) -> str:
 def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
     """Turn a pydantic error into one yeefdtd ValidationError, one item per problem."""
     items: list[tuple[str, str]] = []
+    kinds: dict[str, str] = {}
     for err in exc.errors(include_url=False):
         path = format_loc(tuple(err.get("loc", ())))
         cause = (err.get("ctx") or {}).get("error")
@@ -305,18 +387,34 @@ def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
         elif isinstance(cause, FieldError):
             items.append((join_path(path, cause.path), cause.message))
         else:
-            items.append((path, _message(err)))
+            kind = err.get("type", "")
+            field = re.sub(r"\[\d+\]$", "", path)
+            if kind == "int_from_float" and field.rsplit(".", 1)[-1] in ("cell", "index"):
+                message = ("must hold whole numbers, cell indices (got "
+                           f"{_short(err.get('input'))}); a point in metres goes in "
+                           "'position'")
+            else:
+                message = _message(err)
+            items.append((path, message))
+            kinds.setdefault(path, kind)
     unique: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    seen: set = set()
+    more = 0   # problems besides the first, those of the same kind in one list as one
     for p, m in items:  # a union reports each alternative; keep the first per path
+        field = re.sub(r"\[\d+\]$", "", p)
         if p and p in seen:
             continue
+        if kinds.get(p) == "too_short" and any(q.startswith(p + "[") for q, _ in items):
+            continue   # 'at least 1 item after validation, not 0': its items were refused
+        if unique and not (p != field and (field, kinds.get(p)) in seen):
+            more += 1
         seen.add(p)
+        seen.add((field, kinds.get(p)))
         unique.append((p, m))
     if not unique:
         unique = [("", str(exc).splitlines()[0])]
     p, m = unique[0]
     head = f"{p}: {m}" if p else m
-    if len(unique) > 1:
-        head += f" (and {len(unique) - 1} more problem{'s' if len(unique) > 2 else ''})"
+    if more:
+        head += f" (and {more} more problem{'s' if more > 1 else ''})"
     return ValidationError(head, unique)

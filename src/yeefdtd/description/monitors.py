@@ -42,6 +42,8 @@ class Probe(StrictModel):
     where and when.
     """
 
+    _ALTERNATIVES = (("position", "cell"),)
+
     type: Literal["probe"] = "probe"
     name: str | None = Field(None, min_length=1, max_length=64, description="unique name "
                              "(default probe<N>), at most 64 bytes in UTF-8")
@@ -75,6 +77,8 @@ class Snapshot(StrictModel):
 
     In 2D the plane is the whole grid: leave ``axis`` at 'z' and give no position.
     """
+
+    _ALTERNATIVES = (("position", "index"),)
 
     type: Literal["snapshot"] = "snapshot"
     name: str | None = Field(None, min_length=1, max_length=64, description="unique name "

@@ -28,6 +28,8 @@ _EPS = 1e-9  # relative slack when testing positions against the domain's faces
 class RunSettings(StrictModel):
     """How long to run and with what numbers."""
 
+    _ALTERNATIVES = (("steps", "duration"),)
+
     steps: PositiveInt | None = Field(None, le=MAX_STEPS, description="number of time steps")
     duration: PositiveFloat | None = Field(None, description="simulated time in seconds, "
                                            "instead of steps")

@@ -24,6 +24,8 @@ class PointSource(StrictModel):
     that component) or by ``cell`` (an index: the component's point inside that cell).
     """
 
+    _ALTERNATIVES = (("position", "cell"),)
+
     type: Literal["point"] = "point"
     component: Component = Field(description="the driven component: ex, ey, ez, hx, hy, hz")
     position: Vec | None = Field(None, description="location in metres, [x, y, z] "

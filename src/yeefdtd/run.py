@@ -69,15 +69,12 @@ def _check_variant(options: dict, where: str = "stepper_options") -> None:
 
 
 def _dtype_name(dtype):
-    """NumPy's float32, float64 or float16 (a dtype, or its scalar type) as the name the
-    scene's run.dtype takes, so that run() and make_stepper take the same (make_stepper
-    took np.dtype('float64'), run() refused it after building the model); anything else as
-    given, for the checks that name it."""
-    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
-        name = np.dtype(dtype).name
-        if name in ("float32", "float64", "float16"):
-            return name
-    return dtype
+    """NumPy's float32, float64 or float16 as the name the scene's run.dtype takes, so that
+    run() and make_stepper take the same (make_stepper took np.dtype('float64'), run()
+    refused it after building the model)."""
+    from .description.scene import dtype_name
+
+    return dtype_name(dtype)
 
 
 def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,

@@ -649,6 +649,8 @@ def test_run_and_make_stepper_take_the_same_numpy_dtypes():
         assert r.stats["dtype"] == r.scene.run.dtype == name
         model = yf.build_model(scene)
         assert yf.make_stepper(model, dtype=given).storage.name == name
+        # and the run settings themselves (RunSettings refused np.float32)
+        assert yf.RunSettings(steps=3, dtype=given).dtype == name
     import importlib
 
     run_mod = importlib.import_module("yeefdtd.run")

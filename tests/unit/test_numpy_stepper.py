@@ -220,12 +220,21 @@ def test_advance_refuses_steps_that_are_not_whole_numbers(start, count):
         st.advance(start, count)
 
 
-@pytest.mark.parametrize("steps", [0, -5, 2.5, True])
+@pytest.mark.parametrize("steps", [0, -5, 2.5, True, 1e10, float("nan"), float("inf")])
 def test_run_and_build_model_refuse_a_step_count_that_is_not_one(steps):
     with pytest.raises(yf.ValidationError, match=r"^steps: a whole number from 1 to"):
         yf.run(lossy_scene(steps=2), steps=steps, progress=False)
     with pytest.raises(yf.ValidationError, match=r"^steps: "):
         yf.build_model(lossy_scene(steps=2), steps=steps)
+
+
+def test_a_step_count_written_as_a_whole_float_is_taken_as_a_scene_file_takes_it():
+    """steps = 1e3 or 100.0 in a scene file ran; yf.run(scene, steps=10.0) was refused."""
+    for steps in (3.0, np.float32(3), 3e0):
+        m = yf.build_model(lossy_scene(steps=2), steps=steps)
+        assert type(m.steps) is int and m.steps == 3
+    res = yf.run(lossy_scene(steps=2), steps=3.0, progress=False)
+    assert res.stats["steps"] == 3 and res.scene.run.steps == 3
 
 
 def test_a_step_count_of_a_small_numpy_integer_type_is_taken_as_a_number():

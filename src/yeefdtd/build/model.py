@@ -111,7 +111,11 @@ def check_run_arguments(scene, steps) -> None:
     if not isinstance(scene, Scene):
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__} (read a file with "
                               "yeefdtd.Scene.load(path), or build one with yeefdtd.Scene(...))")
-    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
+    # a whole float (1e5) as a scene file's steps takes it
+    whole = isinstance(steps, (int, np.integer)) or (
+        isinstance(steps, (float, np.floating)) and math.isfinite(steps) and
+        float(steps).is_integer())
+    if steps is not None and (isinstance(steps, bool) or not whole
                               or not 1 <= steps <= MAX_STEPS):
         raise ValidationError(f"steps: a whole number from 1 to {MAX_STEPS:.0e}, not {steps!r}")
 

@@ -25,6 +25,18 @@ from .sources import Source
 _EPS = 1e-9  # relative slack when testing positions against the domain's faces
 
 
+def dtype_name(dtype):
+    """NumPy's float32, float64 or float16 (a dtype, or its scalar type) as the name
+    run.dtype takes; anything else as given, for the checks that name it."""
+    import numpy as np
+
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        name = np.dtype(dtype).name
+        if name in ("float32", "float64", "float16"):
+            return name
+    return dtype
+
+
 class RunSettings(StrictModel):
     """How long to run and with what numbers."""
 
@@ -48,6 +60,13 @@ class RunSettings(StrictModel):
                          "indexed, fused, temporal, seed-xyz, seed-xy, seed-plane, "
                          "seed-multicell or tiled-2d, with options after a colon "
                          "(seed-xyz:pad32, temporal:steps=3); the numpy backend ignores it")
+
+    @field_validator("dtype", mode="before")
+    @classmethod
+    def _numpy_dtype(cls, v):
+        """NumPy's float32, float64 or float16 as their names, as run(dtype=...) takes them
+        (RunSettings refused np.float32)."""
+        return dtype_name(v)
 
     @field_validator("variant")
     @classmethod

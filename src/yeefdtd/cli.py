@@ -391,6 +391,10 @@ def _cmd_validate(args) -> int:
     # the run's notes, from the points involved alone (no arrays of the grid); raises
     # where a source is not finite, as a run does
     notes = list(notes_before_run(scene, grid, steps))
+    if not scene.monitors:
+        from .run import NO_RECORDS
+
+        notes.append(NO_RECORDS)
     if scene.run.backend == "cuda":   # a scene for a GPU machine, looked at elsewhere
         from .backends import cuda_status
 

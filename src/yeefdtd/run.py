@@ -207,6 +207,8 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         raise SetupError(f"stepper: it has run {stepper.steps_done} steps already; a run "
                          "starts at step 0: make a new one with make_stepper(model)")
 
+    if not model.scene.monitors and not keep_fields:
+        _note_once(NO_RECORDS)
     total = model.steps
     cells = model.grid.num_cells
     check = model.scene.run.check_every
@@ -274,6 +276,11 @@ def _diverged(model: Model, stepper, done: int, seconds: float, keep_fields: boo
 
 
 #: the note an interrupted run's result carries where its fields were asked for
+#: the note on a run that records nothing (no monitors, and the final fields not kept)
+NO_RECORDS = ("monitors: the scene has none, so the result holds no records, only the "
+              "run's statistics; add a probe or a snapshot (or keep the final fields: "
+              "--fields, keep_fields=True)")
+
 INTERRUPTED_FIELDS = ("fields: left out: the run was interrupted within a step, where the "
                       "fields are no whole step's; a run that completes (or diverges) "
                       "keeps them")
@@ -354,6 +361,8 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "version": __version__,
     }
     notes = [*model.notes, *filter(None, [stepper.storage.note])]
+    if not model.scene.monitors and not keep_fields:
+        notes.append(NO_RECORDS)
     fields = None
     if keep_fields:
         try:

@@ -1141,3 +1141,29 @@ def test_an_output_that_is_the_scene_file_is_refused(scene_file, tmp_path, capsy
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "is the scene file" in err and "--output" in err
     assert scene_file.read_bytes() == text
+
+
+def test_a_scene_without_monitors_gets_a_note_that_its_result_records_nothing(tmp_path,
+                                                                              capsys,
+                                                                              monkeypatch):
+    """A scene with no monitors ran and wrote a result of statistics alone without a word;
+    'yeefdtd plot' said only later that there was nothing to plot. validate and run say so,
+    and the run's note goes into the result; with --fields (the final fields kept) a run
+    records those, and says nothing."""
+    import importlib
+
+    from yeefdtd.run import NO_RECORDS
+
+    monkeypatch.setattr(importlib.import_module("yeefdtd.run"), "_notes_shown", set())
+    scene = tmp_path / "bare.json"
+    scene.write_text(json.dumps({"grid": {"mode": "tmz", "cells": [20, 20], "spacing": 1e-3},
+                                 "boundaries": "pec", "run": {"steps": 3,
+                                                              "backend": "numpy"}}))
+    assert main(["validate", str(scene)]) == 0
+    assert f"note: {NO_RECORDS}" in capsys.readouterr().err.splitlines()
+    out = tmp_path / "bare.h5"
+    assert main(["run", str(scene), "-o", str(out), "-q"]) == 0
+    assert capsys.readouterr().err.count(f"note: {NO_RECORDS}") == 1
+    assert NO_RECORDS in yf.load(out).stats["notes"]
+    res = yf.run(yf.Scene.load(scene), keep_fields=True, progress=False)
+    assert NO_RECORDS not in res.stats.get("notes", ())

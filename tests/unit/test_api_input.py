@@ -263,6 +263,11 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.dft(x, t, [1e9, 51e9]), "freqs: 5.1e.10 Hz is past the record's "
                                                    "Nyquist frequency 5e.10 Hz"),
     (lambda x, t: spectra.dft(x, t, -99e9), "freqs: -9.9e.10 Hz is past"),
+    # GHz where Hz go: the record's sum (its value at 0 Hz), without a word
+    (lambda x, t: spectra.dft(x, t, [0, 1.0]), r"^freqs: 1 Hz turns less than a millionth "
+                                               r"of a cycle over the record's 3.99e-09 s, so "
+                                               r"its DFT is the record's sum .*; give "
+                                               r"frequencies in Hz \(1e9 for 1 GHz\), or 0"),
     (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e13), "fmin: 1e.13 Hz is past"),
     (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e9, fmax=1.0005e9),
      "fmin, fmax: no frequency bin above zero between")])

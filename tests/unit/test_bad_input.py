@@ -362,6 +362,8 @@ def test_a_pulse_already_under_way_at_the_start_gets_a_note(waveform, field):
     d["sources"][0]["waveform"] = waveform
     notes = [n for n in _notes(d) if f"waveform.{field}" in n]
     assert len(notes) == 1 and notes[0].startswith(f"sources[0].waveform.{field}: ")
+    if waveform["type"] == "gaussian":   # at its peak at t = 0 ('reaches 1 of its peak')
+        assert "the pulse reaches its full peak by t = 0" in notes[0]
     # the default delays, and samples that start at 0, say nothing
     del d["sources"][0]["waveform"][field]
     assert not [n for n in _notes(d) if "waveform.t0" in n or "waveform.start" in n]
@@ -859,7 +861,8 @@ def test_a_default_cpml_too_thick_for_the_grid_is_said_as_the_default():
     d.pop("boundaries", None)
     with pytest.raises(yf.ValidationError, match=r"^boundaries\.x_min: not given, so the "
                        r"default CPML of 10 cells, more than a third of the 20 cells along x; "
-                       r"give the face \(\"pec\", or a CPML of at most 6 cells\)"):
+                       r"give the face \(\"pec\", or a CPML of at most 6 cells, which "
+                       r"reflects more than the default's 10\)"):
         yf.Scene.parse(d)
     d["boundaries"] = {"x_min": {"cells": 8}, "x_max": "pec"}
     with pytest.raises(yf.ValidationError, match=r"^boundaries\.x_min\.cells: a CPML of 8 "):

@@ -203,7 +203,8 @@ def _cut_note(i: int, wf) -> list[str]:
         return []
     # the least t0 that leaves no such part: the end of its rise, or the default if less
     least = min(wf.delay - start, type(wf)(**{**wf.model_dump(), "t0": None}).delay)
-    return [f"sources[{i}].waveform.t0: the pulse reaches {cut:.2g} of its peak before "
+    how_far = "its full peak" if cut >= 0.995 else f"{cut:.2g} of its peak"
+    return [f"sources[{i}].waveform.t0: the pulse reaches {how_far} by "
             "t = 0, where the run starts, so the run cuts it there and drives a pulse other "
             f"than the one its spectrum() describes; use a t0 of {least:.3g} s or more (or "
             "leave t0 out)"]

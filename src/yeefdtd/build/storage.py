@@ -104,7 +104,8 @@ def strength_note(peak: float, steps: int, name: str) -> str | None:
     if name == "float64" or not 0 < peak < SMALLEST_BOUND:   # 0: no source drives anything
         return None
     return (f"sources: in these {steps} steps they drive fields of at most {peak:.3g} V/m, "
-            f"below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round to zero; "
+            f"below what {name} holds (about {SMALLEST_BOUND:.0e}), which may round them to "
+            "zero or to noise larger than themselves; "
             "raise their amplitudes (the fields are linear in them) or use float64")
 
 

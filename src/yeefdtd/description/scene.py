@@ -339,7 +339,8 @@ class Scene(StrictModel):
                             f"boundaries.{axis}_{side}", f"not given, so the default CPML of "
                             f"{face.cells} cells, more than a third of the {n} cells along "
                             f"{axis}; give the face (\"pec\"" + (
-                                f", or a CPML of at most {n // 3} cells)" if n >= 3 else ")")
+                                f", or a CPML of at most {n // 3} cells, which reflects more "
+                                "than the default's 10)" if n >= 3 else ")")
                             + " or enlarge the grid")
                     fix = (f"use at most {n // 3} or enlarge the grid" if n >= 3 else
                            f"enlarge the grid to {3 * face.cells} cells or give the face "

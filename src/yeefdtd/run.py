@@ -252,7 +252,7 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         # within a step (within a half step's pieces, on threads) the stepper holds no whole
         # step's fields, nor those of step `done`: none kept; between steps they are whole
         partial = _result(model, stepper, done, seconds, "interrupted",
-                          keep_fields and not stepping)
+                          keep_fields and not stepping, asked=keep_fields)
         if keep_fields and stepping:
             partial.stats["notes"] = [*partial.stats.get("notes", ()), INTERRUPTED_FIELDS]
         raise RunInterrupted(f"interrupted after {done} of {total} steps", done,
@@ -275,12 +275,12 @@ def _diverged(model: Model, stepper, done: int, seconds: float, keep_fields: boo
     return partial
 
 
-#: the note an interrupted run's result carries where its fields were asked for
 #: the note on a run that records nothing (no monitors, and the final fields not kept)
 NO_RECORDS = ("monitors: the scene has none, so the result holds no records, only the "
               "run's statistics; add a probe or a snapshot (or keep the final fields: "
               "--fields, keep_fields=True)")
 
+#: the note an interrupted run's result carries where its fields were asked for
 INTERRUPTED_FIELDS = ("fields: left out: the run was interrupted within a step, where the "
                       "fields are no whole step's; a run that completes (or diverges) "
                       "keeps them")
@@ -324,8 +324,10 @@ def _check_divergence(stepper, model: Model, done: int) -> None:
 
 
 def _result(model: Model, stepper, done: int, seconds: float, status: str,
-            keep_fields: bool, rec=None) -> Result:
-    """The result of ``done`` steps (``rec``: the stepper's records, when already collected)."""
+            keep_fields: bool, rec=None, asked: bool | None = None) -> Result:
+    """The result of ``done`` steps (``rec``: the stepper's records, when already collected;
+    ``asked``: whether the run was asked for its final fields, where ``keep_fields`` leaves
+    them out of an interrupted one)."""
     rec = stepper.collect() if rec is None else rec
     dt = model.grid.dt
     probes: dict[str, ProbeData] = {}
@@ -361,7 +363,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "version": __version__,
     }
     notes = [*model.notes, *filter(None, [stepper.storage.note])]
-    if not model.scene.monitors and not keep_fields:
+    if not model.scene.monitors and not (keep_fields if asked is None else asked):
         notes.append(NO_RECORDS)
     fields = None
     if keep_fields:

@@ -102,8 +102,8 @@ def dft(values, times, freqs) -> np.ndarray:
     An approximation of the continuous transform for uniformly sampled ``times``, at
     frequencies up to the record's Nyquist frequency 1 / (2 step) either side of zero:
     past it the sum repeats one below it (an alias, not the signal's), which is refused. So
-    is a frequency other than 0 that turns less than a millionth of a cycle over the
-    record (GHz given where Hz go), whose value is the record's sum.
+    are frequencies that all turn less than a millionth of a cycle over the record (GHz
+    given where Hz go; 0 alone is the record's sum, and is taken).
     """
     x, t = _series(values, times, least=0)
     f = frequencies(freqs)
@@ -121,13 +121,13 @@ def dft(values, times, freqs) -> np.ndarray:
                 "one at a lower frequency; give frequencies up to that, or record more often "
                 "(a probe's every)")
         span = float(t[-1] - t[0])
-        slow = np.flatnonzero((f != 0) & (np.abs(f) * span < 1e-6))
-        if slow.size:   # GHz given where Hz go: the record's sum, without a word
-            fs = float(f.flat[slow[0]])
-            raise ValidationError(
-                f"freqs: {fs:.6g} Hz turns less than a millionth of a cycle over the "
-                f"record's {span:.4g} s, so its DFT is the record's sum (its value at 0 Hz); "
-                f"give frequencies in Hz ({fs:.6g}e9 for {fs:.6g} GHz), or 0 for that sum")
+        top = float(np.abs(f).max(initial=0.0))
+        if 0 < top and top * span < 1e-6:   # GHz given where Hz go: the record's sum,
+            raise ValidationError(            # without a word (a sweep from 1 Hz up is fine)
+                f"freqs: every one is at most {top:.6g} Hz, which turns less than a millionth "
+                f"of a cycle over the record's {span:.4g} s, so each DFT is the record's sum "
+                f"(its value at 0 Hz); give frequencies in Hz ({top * 1e9:.6g} for "
+                f"{top:.6g} GHz)")
     # the sum of x over its peak, scaled after: values near float's largest (a diverged
     # float64 run's) overflowed it into NaN, as they did spectrum's
     peak = float(np.abs(x).max(initial=0.0)) or 1.0

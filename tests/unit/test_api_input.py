@@ -264,10 +264,11 @@ def _ring(n=400, dt=1e-11, f=1e9):
                                                    "Nyquist frequency 5e.10 Hz"),
     (lambda x, t: spectra.dft(x, t, -99e9), "freqs: -9.9e.10 Hz is past"),
     # GHz where Hz go: the record's sum (its value at 0 Hz), without a word
-    (lambda x, t: spectra.dft(x, t, [0, 1.0]), r"^freqs: 1 Hz turns less than a millionth "
-                                               r"of a cycle over the record's 3.99e-09 s, so "
-                                               r"its DFT is the record's sum .*; give "
-                                               r"frequencies in Hz \(1e9 for 1 GHz\), or 0"),
+    (lambda x, t: spectra.dft(x, t, [0, 1.0]), r"^freqs: every one is at most 1 Hz, which "
+                                               r"turns less than a millionth of a cycle over "
+                                               r"the record's 3.99e-09 s, so each DFT is the "
+                                               r"record's sum .*; give frequencies in Hz "
+                                               r"\(1e\+09 for 1 GHz\)$"),
     (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e13), "fmin: 1e.13 Hz is past"),
     (lambda x, t: spectra.peak_frequencies(x, t, 2, fmin=1e9, fmax=1.0005e9),
      "fmin, fmax: no frequency bin above zero between")])
@@ -287,6 +288,9 @@ def test_spectra_of_a_good_record_find_its_frequency():
     x32 = np.sin(2 * np.pi * 1e9 * t32)
     assert spectra.peak_frequencies(x32, t32, 1)[0] == pytest.approx(1e9, rel=1e-3)
     assert spectra.dft([], [], [1e9]) == 0
+    # a sweep from 1 Hz up is taken, its lowest values the record's sum, as at 0 Hz
+    sweep = spectra.dft(x, t, np.logspace(0, 10, 11))
+    assert sweep[0] == pytest.approx(spectra.dft(x, t, 0.0), rel=1e-6)
 
 
 def test_spectra_of_values_near_floats_largest():

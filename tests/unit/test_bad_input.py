@@ -1296,14 +1296,26 @@ def _misspelled(path: str, wrong: str):
     (_misspelled("grid", "gird"), r"^gird: is not a known key; did you mean 'grid'\? \(a "
                                   r"Scene takes name, grid, "),
     (_set("boundaries", {"x_min": {"sigma_max": 1e3}}),
-     r"^boundaries.x_min.sigma_max: .*did you mean 'sigma_factor'\? \(a cpml takes type, "
+     r"^boundaries.x_min.sigma_max: .*did you mean 'sigma_factor'\? \(a CPML takes type, "
      r"cells, order, sigma_factor, kappa_max"),
     # TOML puts a top-level key written after the last [[monitors]] table into that table
     (_set("monitors.0.boundaries", "pec"),
-     r"^monitors\[0\].boundaries: is not a known key; 'boundaries' is a key of the scene "
-     r"itself: in TOML, write it before the first \[table\] \(a probe takes "),
+     r"^monitors\[0\].boundaries: is not a known key; if it is the scene's own "
+     r"'boundaries', write it before the first \[table\] of a TOML file \(a probe takes "),
     (_set("sources.0.waveform.frequncy", 1e9), r"^sources\[0\].waveform.frequncy: is not a "
                                                r"known key \(a gaussian takes type, tau, t0\)$"),
+    # what other packages call a key, where its spelling would point elsewhere
+    (_set("materials.glass.sigma", 1.0), r"^materials.glass.sigma: is not a known key; did "
+                                         r"you mean 'sigma_e' or 'sigma_m'\?"),
+    (_misspelled("monitors", "probes"), r"^probes: .*did you mean 'monitors'\?"),
+    (_set("sources.0.polarization", "z"), r"^sources\[0\].polarization: .*did you mean "
+                                          r"'component'\? \(a point source takes "),
+    # a name given to a source is not said to be the scene's
+    (_set("sources.0.name", "src"), r"^sources\[0\].name: is not a known key \(a point "
+                                    r"source takes "),
+    # a table of another type: which type it takes, first
+    (_set("boundaries", {"x_min": {"type": "box", "cels": 5}}),
+     r"^boundaries.x_min.type: input should be 'cpml' \(got 'box'\)"),
 ])
 def test_a_misspelled_key_is_named_with_the_key_it_may_stand_for(make, says):
     """A misspelled required key was reported as the one it stood for missing ('center: is
@@ -1321,6 +1333,9 @@ def test_a_misspelled_key_is_named_with_the_key_it_may_stand_for(make, says):
      r"^components\[0\]: input should be 'ex', .* \(got 'e'\)$", 1),
     (lambda: yf.Grid(cells=64, spacing=1e-3), r"^cells: must be a list of values, \[a, b, "
                                               r"\.\.\.\] \(got 64\)$", 1),
+    (lambda: yf.Snapshot(component="ez", index=1.5),
+     r"^index: must be a whole number, a plane's index \(got 1.5\); a plane's position in "
+     r"metres goes in 'position'$", 1),
 ])
 def test_a_list_s_refused_items_are_its_problem(make, says, problems):
     """A list whose items were refused was also said to hold 'at least 1 item after
@@ -1351,8 +1366,23 @@ def test_model_copy_of_a_part_by_a_dict_keeps_the_rest_of_it():
     assert wf.type == "ricker"
     assert scene.sources[0].model_copy(update={"waveform": {"t0": 1e-10}}).waveform.tau == \
         1e-11
+    # a type given: a new part, its fields at their defaults
+    wf = scene.sources[0].model_copy(update={"waveform": {"type": "gaussian",
+                                                          "tau": 2e-11}}).waveform
+    assert wf.tau == 2e-11 and wf.t0 is None
+    # None for one of a pair leaves the other be
+    probe = scene.monitors[0]
+    assert probe.model_copy(update={"cell": None}).position == probe.position
+    assert scene.run.model_copy(update={"steps": None}).duration == 1e-10
     with pytest.raises(yf.ValidationError, match=r"^run.steps: must be > 0 \(got -1\)$"):
         scene.model_copy(update={"run": {"steps": -1}})
+    # the part's problems counted as when it is made
+    with pytest.raises(yf.ValidationError, match=r"^grid.cells\[0\]: input should be a valid "
+                                                 r"integer, .*\(got 1.5\)$"):
+        scene.model_copy(update={"grid": {"cells": [1.5, 2.5, 3.5]}})
+    with pytest.raises(yf.ValidationError, match=r"^update: Probe has no field 1; its fields "
+                                                 r"are named by text: "):
+        probe.model_copy(update={1: 2})
     with pytest.raises(yf.ValidationError, match=r"^update\['run'\]: RunSettings has no "
                                                  r"field 'stepz' \(its fields are steps, "
                                                  r".*\); did you mean 'steps'\?$"):

@@ -364,6 +364,8 @@ def test_a_ctrl_c_as_a_step_ends_keeps_no_fields_ahead_of_the_step_count(monkeyp
     part = info.value.partial
     assert part.stats["steps"] == 7   # chunks of 1, 2, 4 counted; the fourth's 8 were not
     assert part.fields is None and part.stats["notes"][-1] == INTERRUPTED_FIELDS
+    # a run without monitors that asked for its fields is not told to keep them
+    assert not any(n.startswith("monitors: the scene has none") for n in part.stats["notes"])
 
 
 def test_an_interrupted_run_keeps_no_fields(monkeypatch):

@@ -75,9 +75,9 @@ class StrictModel(BaseModel):
         monitors of one name then ran, or failed deep in a run). A dict given for a part
         that is itself a description (``{"run": {"steps": 10}}``) updates that part's copy
         the same way, the rest of it kept (it replaced the part, whose other fields went
-        back to their defaults: float64 became float32 without a word); a dict of another
-        ``type`` (a waveform of another kind) replaces it. A field that stands for another
-        (``steps`` for ``duration``, ``cell`` for ``position``) replaces it."""
+        back to their defaults: float64 became float32 without a word); a dict that gives a
+        ``type`` (a waveform's) replaces the part. A field that stands for another
+        (``steps`` for ``duration``, ``cell`` for ``position``), given, replaces it."""
         if not update:
             return super().model_copy(deep=deep)
         return self._updated(update, "update")
@@ -90,30 +90,31 @@ class StrictModel(BaseModel):
         if unknown:
             why = (f"{type(self).__name__} has no field {unknown[0]!r} (its fields are "
                    f"{', '.join(type(self).model_fields)})"
-                   f"{_close(unknown[0], type(self).model_fields)}")
+                   f"{_close(unknown[0], type(self).model_fields)}"
+                   if isinstance(unknown[0], str) else
+                   f"{type(self).__name__} has no field {unknown[0]!r}; its fields are named "
+                   f"by text: {', '.join(type(self).model_fields)}")
             raise ValidationError(f"{where}: {why}", [(where, why)])
         data = {name: getattr(self, name) for name in type(self).model_fields
                 if name in self.model_fields_set}
-        for group in self._ALTERNATIVES:
-            if any(name in update for name in group):
+        for group in self._ALTERNATIVES:   # (None given for one leaves the other be)
+            if any(update.get(name) is not None for name in group):
                 for name in group:
                     data.pop(name, None)
         update = dict(update)
         for name, value in update.items():
             part = data.get(name, getattr(self, name))
             if isinstance(part, StrictModel) and isinstance(value, dict) and \
-                    value.get("type", getattr(part, "type", None)) == getattr(part, "type",
-                                                                              None):
+                    "type" not in value:
                 try:
                     update[name] = part._updated(value, f"{where}[{name!r}]")
                 except ValidationError as exc:
                     if exc.items and exc.items[0][0].startswith(where):
                         raise   # (the update itself, named already)
                     items = [(join_path(name, p), m) for p, m in exc.items]
-                    head = f"{items[0][0]}: {items[0][1]}" if items[0][0] else items[0][1]
-                    if len(items) > 1:
-                        head += f" (and {len(items) - 1} more problem" \
-                                f"{'s' if len(items) > 2 else ''})"
+                    # its line, its count of problems as it was made, under the part's name
+                    head = join_path(name, str(exc)) if exc.items[0][0] else \
+                        f"{name}: {exc}"
                     raise ValidationError(head, items) from None
         return type(self)(**{**data, **update})
 
@@ -144,6 +145,9 @@ class StrictModel(BaseModel):
         left out of the line."""
         if not isinstance(data, dict):
             return data
+        own = cls.model_fields["type"].default if "type" in cls.model_fields else None
+        if own is not None and data.get("type", own) != own:
+            return data   # a table of another type: pydantic's error says which it takes
         for key in data:
             if not isinstance(key, str) or key in cls.model_fields:
                 continue
@@ -152,12 +156,12 @@ class StrictModel(BaseModel):
             except UnicodeEncodeError:   # pydantic's own error says so (_message)
                 continue
             fields = list(cls.model_fields)
-            kind = data.get("type") if isinstance(data.get("type"), str) else None
-            what = f"a {kind}" if kind in _TAGS else f"a {cls.__name__}"
+            what = "a " + ({"point": "point source", "cpml": "CPML"}.get(own, own)
+                           if own in _TAGS else cls.__name__)
             scene_key = ""
             if cls.__name__ != "Scene" and key in _SCENE_KEYS:
-                scene_key = (f"; {key!r} is a key of the scene itself: in TOML, write it "
-                             "before the first [table]")
+                scene_key = (f"; if it is the scene's own {key!r}, write it before the first "
+                             "[table] of a TOML file")
             raise FieldError(key, f"is not a known key{_close(key, fields)}{scene_key} "
                                   f"({what} takes {', '.join(fields)})")
         return data
@@ -204,18 +208,39 @@ class StrictModel(BaseModel):
 
 
 #: the keys of a scene's top level (a TOML file's key after its last [table] lands in that
-#: table)
-_SCENE_KEYS = ("name", "grid", "materials", "background", "objects", "sources",
-               "boundaries", "monitors", "run")
+#: table; not 'name', which a source or an object may well have been given)
+_SCENE_KEYS = ("grid", "materials", "background", "objects", "sources", "boundaries",
+               "monitors", "run")
+
+#: what other FDTD packages and textbooks call a key, where spelling alone would lead
+#: elsewhere (sigma to sigma_m, a magnetic loss; probes to objects)
+_SYNONYMS = {
+    "sigma": ("sigma_e", "sigma_m"), "conductivity": ("sigma_e",), "epsilon": ("eps_r",),
+    "eps": ("eps_r",), "permittivity": ("eps_r",), "er": ("eps_r",), "mu": ("mu_r",),
+    "permeability": ("mu_r",), "ur": ("mu_r",), "probes": ("monitors",),
+    "snapshots": ("monitors",), "polarization": ("component",),
+    "polarisation": ("component",), "field": ("component",), "location": ("position",),
+    "origin": ("center",), "centre": ("center",), "boundary": ("boundaries",),
+    "pml": ("boundaries",), "dx": ("spacing",), "resolution": ("spacing",),
+    "shape": ("cells",), "size_cells": ("cells",), "time": ("duration",),
+    "nsteps": ("steps",), "waveform_type": ("type",), "freq": ("frequency",),
+    "f0": ("frequency",), "amp": ("amplitude",), "thickness": ("cells",),
+}
 
 
 def _close(key: str, names) -> str:
-    """"; did you mean 'x'?" for the name among ``names`` nearest to ``key``, or ''."""
-    near = difflib.get_close_matches(key, list(names), n=1, cutoff=0.6)
+    """"; did you mean 'x'?" for the name among ``names`` nearest to ``key`` (or what
+    _SYNONYMS says it may stand for), or ''."""
+    names = list(names)
+    near = [n for n in _SYNONYMS.get(key.lower(), ()) if n in names]
+    if not near:
+        near = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     if not near:   # a shared stem (sigma_max for sigma_factor): the first such name
         stem = key.split("_")[0]
         near = [n for n in names if "_" in key and n.split("_")[0] == stem][:1]
-    return f"; did you mean {near[0]!r}?" if near else ""
+    if not near:
+        return ""
+    return f"; did you mean {' or '.join(repr(n) for n in near)}?"
 
 
 def _takes_number(tp: Any) -> bool:
@@ -389,9 +414,14 @@ def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
         else:
             kind = err.get("type", "")
             field = re.sub(r"\[\d+\]$", "", path)
-            if kind == "int_from_float" and field.rsplit(".", 1)[-1] in ("cell", "index"):
+            last = field.rsplit(".", 1)[-1]
+            if kind == "int_from_float" and last == "cell":
                 message = ("must hold whole numbers, cell indices (got "
                            f"{_short(err.get('input'))}); a point in metres goes in "
+                           "'position'")
+            elif kind == "int_from_float" and last == "index":
+                message = (f"must be a whole number, a plane's index (got "
+                           f"{_short(err.get('input'))}); a plane's position in metres goes in "
                            "'position'")
             else:
                 message = _message(err)

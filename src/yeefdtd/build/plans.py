@@ -114,6 +114,13 @@ WEAKEST = 1e-6
 #: cells per wavelength below which a note says a source's frequency is more than the
 #: grid carries (2: the grid's own Nyquist limit; accuracy needs 10 or more)
 LEAST_CELLS_PER_WAVELENGTH = 2
+#: the grid's phase-velocity error (waves along an axis travel slower than they should)
+#: past which a note says so, at the frequency where a pulse's spectrum falls to
+#: SIGNIFICANT of its peak: 2%, about 9 cells a wavelength (a Ricker pulse of 0.8 GHz in
+#: eps_r = 9 at 5 mm cells, 2%: its waveform 16% off and 23 ps late over 0.5 m against a
+#: grid of 1.25 mm; 1.2 GHz, 4.5%: 54% and 58 ps)
+SLOWEST_PHASE_ERROR = 0.02
+SIGNIFICANT = 1e-2
 
 
 #: steps of a source's waveform waveform_notes evaluates at a time, without the whole run's
@@ -256,7 +263,7 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
                 f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for accuracy); "
                 "use smaller cells or a lower frequency"]
     if wf.type == "sine":   # its ramp's spread is small against its frequency
-        return []
+        return _dispersion_note(i, wf, n, inside, coarsest, grid.dt, "a lower frequency")
     if wf.type == "samples":
         if wf.max_frequency() > 0.5 / grid.dt:
             return [f"sources[{i}].waveform.dt: samples {wf.dt:.4g} s apart, closer than "
@@ -279,7 +286,54 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
                 f"fewer than the {LEAST_CELLS_PER_WAVELENGTH} the grid can carry: that part "
                 f"of the pulse cannot propagate and comes out as grid noise; use {wider} or "
                 "smaller cells"]
-    return []
+    return _dispersion_note(i, wf, n, inside, coarsest, grid.dt, wider)
+
+
+def _dispersion_note(i: int, wf, n: float, inside: str, d: float, dt: float,
+                     wider: str) -> list[str]:
+    """The note on a pulse whose significant frequencies (up to where its spectrum falls to
+    SIGNIFICANT of its peak) travel more than SLOWEST_PHASE_ERROR slower than they should
+    along the coarsest axis, in the slowest medium: the Yee grid's dispersion, which delays
+    and spreads the pulse more the farther it goes."""
+    from ..constants import C0
+
+    f = significant_frequency(wf)
+    slow = phase_error(f, C0 / n, d, dt) if f > 0 else 0.0
+    if not slow > SLOWEST_PHASE_ERROR:
+        return []
+    at = f"at its {f:.4g} Hz" if wf.type == "sine" else \
+        f"at {f:.4g} Hz, where its {wf.type} spectrum falls to {SIGNIFICANT:g} of its peak,"
+    return [f"sources[{i}].waveform: {at} the grid's {C0 / (f * n) / d:.2g} cells a "
+            f"wavelength{inside} carry waves {100 * slow:.2g}% slower than they travel (the "
+            "grid's dispersion, which delays and spreads a pulse the more the farther it "
+            f"goes); cells of at most {C0 / (f * n) / 10:.3g} m (10 a wavelength) keep it "
+            f"under {100 * SLOWEST_PHASE_ERROR:g}%, or use {wider}"]
+
+
+def significant_frequency(wf) -> float:
+    """The highest frequency (Hz) at which ``wf``'s spectrum is SIGNIFICANT of its peak or
+    more (a sine's own frequency), from its closed form on a fine grid up to its reach
+    (max_frequency, 1e-3 of its peak)."""
+    if wf.type == "sine":
+        return wf.frequency
+    top = wf.max_frequency()
+    f = np.linspace(0.0, top, 4001)
+    with np.errstate(all="ignore"):
+        mag = np.abs(wf.spectrum(f))
+    if not np.all(np.isfinite(mag)) or not mag.max() > 0:
+        return 0.0
+    return float(f[np.flatnonzero(mag >= SIGNIFICANT * mag.max())[-1]])
+
+
+def phase_error(f: float, v: float, d: float, dt: float) -> float:
+    """How much slower than ``v`` (as a fraction) a wave of ``f`` Hz travels along an axis
+    of cells ``d`` long at the time step ``dt``, by the Yee scheme's dispersion relation
+    sin(k d / 2) / d = sin(pi f dt) / (v dt); 1 where it does not propagate."""
+    s = d / (v * dt) * math.sin(math.pi * f * dt)
+    if not s < 1:
+        return 1.0
+    k = 2.0 / d * math.asin(s)
+    return 1.0 - 2 * math.pi * f / (k * v)
 
 
 def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:

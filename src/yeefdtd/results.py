@@ -678,5 +678,7 @@ def _checked(f, path) -> Result:
         if stored.shape != () or stored.dtype.kind not in "iu" or int(stored) != _names_crc(f):
             raise ValidationError(f"{path}: its names or attributes (the scene, the stats, "
                                   "positions) do not match their checksum: changed or "
-                                  "damaged since it was written")
+                                  "damaged since it was written (an array added under "
+                                  "probes, snapshots or fields counts: keep what you add "
+                                  "outside them)")
     return _read(f)

@@ -219,6 +219,23 @@ def test_load_refuses_a_file_that_holds_one_of_its_two_checksums(gone, tmp_path)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
 
 
+def test_an_array_added_beside_a_probes_series_is_refused_saying_where_to_add_it(tmp_path):
+    """A processed trace kept beside the probe's own (probes/a/ez_dewow) is a name load
+    reads, so the file no longer matches its checksum; the line says to add such data
+    outside probes, snapshots and fields, where it loads."""
+    res = small_result(keep_fields=False)
+    path = res.save(tmp_path / "r.h5")
+    with h5py.File(path, "r+") as f:
+        f["probes/a"].create_dataset("ez_dewow", data=f["probes/a/ez"][()])
+    with pytest.raises(yf.ValidationError, match=r"do not match their checksum: changed or "
+                       r"damaged since it was written \(an array added under probes, "
+                       r"snapshots or fields counts: keep what you add outside them\)$"):
+        yf.load(path)
+    with h5py.File(path, "r+") as f:
+        f.move("probes/a/ez_dewow", "processed_ez_dewow")
+    assert yf.load(path) == res
+
+
 def _swap(f, name, data):
     del f[name]
     f[name] = data

@@ -1448,3 +1448,47 @@ def test_model_copy_of_a_part_by_a_dict_keeps_the_rest_of_it():
                                                  r"field 'stepz' \(its fields are steps, "
                                                  r".*\); did you mean 'steps'\?$"):
         scene.model_copy(update={"run": {"stepz": 10}})
+
+
+def test_a_cpml_face_too_weak_for_a_medium_it_holds_gets_a_note():
+    """Every CPML face is matched to the background: GPR soil (eps_r = 9) as the
+    background and air above it as a box left the faces in the air at a third of the air's
+    optimum conductivity, and probes near them saw reflections of -38.6 to -45 dB, without
+    a word (with the faces given sigma_factor = 3, or the air as the background, -58.5 to
+    -78.9; CPML_MISMATCH). One note names the faces, the medium and the sigma_factor that
+    matches them to it; faces the air holds less than a tenth of, the reverse case (a layer
+    too strong for the soil, which costs less), a sigma_factor given, and conductors say
+    nothing."""
+    def scene(background="soil", box="vacuum", box_y=(0.06, 0.1), **faces):
+        lo, hi = box_y
+        return {"grid": {"mode": "tmz", "cells": [40, 20], "spacing": 5e-3},
+                "materials": {"soil": {"eps_r": 9.0, "sigma_e": 0.01}},
+                "background": background,
+                "objects": [{"type": "box", "center": [0.1, (lo + hi) / 2],
+                             "size": [0.2, hi - lo], "material": box}],
+                "boundaries": {"x_min": {"cells": 6}, "x_max": {"cells": 6},
+                               "y_min": {"cells": 6}, "y_max": {"cells": 6}, **faces},
+                "sources": [{"component": "ez", "cell": [20, 10],
+                             "waveform": {"type": "ricker", "frequency": 0.4e9}}],
+                "monitors": [{"type": "probe", "cell": [22, 10]}],
+                "run": {"steps": 10}}
+
+    def said(d):
+        return [n for n in _notes(d) if "CPML" in n and "optimum" in n]
+
+    notes = said(scene())
+    assert notes == [
+        "boundaries.x_min, x_max, y_max: their CPMLs are matched to the background 'soil' "
+        "(refractive index 3 across them), but 'vacuum' (1) holds 40 to 100% of their inner "
+        "faces, for which their conductivity is 0.33 times the optimum, and a layer too weak "
+        "reflects far more than one too strong; give each sigma_factor = 3 to match them to "
+        "'vacuum'"], notes
+    assert said(scene(box_y=(0.095, 0.1))) == []   # the air above y = 95 mm: 3% of x_min
+    assert said(scene(background="vacuum", box="soil", box_y=(0.0, 0.06))) == []
+    three = {"cells": 6, "sigma_factor": 3.0}
+    assert said(scene(x_min=three, x_max=three, y_max=three)) == []
+    one = said(scene(x_min=three, x_max=three))
+    assert len(one) == 1 and one[0].startswith("boundaries.y_max: its CPML is matched to the "
+                                               "background 'soil'") and \
+        "'vacuum' (1) holds 100% of its inner face" in one[0]
+    assert said(scene(box="pec")) == []

@@ -234,7 +234,8 @@ def test_diverging_run_saves_what_it_recorded(tmp_path, capsys):
     out = tmp_path / "bad.h5"
     code = main(["run", str(path), "-o", str(out), "-q"])
     # (its pulse of 6 ps on 1 mm cells gets the note on the grid's dispersion too)
-    err = [e for e in capsys.readouterr().err.splitlines() if "grid's dispersion" not in e]
+    err = [e for e in capsys.readouterr().err.splitlines()
+           if "(10 a wavelength) keep it under" not in e]
     # one line of error, after the note that the amplitude drives fields past the limit
     assert code == 1 and err[0].startswith("note: sources: in these 100 steps they drive ")
     assert len(err) == 2 and "step 20" in err[1]

@@ -342,7 +342,7 @@ def test_a_soft_source_on_a_conductor_is_said_to_add_nothing(capsys, monkeypatch
 def _besides_dispersion(notes) -> list[str]:
     """``notes`` less the note on the grid's dispersion, which base3d's pulse (tau 10 ps
     on 1 mm cells: 4.4 cells a wavelength where its spectrum falls to 1e-2) gets."""
-    return [n for n in notes if "the grid's dispersion" not in n]
+    return [n for n in notes if "(10 a wavelength) keep it under" not in n]
 
 
 def _notes(d: dict, steps: int = 10) -> tuple[str, ...]:
@@ -541,7 +541,7 @@ def _dispersion_notes_of(scene_dict) -> list[str]:
 
     scene = yf.Scene.parse(scene_dict)
     return [n for n in notes_before_run(scene, make_grid(scene), scene.run.steps or 10)
-            if "the grid's dispersion" in n]
+            if "(10 a wavelength) keep it under" in n]
 
 
 def test_a_pulse_the_grid_carries_slow_gets_a_note():
@@ -562,18 +562,47 @@ def test_a_pulse_the_grid_carries_slow_gets_a_note():
     said = _dispersion_notes_of(d)
     assert len(said) == 1 and said[0].startswith(
         "sources[0].waveform: at 3.31") and "ricker spectrum falls to 0.01 of its peak, the " \
-        "grid's 6 cells a wavelength in 'soil' (refractive index 3) carry waves 4.7% slower " \
-        "than they travel" in said[0] and said[0].endswith(
+        "grid's 6 cells a wavelength in 'soil' (refractive index 3) along x carry waves 4.7% " \
+        "slower than they travel" in said[0] and said[0].endswith(
         "cells of at most 0.00301 m (10 a wavelength) keep it under 2%, or use a lower "
         "frequency"), said
     d["sources"][0]["waveform"]["frequency"] = 0.6e9
     assert _dispersion_notes_of(d) == []
-    # a sine at its own frequency: 110 GHz on 1 mm cells, 2.7 cells a wavelength
+    # a sine at its own frequency: 60 GHz on 1 mm cells, 5 cells a wavelength, 3.9% (TMz at
+    # Courant 0.99); at 110 GHz, 2.7 cells, past the grid's cutoff
     d = base2d()
-    d["sources"][0]["waveform"] = {"type": "sine", "frequency": 110e9}
+    d["sources"][0]["waveform"] = {"type": "sine", "frequency": 60e9}
     said = _dispersion_notes_of(d)
-    assert len(said) == 1 and said[0].startswith("sources[0].waveform: at its 1.1e+11 Hz the "
-                                                 "grid's 2.7 cells a wavelength carry waves")
+    assert len(said) == 1 and said[0].startswith(
+        "sources[0].waveform: at its 6e+10 Hz the grid's 5 cells a wavelength along x carry "
+        "waves 3.9% slower than they travel (the grid's dispersion, which shifts its phase "), said
+    d["sources"][0]["waveform"]["frequency"] = 110e9
+    said = _dispersion_notes_of(d)
+    assert len(said) == 1 and said[0].startswith(
+        "sources[0].waveform: at its 1.1e+11 Hz the grid's 2.7 cells a wavelength along x are "
+        "past the grid's cutoff: such waves do not propagate at all"), said
+    # switched off: nothing to say
+    d["sources"][0]["amplitude"] = 0.0
+    assert _dispersion_notes_of(d) == []
+    # samples of a 25 GHz burst in the soil, 1 mm cells: their spectrum counts as a pulse's
+    d = base2d()
+    d["materials"] = {"soil": {"eps_r": 9.0}}
+    d["background"] = "soil"
+    t = np.arange(200) * 3e-12
+    d["sources"][0]["waveform"] = {"type": "samples", "dt": 3e-12, "values": list(
+        np.sin(2 * np.pi * 25e9 * t) * np.exp(-((t - 2e-10) / 5e-11) ** 2))}
+    said = _dispersion_notes_of(d)
+    assert len(said) == 1 and "where its samples spectrum falls to 0.01 of its peak" in \
+        said[0], said
+    # a periodic axis shorter than the wavelength holds only waves uniform along it: 400 x 2
+    # x 1 cells of 1 x 10 x 1 mm, a 5 GHz sine (60 cells a wavelength along x) says nothing
+    d = {"grid": {"cells": [400, 2, 1], "spacing": [1e-3, 1e-2, 1e-3]},
+         "boundaries": {"y_min": "periodic", "y_max": "periodic", "z_min": "periodic",
+                        "z_max": "periodic"},
+         "sources": [{"component": "ez", "cell": [200, 0, 0],
+                      "waveform": {"type": "sine", "frequency": 5e9}}],
+         "run": {"steps": 10}}
+    assert _dispersion_notes_of(d) == []
     # the relation itself: 10 cells a wavelength at a small Courant number, about
     # (k d)^2 / 24 = 1.6%; none at d -> 0; no propagation past the grid's cutoff
     assert phase_error(1e9, 3e8, 0.03, 1e-15) == pytest.approx(
@@ -1479,7 +1508,7 @@ def test_a_cpml_face_too_weak_for_a_medium_it_holds_gets_a_note():
     notes = said(scene())
     assert notes == [
         "boundaries.x_min, x_max, y_max: their CPMLs are matched to the background 'soil' "
-        "(refractive index 3 across them), but 'vacuum' (1) holds 40 to 100% of their inner "
+        "(refractive index 3 across them), but 'vacuum' (1) holds 25 to 100% of their inner "
         "faces, for which their conductivity is 0.33 times the optimum, and a layer too weak "
         "reflects far more than one too strong; give each sigma_factor = 3 to match them to "
         "'vacuum'"], notes
@@ -1492,3 +1521,9 @@ def test_a_cpml_face_too_weak_for_a_medium_it_holds_gets_a_note():
                                                "background 'soil'") and \
         "'vacuum' (1) holds 100% of its inner face" in one[0]
     assert said(scene(box="pec")) == []
+    # air inside the y_max layer alone meets no other face; the background itself, on faces
+    # given a weak sigma_factor, is what the user chose
+    assert said(scene(box_y=(0.075, 0.1))) == []
+    weak = {"cells": 6, "sigma_factor": 0.3}
+    assert said(scene(background="vacuum", x_min=weak, x_max=weak, y_min=weak,
+                      y_max=weak)) == []

@@ -224,16 +224,21 @@ def cpml_medium_notes(scene: Scene, grid: YeeGrid) -> tuple[str, ...]:
     from .voxelize import CONDUCTORS, material_map, material_numbers
 
     names = {i: n for n, i in material_numbers(scene).items()}
+    layers = {(b, s): f.cells for b, s, f in cpml_faces(scene)}
     weak: dict[tuple, list] = {}   # faces by what is said of them: one note for each
     for a, side, face in cpml_faces(scene):
-        pts: list = [np.array(0.0)] * 3
+        # an axis of one cell at its centre (as a point's component there sees it)
+        pts: list = [np.array(0.5 * d if math.isfinite(d) else 0.0) for d in grid.steps]
         inplane = [b for b in range(3) if b != a and grid.cells[b] > 1 and
                    math.isfinite(grid.steps[b])]
         for k, b in enumerate(inplane):
-            n = min(grid.cells[b], FACE_SAMPLES)
+            # the plane's part outside the other faces' layers, where waves meet the face
+            lo, hi = layers.get((b, "min"), 0), grid.cells[b] - layers.get((b, "max"), 0)
+            n = min(hi - lo, FACE_SAMPLES)
             shape = [1] * len(inplane)
             shape[k] = n
-            pts[b] = ((np.arange(n) + 0.5) * grid.cells[b] / n * grid.steps[b]).reshape(shape)
+            pts[b] = ((lo + (np.arange(n) + 0.5) * (hi - lo) / n)
+                      * grid.steps[b]).reshape(shape)
         at = face.cells + 0.5 if side == "min" else grid.cells[a] - face.cells - 0.5
         pts[a] = np.array(at * grid.steps[a])
         mats = np.atleast_1d(material_map(scene, *pts, grid=grid)).ravel()
@@ -245,6 +250,7 @@ def cpml_medium_notes(scene: Scene, grid: YeeGrid) -> tuple[str, ...]:
             continue
         index = {m: face_index(grid, a, scene.material(m)) for m, c in seen.items()
                  if c >= CPML_SHARE * mats.size}
+        index = {m: v for m, v in index.items() if v < base}   # (a denser one costs less)
         if not index:
             continue
         low = min(index, key=index.get)   # the medium it is weakest for

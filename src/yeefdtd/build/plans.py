@@ -121,6 +121,8 @@ LEAST_CELLS_PER_WAVELENGTH = 2
 #: grid of 1.25 mm; 1.2 GHz, 4.5%: 54% and 58 ps)
 SLOWEST_PHASE_ERROR = 0.02
 SIGNIFICANT = 1e-2
+#: samples times frequencies significant_frequency sums at most (a second or so)
+SPECTRUM_WORK = 20_000_000
 
 
 #: steps of a source's waveform waveform_notes evaluates at a time, without the whole run's
@@ -168,7 +170,7 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
                            f"the run's {steps} step{'s' if steps != 1 else ''} (it ends at "
                            f"t = {steps * grid.dt:.4g} s), so it drives nothing; move {where} "
                            "or run longer")
-        out += _frequency_notes(i, src.waveform, scene, grid)
+        out += _frequency_notes(i, src.waveform, scene, grid, src.amplitude != 0)
         out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)
 
@@ -241,7 +243,7 @@ def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
     return best
 
 
-def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
+def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> list[str]:
     """The notes on one source's frequencies: its frequency (or, for a pulse without one,
     its spectrum's reach, where it falls to 1e-3 of its peak) at fewer than
     LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the slowest medium the grid holds,
@@ -263,18 +265,20 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
                 f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for accuracy); "
                 "use smaller cells or a lower frequency"]
     if wf.type == "sine":   # its ramp's spread is small against its frequency
-        return _dispersion_note(i, wf, n, inside, coarsest, grid.dt, "a lower frequency")
+        return _dispersion_note(i, wf, n, inside, grid, "a lower frequency") if driven else []
     if wf.type == "samples":
         if wf.max_frequency() > 0.5 / grid.dt:
             return [f"sources[{i}].waveform.dt: samples {wf.dt:.4g} s apart, closer than "
                     f"the time step of {grid.dt:.4g} s: the run reads the waveform at its own "
                     f"instants and misses what lies between; resample it at {grid.dt:.4g} s "
                     "or more"]
-        return []
+        return _dispersion_note(i, wf, n, inside, grid, "samples of a narrower band") if \
+            driven else []
     top = wf.max_frequency()
     if not top > 0:   # a pulse so long (tau past 5.7e307 s) that its reach underflows to 0
         return []
-    wider = "a lower frequency" if wf.type == "ricker" else "a wider pulse (tau)"
+    wider = {"ricker": "a lower frequency", "modulated_gaussian": "a lower frequency or a "
+             "wider pulse (tau)"}.get(wf.type, "a wider pulse (tau)")
     if top > 0.5 / grid.dt:   # not even the time step's
         return [f"sources[{i}].waveform: its {wf.type} spectrum reaches {top:.4g} Hz (1e-3 "
                 f"of its peak), past the {0.5 / grid.dt:.4g} Hz that the time step of "
@@ -286,28 +290,45 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid) -> list[str]:
                 f"fewer than the {LEAST_CELLS_PER_WAVELENGTH} the grid can carry: that part "
                 f"of the pulse cannot propagate and comes out as grid noise; use {wider} or "
                 "smaller cells"]
-    return _dispersion_note(i, wf, n, inside, coarsest, grid.dt, wider)
+    return _dispersion_note(i, wf, n, inside, grid, wider) if driven else []
 
 
-def _dispersion_note(i: int, wf, n: float, inside: str, d: float, dt: float,
+def _dispersion_note(i: int, wf, n: float, inside: str, grid: YeeGrid,
                      wider: str) -> list[str]:
-    """The note on a pulse whose significant frequencies (up to where its spectrum falls to
-    SIGNIFICANT of its peak) travel more than SLOWEST_PHASE_ERROR slower than they should
-    along the coarsest axis, in the slowest medium: the Yee grid's dispersion, which delays
-    and spreads the pulse more the farther it goes."""
+    """The note on a waveform whose significant frequencies (up to where its spectrum falls
+    to SIGNIFICANT of its peak; a sine's own) travel more than SLOWEST_PHASE_ERROR slower
+    than they should, in the slowest medium, along the coarsest axis a wave of that
+    frequency can travel along (of more than one cell; a periodic axis shorter than the
+    wavelength holds only waves uniform along it): the Yee grid's dispersion, which delays
+    and spreads a pulse the more the farther it goes. Past the grid's cutoff (about pi
+    cells a wavelength at small Courant numbers) such waves do not propagate at all."""
     from ..constants import C0
 
     f = significant_frequency(wf)
-    slow = phase_error(f, C0 / n, d, dt) if f > 0 else 0.0
+    if not f > 0:
+        return []
+    wave = C0 / (f * n)
+    axes = [a for a in range(3) if grid.cells[a] > 1 and math.isfinite(grid.steps[a]) and
+            not (grid.periodic[a] and grid.cells[a] * grid.steps[a] < wave)]
+    if not axes:
+        return []
+    a = max(axes, key=lambda b: grid.steps[b])
+    d = grid.steps[a]
+    slow = phase_error(f, C0 / n, d, grid.dt)
     if not slow > SLOWEST_PHASE_ERROR:
         return []
     at = f"at its {f:.4g} Hz" if wf.type == "sine" else \
         f"at {f:.4g} Hz, where its {wf.type} spectrum falls to {SIGNIFICANT:g} of its peak,"
-    return [f"sources[{i}].waveform: {at} the grid's {C0 / (f * n) / d:.2g} cells a "
-            f"wavelength{inside} carry waves {100 * slow:.2g}% slower than they travel (the "
-            "grid's dispersion, which delays and spreads a pulse the more the farther it "
-            f"goes); cells of at most {C0 / (f * n) / 10:.3g} m (10 a wavelength) keep it "
-            f"under {100 * SLOWEST_PHASE_ERROR:g}%, or use {wider}"]
+    cells = f"the grid's {wave / d:.2g} cells a wavelength{inside} along {'xyz'[a]}"
+    if slow >= 1:
+        how = ("are past the grid's cutoff: such waves do not propagate at all, and come out "
+               "as grid noise")
+    else:
+        spread = "shifts its phase" if wf.type == "sine" else "delays and spreads a pulse"
+        how = (f"carry waves {100 * slow:.1f}% slower than they travel (the grid's dispersion, "
+               f"which {spread} the more the farther it goes)")
+    return [f"sources[{i}].waveform: {at} {cells} {how}; cells of at most {wave / 10:.3g} m "
+            f"(10 a wavelength) keep it under {100 * SLOWEST_PHASE_ERROR:g}%, or use {wider}"]
 
 
 def significant_frequency(wf) -> float:
@@ -317,7 +338,12 @@ def significant_frequency(wf) -> float:
     if wf.type == "sine":
         return wf.frequency
     top = wf.max_frequency()
-    f = np.linspace(0.0, top, 4001)
+    points = 4001
+    if wf.type == "samples" and len(wf.values) * points > SPECTRUM_WORK:
+        points = max(SPECTRUM_WORK // len(wf.values), 0)   # (each point sums every sample)
+        if points < 101:
+            return 0.0   # too many samples to say in a moment: no note
+    f = np.linspace(0.0, top, points)
     with np.errstate(all="ignore"):
         mag = np.abs(wf.spectrum(f))
     if not np.all(np.isfinite(mag)) or not mag.max() > 0:

@@ -361,26 +361,41 @@ class Result:
             sums[ds.name] = _values_crc(np.asarray(data, dtype=ds.dtype))
             return ds
 
+        # for other tools: the time step and steps at the root, and each array's SI unit
+        # (load reads neither: what it reads is what the checksums cover)
+        for key in ("dt", "steps"):
+            value = self.stats.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                f.attrs[key] = value
+        unit = {**dict.fromkeys(("ex", "ey", "ez"), "V/m"),
+                **dict.fromkeys(("hx", "hy", "hz"), "A/m")}
+
+        def units(ds, u):
+            if u is not None:
+                ds.attrs["units"] = u
+            return ds
+
         gp = f.create_group("probes")
         for name, p in self.probes.items():
             g = gp.create_group(name)
             for c, v in p.data.items():
-                put(g, c, v, CHECKED).attrs["position"] = np.asarray(p.positions[c])
-                put(g, f"{c}_time", p.times[c], CHECKED)
+                ds = units(put(g, c, v, CHECKED), unit.get(c))
+                ds.attrs["position"] = np.asarray(p.positions[c])
+                units(put(g, f"{c}_time", p.times[c], CHECKED), "s")
         gs = f.create_group("snapshots")
         for name, s in self.snapshots.items():
             g = gs.create_group(name)
-            put(g, "frames", s.frames, PACKED)
-            put(g, "time", s.times, CHECKED)
-            put(g, "u", s.coords[0], CHECKED)
-            put(g, "v", s.coords[1], CHECKED)
+            units(put(g, "frames", s.frames, PACKED), unit.get(s.component))
+            units(put(g, "time", s.times, CHECKED), "s")
+            units(put(g, "u", s.coords[0], CHECKED), "m")
+            units(put(g, "v", s.coords[1], CHECKED), "m")
             g.attrs["component"] = str(s.component)   # (h5py takes no NumPy str_)
             g.attrs["axis"] = str(s.axis)
             g.attrs["position"] = s.position
         if self.fields is not None:
             gf = f.create_group("fields")
             for c, a in self.fields.items():
-                put(gf, c, a, PACKED)
+                units(put(gf, c, a, PACKED), unit.get(c))
         f.attrs[VALUES_CRC] = json.dumps(sums)
         f.attrs[ATTRS_CRC] = np.int64(_names_crc(f))
 

@@ -236,6 +236,24 @@ def test_an_array_added_beside_a_probes_series_is_refused_saying_where_to_add_it
     assert yf.load(path) == res
 
 
+def test_a_result_file_tells_other_tools_its_time_step_and_units(tmp_path):
+    """The time step and the step count were only inside the stats' JSON, and no array said
+    its unit: a reader in another tool had to know them. The root has dt and steps, and
+    each array a 'units' attribute (SI), which load does not read."""
+    res = small_result(keep_fields=True)
+    path = res.save(tmp_path / "r.h5")
+    with h5py.File(path, "r") as f:
+        assert f.attrs["dt"] == res.stats["dt"] and f.attrs["steps"] == 40
+        assert f["probes/a/ez"].attrs["units"] == "V/m"
+        assert f["probes/a/hx"].attrs["units"] == "A/m"
+        assert f["probes/a/ez_time"].attrs["units"] == "s"
+        assert f["snapshots/s/frames"].attrs["units"] == "V/m"   # ey
+        assert [f[f"snapshots/s/{k}"].attrs["units"] for k in ("time", "u", "v")] == \
+            ["s", "m", "m"]
+        assert f["fields/hx"].attrs["units"] == "A/m"
+    assert yf.load(path) == res
+
+
 def _swap(f, name, data):
     del f[name]
     f[name] = data

@@ -206,9 +206,7 @@ def _older_plots(saved: Path) -> str:
     """Where plots named as those of the result ``saved`` are there already (from an
     earlier run to the same file; this one wrote none), a clause that says they are not
     this run's: nothing marked them stale beside the new, shorter result."""
-    import re
-
-    from .plot import NAME_MAX
+    from .plot import _cut_head
 
     own = (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")
 
@@ -217,11 +215,8 @@ def _older_plots(saved: Path) -> str:
             return False
         if name.startswith(own):
             return True
-        # a name cut to fit (plot._file_name), whose head may end inside the stem: as long
-        # as it was cut to (less a character's last bytes, up to 3)
-        cut = re.fullmatch(r"(.*)~[0-9a-f]{8}\.png", name, re.S)
-        return cut is not None and any(o.startswith(cut[1]) for o in own) and \
-            len(cut[1].encode("utf-8", "surrogatepass")) > NAME_MAX - 13 - 4
+        head = _cut_head(name)   # a name cut to fit, whose head may end inside the stem
+        return head is not None and any(o.startswith(head) for o in own)
 
     try:
         older = sorted(p.name for p in saved.parent.iterdir()   # (no glob: [ in names)
@@ -391,10 +386,9 @@ def _cmd_validate(args) -> int:
     # the run's notes, from the points involved alone (no arrays of the grid); raises
     # where a source is not finite, as a run does
     notes = list(notes_before_run(scene, grid, steps))
-    if not scene.monitors:
-        from .run import NO_RECORDS
+    from .run import no_records_note
 
-        notes.append(NO_RECORDS)
+    notes += no_records_note(scene)
     if scene.run.backend == "cuda":   # a scene for a GPU machine, looked at elsewhere
         from .backends import cuda_status
 

@@ -15,6 +15,8 @@ ETA0 = MU0 * C0
 
 #: field components in their canonical order
 COMPONENTS = ("ex", "ey", "ez", "hx", "hy", "hz")
+#: each component's SI unit
+UNITS = {c: "V/m" if c[0] == "e" else "A/m" for c in COMPONENTS}
 #: components that exist in each grid mode
 MODE_COMPONENTS = {
     "3d": COMPONENTS,

@@ -4,12 +4,14 @@ snapshot slices with the geometry outlined."""
 from __future__ import annotations
 
 import math
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from .build.voxelize import material_map
+from .constants import UNITS
 from .spectra import spectrum
 
 
@@ -38,10 +40,6 @@ def _png(path) -> Path:
                               f"(.png, .svg, .pdf...)")
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
-
-
-def _units(component: str) -> str:
-    return "V/m" if component[0] == "e" else "A/m"
 
 
 def _a_result(result, where: str) -> None:
@@ -184,7 +182,7 @@ def _snapshot_figure(result, name: str, path: str | Path, frame: int | None = No
         lim = lim or 1.0
         mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
                              shading="nearest")
-        fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{_units(snap.component)})",
+        fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{UNITS[snap.component]})",
                      extend="both")
         from .exceptions import YeeError
 
@@ -327,6 +325,21 @@ def _file_name(base: str) -> str:
     tag = f"~{zlib.crc32(raw):08x}.png"
     cut = raw[:NAME_MAX - len(tag)].decode("utf-8", "ignore")   # (a character cut: dropped)
     return cut + tag
+
+
+#: the tag a cut name ends in (_file_name), and the bytes of its head: NAME_MAX less the
+#: tag, less up to 3 bytes of a character cut
+_CUT_TAG = re.compile(r"(.*)~[0-9a-f]{8}\.png", re.S)
+_CUT_HEAD = NAME_MAX - len("~00000000.png") - 3
+
+
+def _cut_head(name: str) -> str | None:
+    """The head of ``name`` where _file_name cut it to fit (the start of the base it was
+    made from), else None."""
+    cut = _CUT_TAG.fullmatch(name)
+    if cut is None or len(cut[1].encode("utf-8", "surrogatepass")) < _CUT_HEAD:
+        return None
+    return cut[1]
 
 
 def unplotted(result) -> list[str]:

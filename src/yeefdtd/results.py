@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .constants import UNITS
 from .exceptions import NotFound, ValidationError
 from .io import nearest_existing, one_line, output_path, path_arg, write_atomic
 
@@ -367,9 +368,6 @@ class Result:
             value = self.stats.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 f.attrs[key] = value
-        unit = {**dict.fromkeys(("ex", "ey", "ez"), "V/m"),
-                **dict.fromkeys(("hx", "hy", "hz"), "A/m")}
-
         def units(ds, u):
             if u is not None:
                 ds.attrs["units"] = u
@@ -379,13 +377,13 @@ class Result:
         for name, p in self.probes.items():
             g = gp.create_group(name)
             for c, v in p.data.items():
-                ds = units(put(g, c, v, CHECKED), unit.get(c))
+                ds = units(put(g, c, v, CHECKED), UNITS.get(c))
                 ds.attrs["position"] = np.asarray(p.positions[c])
                 units(put(g, f"{c}_time", p.times[c], CHECKED), "s")
         gs = f.create_group("snapshots")
         for name, s in self.snapshots.items():
             g = gs.create_group(name)
-            units(put(g, "frames", s.frames, PACKED), unit.get(s.component))
+            units(put(g, "frames", s.frames, PACKED), UNITS.get(s.component))
             units(put(g, "time", s.times, CHECKED), "s")
             units(put(g, "u", s.coords[0], CHECKED), "m")
             units(put(g, "v", s.coords[1], CHECKED), "m")
@@ -395,7 +393,7 @@ class Result:
         if self.fields is not None:
             gf = f.create_group("fields")
             for c, a in self.fields.items():
-                units(put(gf, c, a, PACKED), unit.get(c))
+                units(put(gf, c, a, PACKED), UNITS.get(c))
         f.attrs[VALUES_CRC] = json.dumps(sums)
         f.attrs[ATTRS_CRC] = np.int64(_names_crc(f))
 

@@ -19,7 +19,7 @@ from .backends import get_stepper_class, resolve
 from .build.model import Model, build_model, check_run_arguments
 from .build.plans import record_times
 from .constants import DIVERGENCE_LIMIT
-from .description.scene import RunSettings, Scene
+from .description.scene import RunSettings, Scene, dtype_name
 from .exceptions import DivergenceError, OutOfMemory, RunInterrupted
 from .results import ProbeData, Result, SnapshotData
 
@@ -68,22 +68,13 @@ def _check_variant(options: dict, where: str = "stepper_options") -> None:
         RunSettings(steps=1, variant=options["variant"])
 
 
-def _dtype_name(dtype):
-    """NumPy's float32, float64 or float16 as the name the scene's run.dtype takes, so that
-    run() and make_stepper take the same (make_stepper took np.dtype('float64'), run()
-    refused it after building the model)."""
-    from .description.scene import dtype_name
-
-    return dtype_name(dtype)
-
-
 def make_stepper(model: Model, backend: str | None = None, dtype: str | None = None,
                  **options):
     """The stepper for ``model`` on ``backend`` (default: the scene's); says once if 'auto'
     fell back to NumPy. ``options`` go to the stepper (the CUDA one takes ``variant``...)."""
     _check_model(model)
     _check_variant(options, "make_stepper")
-    dtype = _dtype_name(dtype)
+    dtype = dtype_name(dtype)   # (as run.dtype takes NumPy's)
     name, note = resolve(model.scene.run.backend if backend is None else backend)
     for text in (note, *model.notes):
         if text:
@@ -131,7 +122,7 @@ def run(scene: Scene, *, backend: str | None = None, dtype: str | None = None,
                               f"{{'variant': 'temporal'}}, not {got}")
     _check_variant(stepper_options or {})   # before the model is built
     check_run_arguments(scene, steps)
-    dtype = _dtype_name(dtype)
+    dtype = dtype_name(dtype)
     if dtype is not None:   # a dtype no storage takes: before the model is built too
         from .build.storage import compute_dtype
 
@@ -207,8 +198,8 @@ def run_model(model: Model, stepper, *, progress: bool | None = None,
         raise SetupError(f"stepper: it has run {stepper.steps_done} steps already; a run "
                          "starts at step 0: make a new one with make_stepper(model)")
 
-    if not model.scene.monitors and not keep_fields:
-        _note_once(NO_RECORDS)
+    for text in no_records_note(model.scene, keep_fields):
+        _note_once(text)
     total = model.steps
     cells = model.grid.num_cells
     check = model.scene.run.check_every
@@ -279,6 +270,12 @@ def _diverged(model: Model, stepper, done: int, seconds: float, keep_fields: boo
 NO_RECORDS = ("monitors: the scene has none, so the result holds no records, only the "
               "run's statistics; add a probe or a snapshot (or keep the final fields: "
               "--fields, keep_fields=True)")
+
+
+def no_records_note(scene: Scene, keep_fields: bool = False) -> tuple[str, ...]:
+    """NO_RECORDS where a run of ``scene`` records nothing: no monitors, and its final
+    fields not kept (``yeefdtd validate`` does not know whether they will be)."""
+    return (NO_RECORDS,) if not scene.monitors and not keep_fields else ()
 
 #: the note an interrupted run's result carries where its fields were asked for
 INTERRUPTED_FIELDS = ("fields: left out: the run was interrupted within a step, where the "
@@ -363,8 +360,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         "version": __version__,
     }
     notes = [*model.notes, *filter(None, [stepper.storage.note])]
-    if not model.scene.monitors and not (keep_fields if asked is None else asked):
-        notes.append(NO_RECORDS)
+    notes += no_records_note(model.scene, keep_fields if asked is None else asked)
     fields = None
     if keep_fields:
         try:

@@ -38,18 +38,24 @@ def base2d() -> dict:
     }
 
 
+def _holder(d: dict, path: str):
+    """(the table or list that holds the item at ``path`` of ``d``, its key or index)."""
+    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+    cur = d
+    for k in keys[:-1]:
+        cur = cur[k]
+    return cur, keys[-1]
+
+
 def _set(path: str, value, base=base3d):
     """A case: ``path`` like 'sources.0.waveform.tau' set to ``value`` (DELETE removes)."""
     def make():
         d = base()
-        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
-        cur = d
-        for k in keys[:-1]:
-            cur = cur[k]
+        cur, key = _holder(d, path)
         if value is DELETE:
-            del cur[keys[-1]]
+            del cur[key]
         else:
-            cur[keys[-1]] = copy.deepcopy(value)
+            cur[key] = copy.deepcopy(value)
         return d
     return make
 
@@ -1369,11 +1375,8 @@ def _misspelled(path: str, wrong: str):
     """base3d with the key at ``path`` (dotted, as _set) renamed to ``wrong``."""
     def make():
         d = base3d()
-        keys = [int(k) if k.isdigit() else k for k in path.split(".")]
-        cur = d
-        for k in keys[:-1]:
-            cur = cur[k]
-        cur[wrong] = cur.pop(keys[-1])
+        cur, key = _holder(d, path)
+        cur[wrong] = cur.pop(key)
         return d
     return make
 

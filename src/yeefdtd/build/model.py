@@ -224,9 +224,10 @@ def cpml_medium_notes(scene: Scene, grid: YeeGrid) -> tuple[str, ...]:
     from .voxelize import CONDUCTORS, material_map, material_numbers
 
     names = {i: n for n, i in material_numbers(scene).items()}
-    layers = {(b, s): f.cells for b, s, f in cpml_faces(scene)}
+    faces = cpml_faces(scene)
+    layers = {(b, s): f.cells for b, s, f in faces}
     weak: dict[tuple, list] = {}   # faces by what is said of them: one note for each
-    for a, side, face in cpml_faces(scene):
+    for a, side, face in faces:
         # an axis of one cell at its centre (as a point's component there sees it)
         pts: list = [np.array(0.5 * d if math.isfinite(d) else 0.0) for d in grid.steps]
         inplane = [b for b in range(3) if b != a and grid.cells[b] > 1 and
@@ -244,12 +245,9 @@ def cpml_medium_notes(scene: Scene, grid: YeeGrid) -> tuple[str, ...]:
         mats = np.atleast_1d(material_map(scene, *pts, grid=grid)).ravel()
         base = face_index(grid, a, scene.material(scene.background))
         counts = np.bincount(mats, minlength=len(names))
-        seen = {names[m]: c for m, c in enumerate(counts) if c and names[m] not in CONDUCTORS}
-        total = sum(seen.values())
-        if not total:
-            continue
-        index = {m: face_index(grid, a, scene.material(m)) for m, c in seen.items()
-                 if c >= CPML_SHARE * mats.size}
+        seen = {names[m]: c for m, c in enumerate(counts)
+                if c >= CPML_SHARE * mats.size and names[m] not in CONDUCTORS}
+        index = {m: face_index(grid, a, scene.material(m)) for m in seen}
         index = {m: v for m, v in index.items() if v < base}   # (a denser one costs less)
         if not index:
             continue
@@ -262,15 +260,15 @@ def cpml_medium_notes(scene: Scene, grid: YeeGrid) -> tuple[str, ...]:
         key = (f"{base:.3g}", low, f"{n:.3g}", f"{ratio:.2g}", f"{base / n:.2g}")
         weak.setdefault(key, []).append((f"{'xyz'[a]}_{side}", share))
     out = []
-    for (base, low, n, ratio, want), faces in weak.items():
-        shares = sorted(round(100 * s) for _, s in faces)
+    for (base, low, n, ratio, want), named in weak.items():
+        shares = sorted(round(100 * s) for _, s in named)
         held = f"{shares[0]}%" if shares[0] == shares[-1] else f"{shares[0]} to {shares[-1]}%"
-        one = len(faces) == 1
+        one = len(named) == 1
         fix = f"sigma_factor = {want} to match {'it' if one else 'them'} to {low!r}" if \
             float(want) <= SIGMA_FACTOR_MAX else (f"sigma_factor = {SIGMA_FACTOR_MAX:g} (the "
                                                   f"most it takes), or {low!r} as the "
                                                   "background")
-        out.append(f"boundaries.{', '.join(f for f, _ in faces)}: "
+        out.append(f"boundaries.{', '.join(f for f, _ in named)}: "
                    f"{'its CPML is' if one else 'their CPMLs are'} matched to the background "
                    f"{scene.background!r} (refractive index {base} across "
                    f"{'it' if one else 'them'}), but {low!r} ({n}) holds {held} of "

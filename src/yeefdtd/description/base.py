@@ -103,7 +103,7 @@ class StrictModel(BaseModel):
                     data.pop(name, None)
         update = dict(update)
         for name, value in update.items():
-            part = data.get(name, getattr(self, name))
+            part = getattr(self, name)
             if isinstance(part, StrictModel) and isinstance(value, dict) and \
                     "type" not in value:
                 try:
@@ -345,10 +345,18 @@ def real_array(value, what: str, quantity: str, shown: str | None = None) -> np.
     return a
 
 
-def _message(err: dict) -> str:
+def _message(err: dict, field: str = "") -> str:
+    """What to say of pydantic's error ``err`` at the field named ``field`` (its last
+    name, without an item's index)."""
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}
     got = err.get("input")
+    if kind == "int_from_float" and field == "cell":
+        return (f"must hold whole numbers, cell indices (got {_short(got)}); a point in "
+                "metres goes in 'position'")
+    if kind == "int_from_float" and field == "index":
+        return (f"must be a whole number, a plane's index (got {_short(got)}); a plane's "
+                "position in metres goes in 'position'")
     if kind == "missing":
         return "is required; add it"
     if kind == "extra_forbidden":
@@ -402,6 +410,9 @@ def join_path(outer: str, inner: str) -> str:
 
 def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
     """Turn a pydantic error into one yeefdtd ValidationError, one item per problem."""
+    def listed(path: str) -> str:   # the list a path is an item of ('cell[0]': 'cell')
+        return re.sub(r"\[\d+\]$", "", path)
+
     items: list[tuple[str, str]] = []
     kinds: dict[str, str] = {}
     for err in exc.errors(include_url=False):
@@ -412,26 +423,13 @@ def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
         elif isinstance(cause, FieldError):
             items.append((join_path(path, cause.path), cause.message))
         else:
-            kind = err.get("type", "")
-            field = re.sub(r"\[\d+\]$", "", path)
-            last = field.rsplit(".", 1)[-1]
-            if kind == "int_from_float" and last == "cell":
-                message = ("must hold whole numbers, cell indices (got "
-                           f"{_short(err.get('input'))}); a point in metres goes in "
-                           "'position'")
-            elif kind == "int_from_float" and last == "index":
-                message = (f"must be a whole number, a plane's index (got "
-                           f"{_short(err.get('input'))}); a plane's position in metres goes in "
-                           "'position'")
-            else:
-                message = _message(err)
-            items.append((path, message))
-            kinds.setdefault(path, kind)
+            items.append((path, _message(err, listed(path).rsplit(".", 1)[-1])))
+            kinds.setdefault(path, err.get("type", ""))
     unique: list[tuple[str, str]] = []
     seen: set = set()
     more = 0   # problems besides the first, those of the same kind in one list as one
     for p, m in items:  # a union reports each alternative; keep the first per path
-        field = re.sub(r"\[\d+\]$", "", p)
+        field = listed(p)
         if p and p in seen:
             continue
         if kinds.get(p) == "too_short" and any(q.startswith(p + "[") for q, _ in items):

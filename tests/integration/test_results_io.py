@@ -44,6 +44,33 @@ def test_result_round_trip(tmp_path):
                                rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("dtype, kept", [("float32", np.float32), ("float64", np.float64),
+                                         ("float16", np.float32), ("bfloat16", np.float32)])
+def test_records_keep_the_runs_arithmetic_dtype_in_the_result_and_its_file(dtype, kept,
+                                                                          tmp_path):
+    """Probes, snapshots and fields are kept and saved in the dtype the run computed in
+    (16-bit storage computes in float32): a float32 run's records were upcast to float64,
+    twice the memory and the file for no digit more. The values are the run's own: a
+    float64 copy of the float32 records is what an upcast gave."""
+    scene = yf.Scene(
+        grid=yf.Grid(cells=(12, 10, 8), spacing=1e-3),
+        sources=[yf.PointSource(component="ez", cell=(6, 5, 4), waveform=yf.Ricker(
+            frequency=20e9))],
+        monitors=[yf.Probe(name="p", cell=(8, 5, 4)),
+                  yf.Snapshot(name="s", component="ez", axis="z", every=5)],
+        boundaries="pec", run=yf.RunSettings(steps=30, backend="numpy", dtype=dtype))
+    res = yf.run(scene, keep_fields=True, progress=False)
+    arrays = [*res.probes["p"].data.values(), res.snapshots["s"].frames, *res.fields.values()]
+    assert all(a.dtype == kept for a in arrays)
+    assert np.abs(res.probes["p"]["ez"]).max() > 0
+    back = yf.load(res.save(tmp_path / "r.h5"))
+    assert back == res
+    assert back.probes["p"]["ez"].dtype == kept and back.snapshots["s"].frames.dtype == kept
+    assert back.probes["p"].times["ez"].dtype == np.float64   # times stay float64
+    with h5py.File(tmp_path / "r.h5") as f:
+        assert f["snapshots/s/frames"].dtype == kept
+
+
 def test_a_hard_sources_own_record_is_its_waveform():
     """A probe at a hard source's point records the waveform at the probe's own times,
     which record_times gives as (n + 1) dt for E: the source's timing and the records'

@@ -31,7 +31,8 @@ from ..build.storage import compute_dtype, field_bound, storage_for
 
 @dataclass
 class Records:
-    """What the monitors recorded: host arrays, upcast to float64."""
+    """What the monitors recorded: host arrays in the run's arithmetic dtype (float32 for
+    float32 and 16-bit storage, float64 for float64), as the fields are."""
 
     probes: list[np.ndarray]     #: per probe group: (records, channels)
     snapshots: list[np.ndarray]  #: per snapshot plan: (records, n1, n2)

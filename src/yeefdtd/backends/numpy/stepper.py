@@ -849,8 +849,7 @@ class NumpyStepper(Stepper):
 
     def collect(self) -> Records:
         return Records(
-            probes=[r.astype(np.float64) for r in self._probe_rec],
-            snapshots=[r.astype(np.float64) for r in self._snap_rec],
+            probes=list(self._probe_rec), snapshots=list(self._snap_rec),
         )
 
     def memory_bytes(self) -> int:

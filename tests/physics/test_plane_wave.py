@@ -42,9 +42,10 @@ def test_phase_velocity_along_axis(dtype, backend):
     periodic domain, so the ratio of their DFTs is exactly the grid's propagation factor
     exp(-j k D). The discrete relation (sin(w dt/2)/(c dt))^2 = (sin(k dx/2)/dx)^2 then
     predicts k(w); in float64 the measurement matches it to 1.9e-12, so 1e-4 is the issue's
-    bound with room. At the frequencies tested (12 to 18 GHz, 17 to 25 cells per
-    wavelength) the grid's phase velocity differs from c by 1e-3 or more, which the test
-    checks too so that it could tell the two apart.
+    bound with room. The axes of one periodic cell take no part in the stability limit, so
+    dt is courant dx / c; at a Courant factor of 0.5 and the frequencies tested (12 to 18
+    GHz, 17 to 25 cells per wavelength) the grid's phase velocity differs from c by 1e-3 or
+    more, which the test checks too so that it could tell the two apart.
     """
     scene = yf.Scene(
         grid=yf.Grid(cells=(400, 1, 1), spacing=DX),
@@ -52,9 +53,10 @@ def test_phase_velocity_along_axis(dtype, backend):
         sources=[yf.PointSource(component="ez", cell=(0, 0, 0), waveform=yf.Gaussian(tau=TAU))],
         monitors=[yf.Probe(name="a", cell=(50, 0, 0), components=["ez"]),
                   yf.Probe(name="b", cell=(150, 0, 0), components=["ez"])],
-        run=yf.RunSettings(duration=780e-12, dtype=dtype, backend=backend),
+        run=yf.RunSettings(duration=780e-12, courant=0.5, dtype=dtype, backend=backend),
     )
     res = yf.run(scene, progress=False)
+    assert res.stats["dt"] == pytest.approx(0.5 * DX / C0, rel=1e-14)
     a, b = res.probes["a"], res.probes["b"]
     # the +x pulse has fully passed b before the record ends, and a's record is clean too
     assert abs(b["ez"][-1]) < 1e-6 * np.abs(b["ez"]).max()
@@ -66,6 +68,40 @@ def test_phase_velocity_along_axis(dtype, backend):
     v_th = w / k_th
     assert np.all(np.abs(v / v_th - 1) < 1e-4), (v / v_th - 1)
     assert np.all(np.abs(v_th / C0 - 1) > 1e-3)
+
+
+def test_a_line_at_the_magic_time_step_carries_a_pulse_unchanged(backend):
+    """The line above (400 x 1 x 1 periodic cells of 1 mm) at a Courant factor of 1: its two
+    axes of one cell take no part in the stability limit, so dt = dx / c, the 1D grid's
+    'magic' time step, where the Yee update moves every wave exactly one cell a step (the
+    grid has no dispersion). The record at x = 150 cells is then the record at x = 50
+    delayed by exactly 100 steps, while the +x pulse alone has reached either (the -x
+    pulse, round the periodic domain, reaches x = 150 after 250 steps). In float64 the
+    two differ by rounding alone (measured on NumPy: not at all, bit for bit; bound 1e-12 of
+    the peak, for a backend that rounds otherwise). At a Courant factor of 0.5 (200 steps
+    for 100 cells) the same pulse spreads on its way: the records differ by 6.4e-2 of the
+    peak, which the test checks too, so that it could tell the two apart."""
+    def delayed(courant: float):
+        shift = round(100 / courant)
+        scene = yf.Scene(
+            grid=yf.Grid(cells=(400, 1, 1), spacing=DX), boundaries="periodic",
+            sources=[yf.PointSource(component="ez", cell=(0, 0, 0),
+                                    waveform=yf.Gaussian(tau=TAU))],
+            monitors=[yf.Probe(name=n, cell=(i, 0, 0), components=["ez"])
+                      for n, i in (("a", 50), ("b", 150))],
+            run=yf.RunSettings(steps=shift + 140 / courant, courant=courant,
+                               dtype="float64", backend=backend))
+        res = yf.run(scene, progress=False)
+        assert res.stats["dt"] == pytest.approx(courant * DX / C0, rel=1e-14)
+        a, b = res.probes["a"]["ez"], res.probes["b"]["ez"]
+        peak = np.abs(a).max()
+        assert np.abs(a[:-shift]).argmax() < 100 / courant   # the pulse is in the window
+        assert np.abs(b[:shift - 10]).max() < 1e-6 * peak    # nothing before it arrives
+        return np.abs(b[shift:] - a[:-shift]).max() / peak
+
+    exact, spread = delayed(1.0), delayed(0.5)
+    assert exact < 1e-12
+    assert spread > 1e-3
 
 
 def test_phase_velocity_along_diagonal(backend):

@@ -29,6 +29,28 @@ def test_time_step_is_the_courant_limit_times_the_factor():
     assert two_d.grid.dt == pytest.approx(1e-3 / (C0 * math.sqrt(2)), rel=1e-14)
 
 
+@pytest.mark.parametrize("grid, boundaries, axes", [
+    (dict(cells=(40, 1, 1)), "periodic", (1,)),           # a line: x alone counts
+    (dict(cells=(40, 1, 30)), "periodic", (1, 3)),        # a plane of x and z
+    (dict(cells=(40, 1, 1)), "pec", (1, 2, 3)),           # walls: a one-cell box counts
+    (dict(cells=(40, 2, 2)), "periodic", (1, 2, 3)),      # two cells: values may differ
+    (dict(cells=(1, 1, 1)), "periodic", (1, 2, 3)),       # nothing varies: all three
+    (dict(mode="tmz", cells=(40, 1)), "periodic", (1,)),  # 2D: z never counts
+    (dict(cells=(40, 1, 1)), {"y_min": "periodic", "y_max": "periodic", "x_min": "pec",
+                              "x_max": "pec", "z_min": "pmc", "z_max": "pmc"}, (1, 3)),
+])
+def test_an_axis_of_one_periodic_cell_takes_no_part_in_the_time_step(grid, boundaries, axes):
+    """Along an axis of one periodic cell every value is its neighbour's, so the update's
+    differences along it are zero and the stability limit is that of the other axes (cells
+    of 1, 2 and 3 mm along x, y and z; ``axes`` are those that count, by their cell size)."""
+    d = (1e-3, 2e-3, 3e-3)
+    steps = d[:2] if grid.get("mode") == "tmz" else d
+    m = yf.build_model(yf.Scene(grid=yf.Grid(spacing=steps, **grid), boundaries=boundaries,
+                                run=yf.RunSettings(steps=1)))
+    limit = 1 / (C0 * math.sqrt(sum(1 / d[a - 1] ** 2 for a in axes)))
+    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14)
+
+
 def test_duration_becomes_steps():
     s = scene(run=yf.RunSettings(duration=1e-10))
     m = yf.build_model(s)

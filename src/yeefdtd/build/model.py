@@ -16,7 +16,7 @@ from ..constants import MAX_STEPS
 from ..description.scene import Scene
 from .coefficients import ComponentTable, component_table
 from .cpml import Slab, cpml_faces, make_slabs
-from .grid import YeeGrid, time_step
+from .grid import YeeGrid, flat_axes, time_step
 from .plans import (
     ProbeGroup,
     SnapshotPlan,
@@ -83,7 +83,8 @@ def make_grid(scene: Scene) -> YeeGrid:
         periodic=periodic,
         mode=scene.grid.mode,
         components=scene.grid.components,
-        dt=time_step(scene.grid.steps, scene.run.courant),
+        dt=time_step(scene.grid.steps, scene.run.courant,
+                     flat_axes(scene.grid.shape, periodic)),
     )
 
 

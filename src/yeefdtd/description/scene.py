@@ -46,7 +46,8 @@ class RunSettings(StrictModel):
     duration: PositiveFloat | None = Field(None, description="simulated time in seconds, "
                                            "instead of steps")
     courant: float = Field(0.99, ge=1e-6, le=1.0, description="time step as a fraction of "
-                           "the stability limit for the cell sizes (<= 1)")
+                           "the stability limit for the cell sizes (<= 1; an axis of one "
+                           "periodic cell takes no part in it)")
     dtype: Literal["float32", "float64", "float16", "bfloat16"] = Field(
         "float32", description="precision of the fields; float16 and bfloat16 store them in "
         "16 bits (half the memory traffic) and compute in float32")

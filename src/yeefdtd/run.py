@@ -324,7 +324,8 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
             keep_fields: bool, rec=None, asked: bool | None = None) -> Result:
     """The result of ``done`` steps (``rec``: the stepper's records, when already collected;
     ``asked``: whether the run was asked for its final fields, where ``keep_fields`` leaves
-    them out of an interrupted one)."""
+    them out of an interrupted one). The records are collect's copies: the result takes
+    them whole, and copies only the rows of a run cut short (a view would hold them all)."""
     rec = stepper.collect() if rec is None else rec
     dt = model.grid.dt
     probes: dict[str, ProbeData] = {}
@@ -333,7 +334,7 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         recorded = group.steps_recorded(model.steps)[:rows]
         for j, ch in enumerate(group.channels):
             p = probes.setdefault(ch.probe, ProbeData(ch.probe, {}, {}, {}))
-            p.data[ch.component] = data[:rows, j].copy()
+            p.data[ch.component] = data[:rows, j].copy()   # (a column: its own array)
             p.times[ch.component] = record_times(ch.component, recorded, dt)
             p.positions[ch.component] = tuple(float(x) for x in ch.position)
     snapshots = {}
@@ -342,7 +343,8 @@ def _result(model: Model, stepper, done: int, seconds: float, status: str,
         recorded = np.arange(1, rows + 1) * plan.every - 1
         snapshots[plan.name] = SnapshotData(
             name=plan.name, component=plan.component, axis="xyz"[plan.axis],
-            position=float(plan.position), frames=frames[:rows].copy(),
+            position=float(plan.position),
+            frames=frames if rows == len(frames) else frames[:rows].copy(),
             times=record_times(plan.component, recorded, dt),
             coords=tuple(np.array(c, copy=True) for c in plan.coords))   # each result its own
     cells = model.grid.num_cells

@@ -69,6 +69,19 @@ def test_time_loop_allocates_no_field_sized_arrays(monkeypatch, threads):
     assert large < field / 4
 
 
+def test_what_collect_gives_the_steps_after_it_do_not_change():
+    """collect gives copies, in the run's dtype: a caller stepping on (or starting again from
+    rest) keeps what it collected, as when the records were upcast copies."""
+    stepper = yf.make_stepper(yf.build_model(lossy_scene(steps=60)), "numpy", "float32")
+    stepper.advance(0, 30)
+    first = stepper.collect()
+    kept = first.probes[0].copy()
+    assert first.probes[0].dtype == np.float32 and np.abs(kept).max() > 0
+    stepper.advance(30, 30)
+    np.testing.assert_array_equal(first.probes[0], kept)
+    assert not np.array_equal(stepper.collect().probes[0], kept)   # the rows after 30
+
+
 def test_hard_source_sets_the_field():
     model = yf.build_model(lossy_scene(steps=30))
     st = yf.backends.get_stepper_class("numpy")(model, "float64")

@@ -849,7 +849,8 @@ class NumpyStepper(Stepper):
 
     def collect(self) -> Records:
         return Records(
-            probes=list(self._probe_rec), snapshots=list(self._snap_rec),
+            probes=[r.copy() for r in self._probe_rec],
+            snapshots=[r.copy() for r in self._snap_rec],
         )
 
     def memory_bytes(self) -> int:

@@ -247,21 +247,23 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> l
     """The notes on one source's frequencies: its frequency (or, for a pulse without one,
     its spectrum's reach, where it falls to 1e-3 of its peak) at fewer than
     LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the slowest medium the grid holds,
-    along the grid's coarsest spacing among the axes of more than one cell, the axes the
-    fields can vary along (that part cannot propagate: it comes out as grid noise; an axis
-    of one cell, as a 3D run made 1D or 2D by one periodic cell of any spacing, carries no
-    wave along it); else a pulse whose spectrum reaches past what the time step samples
-    (half its rate), or samples closer than the time step."""
+    along the coarsest of the axes a wave of that frequency can travel along (``wave_axes``;
+    that part cannot propagate: it comes out as grid noise); else a pulse whose spectrum
+    reaches past what the time step samples (half its rate), or samples closer than the
+    time step."""
     from ..constants import C0
 
-    finite = [(d, c) for d, c in zip(grid.steps, grid.cells, strict=True) if np.isfinite(d)]
-    coarsest = max([d for d, c in finite if c > 1] or [d for d, _ in finite])
     n, medium = slowest_medium(scene, grid)
     inside = "" if n == 1.0 else f" in {medium!r} (refractive index {n:.3g})"
+
+    def coarsest(freq: float) -> float:
+        """The coarsest spacing along which a wave of ``freq`` travels (0: none does)."""
+        return max((grid.steps[a] for a in wave_axes(grid, C0 / (freq * n))), default=0.0)
+
     f = getattr(wf, "frequency", None)
-    if f is not None and C0 / (f * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest:
+    if f is not None and C0 / (f * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest(f):
         return [f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
-                f"{C0 / (f * n) / coarsest:.2g} cells a wavelength{inside}, fewer than the "
+                f"{C0 / (f * n) / coarsest(f):.2g} cells a wavelength{inside}, fewer than the "
                 f"{LEAST_CELLS_PER_WAVELENGTH} the grid can carry (10 or more for accuracy); "
                 "use smaller cells or a lower frequency"]
     if wf.type == "sine":   # its ramp's spread is small against its frequency
@@ -284,13 +286,23 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> l
                 f"of its peak), past the {0.5 / grid.dt:.4g} Hz that the time step of "
                 f"{grid.dt:.4g} s samples, so the run samples an aliased pulse of a few "
                 f"values; use {wider} or smaller cells"]
-    if C0 / (top * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest:
+    if C0 / (top * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest(top):
         return [f"sources[{i}].waveform: its {wf.type} spectrum reaches {top:.4g} Hz (1e-3 "
-                f"of its peak), {C0 / (top * n) / coarsest:.2g} cells a wavelength{inside}, "
+                f"of its peak), {C0 / (top * n) / coarsest(top):.2g} cells a "
+                f"wavelength{inside}, "
                 f"fewer than the {LEAST_CELLS_PER_WAVELENGTH} the grid can carry: that part "
                 f"of the pulse cannot propagate and comes out as grid noise; use {wider} or "
                 "smaller cells"]
     return _dispersion_note(i, wf, n, inside, grid, wider) if driven else []
+
+
+def wave_axes(grid: YeeGrid, wave: float) -> list[int]:
+    """The axes a wave of wavelength ``wave`` (m) can travel along: those of more than one
+    cell (the fields vary along no other: a 3D run made 1D or 2D by one periodic cell of any
+    spacing), leaving out a periodic axis shorter than the wavelength, which holds only
+    waves uniform along it (any other is past its cutoff)."""
+    return [a for a in range(3) if grid.cells[a] > 1 and math.isfinite(grid.steps[a]) and
+            not (grid.periodic[a] and grid.cells[a] * grid.steps[a] < wave)]
 
 
 def _dispersion_note(i: int, wf, n: float, inside: str, grid: YeeGrid,
@@ -308,8 +320,7 @@ def _dispersion_note(i: int, wf, n: float, inside: str, grid: YeeGrid,
     if not f > 0:
         return []
     wave = C0 / (f * n)
-    axes = [a for a in range(3) if grid.cells[a] > 1 and math.isfinite(grid.steps[a]) and
-            not (grid.periodic[a] and grid.cells[a] * grid.steps[a] < wave)]
+    axes = wave_axes(grid, wave)
     if not axes:
         return []
     a = max(axes, key=lambda b: grid.steps[b])

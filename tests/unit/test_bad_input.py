@@ -1418,6 +1418,23 @@ def test_a_misspelled_key_is_named_with_the_key_it_may_stand_for(make, says):
         yf.Scene.model_validate(make())
 
 
+def test_an_unknown_key_leads_and_its_tables_other_problems_are_found_too():
+    """An unknown key stopped its table's validation, so a second problem of the same table
+    was found only after the first was mended; it now leads, the others follow, and the
+    known key it may stand for is not also said to be missing."""
+    d = base3d()
+    src = d["sources"][0]
+    src["amplitud"] = 2.0
+    src["waveform"] = {"type": "gaussian", "tau": -1.0}
+    d["objects"][0]["centre"] = d["objects"][0].pop("center")
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Scene.model_validate(d)
+    paths = [p for p, _ in info.value.items]
+    assert paths[:2] == ["objects[0].centre", "sources[0].amplitud"], paths
+    assert "sources[0].waveform.tau" in paths and "objects[0].center" not in paths, paths
+    assert str(info.value).endswith("(and 2 more problems)"), str(info.value)
+
+
 @pytest.mark.parametrize("make, says, problems", [
     (lambda: yf.Probe(name="p", cell=(0.015, 0.015, 0.015)),
      r"^cell\[0\]: must hold whole numbers, cell indices \(got 0.015\); a point in metres "

@@ -90,7 +90,7 @@ class StrictModel(BaseModel):
         if unknown:
             why = (f"{type(self).__name__} has no field {unknown[0]!r} (its fields are "
                    f"{', '.join(type(self).model_fields)})"
-                   f"{_close(unknown[0], type(self).model_fields)}"
+                   f"{_close(_nearest(unknown[0], type(self).model_fields))}"
                    if isinstance(unknown[0], str) else
                    f"{type(self).__name__} has no field {unknown[0]!r}; its fields are named "
                    f"by text: {', '.join(type(self).model_fields)}")
@@ -139,16 +139,19 @@ class StrictModel(BaseModel):
     @pydantic.model_validator(mode="before")
     @classmethod
     def _known_keys(cls, data: Any) -> Any:
-        """A key the table does not take is named first, with the nearest key it takes and
-        the whole list of them: a misspelled required key ('centre') was reported as the
-        one it stood for missing ('center: is required; add it'), the misspelling itself
-        left out of the line."""
+        """A key the table does not take is named first (from_pydantic), with the nearest
+        key it takes and the whole list of them: a misspelled required key ('centre') was
+        reported as the one it stood for missing ('center: is required; add it'), the
+        misspelling itself left out of the line. Its value is handed on wrapped in an
+        _Unknown, which pydantic's own error for the key carries to from_pydantic, so that
+        the table's other problems are found too."""
         if not isinstance(data, dict):
             return data
         own = cls.model_fields["type"].default if "type" in cls.model_fields else None
         if own is not None and data.get("type", own) != own:
             return data   # a table of another type: pydantic's error says which it takes
-        for key in data:
+        data = dict(data)
+        for key in list(data):
             if not isinstance(key, str) or key in cls.model_fields:
                 continue
             try:
@@ -162,8 +165,9 @@ class StrictModel(BaseModel):
             if cls.__name__ != "Scene" and key in _SCENE_KEYS:
                 scene_key = (f"; if it is the scene's own {key!r}, write it before the first "
                              "[table] of a TOML file")
-            raise FieldError(key, f"is not a known key{_close(key, fields)}{scene_key} "
-                                  f"({what} takes {', '.join(fields)})")
+            near = _nearest(key, fields)
+            data[key] = _Unknown(f"is not a known key{_close(near)}{scene_key} ({what} takes "
+                                 f"{', '.join(fields)})", near)
         return data
 
     @pydantic.model_validator(mode="before")
@@ -228,9 +232,20 @@ _SYNONYMS = {
 }
 
 
-def _close(key: str, names) -> str:
-    """"; did you mean 'x'?" for the name among ``names`` nearest to ``key`` (or what
-    _SYNONYMS says it may stand for), or ''."""
+class _Unknown:
+    """A value under a key its table does not take, with what to say of the key and the
+    known keys it may stand for (_known_keys)."""
+
+    __slots__ = ("message", "near")
+
+    def __init__(self, message: str, near: list[str]):
+        self.message = message
+        self.near = near
+
+
+def _nearest(key: str, names) -> list[str]:
+    """The name among ``names`` nearest to ``key`` (or those _SYNONYMS says it may stand
+    for), or none."""
     names = list(names)
     near = [n for n in _SYNONYMS.get(key.lower(), ()) if n in names]
     if not near:
@@ -238,9 +253,12 @@ def _close(key: str, names) -> str:
     if not near:   # a shared stem (sigma_max for sigma_factor): the first such name
         stem = key.split("_")[0]
         near = [n for n in names if "_" in key and n.split("_")[0] == stem][:1]
-    if not near:
-        return ""
-    return f"; did you mean {' or '.join(repr(n) for n in near)}?"
+    return near
+
+
+def _close(near: list[str]) -> str:
+    """"; did you mean 'x'?" for the names ``near``, or ''."""
+    return f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
 
 
 def _takes_number(tp: Any) -> bool:
@@ -360,6 +378,8 @@ def _message(err: dict, field: str = "") -> str:
     if kind == "missing":
         return "is required; add it"
     if kind == "extra_forbidden":
+        if isinstance(got, _Unknown):
+            return got.message
         return "is not a known key; remove it or check its spelling"
     if kind in _BOUNDS:
         sign, key = _BOUNDS[kind]
@@ -415,7 +435,17 @@ def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
 
     items: list[tuple[str, str]] = []
     kinds: dict[str, str] = {}
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    unknown = [(format_loc(tuple(e.get("loc", ()))), e["input"]) for e in errors
+               if e.get("type") == "extra_forbidden" and isinstance(e.get("input"), _Unknown)]
+    # the key a misspelling may stand for, missing beside it, is the same problem
+    stands_for = {join_path(p.rpartition(".")[0], n) for p, u in unknown for n in u.near}
+    unknown_paths = {p for p, _ in unknown}
+    errors = [e for e in errors if not (
+        e.get("type") == "missing" and format_loc(tuple(e.get("loc", ()))) in stands_for)]
+    # an unknown key leads: it may well explain the rest
+    errors.sort(key=lambda e: format_loc(tuple(e.get("loc", ()))) not in unknown_paths)
+    for err in errors:
         path = format_loc(tuple(err.get("loc", ())))
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, ValidationError):  # a nested model's own __init__ raised it

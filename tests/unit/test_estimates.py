@@ -223,8 +223,11 @@ def test_the_memory_estimate_is_the_numpy_backends_own_count(monkeypatch, name, 
     assert abs(counted - stepper.memory_bytes()) <= TOLERANCE * stepper.memory_bytes(), parts
     ids = sum(t.ids.nbytes for t in model.tables.values())
     assert parts["ids"] == ids
-    records = sum(r.nbytes for r in stepper._probe_rec + stepper._snap_rec)
-    assert parts["records"] >= records * (1 + 16 / stepper.dtype.itemsize)
+    # the records, their copy as collected, and a probe's series copied once more (a column
+    # each), with each record's time
+    times = sum(r.size for r in stepper._probe_rec) + sum(len(r) for r in stepper._snap_rec)
+    assert parts["records"] == sum(3 * r.nbytes for r in stepper._probe_rec) + \
+        sum(2 * r.nbytes for r in stepper._snap_rec) + 8 * times
     assert sum(parts.values()) >= stepper.memory_bytes() + ids
 
 

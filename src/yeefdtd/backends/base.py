@@ -222,7 +222,8 @@ class Stepper:
         return np.isin(table.ids, np.flatnonzero(~table.table.any(axis=1)))
 
     def collect(self) -> Records:
-        """Everything the monitors recorded so far: copies, which the steps after do not
+        """Everything the monitors recorded so far: copies of the rows taken (of a run cut
+        short, not those of the steps it did not run), which the steps after do not
         change."""
         raise NotImplementedError
 

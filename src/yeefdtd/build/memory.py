@@ -56,8 +56,9 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
     * scratch: an array of the largest chunk and one of the largest CPML chunk for each
       thread (and the two of 16-bit rounding, of a chunk each);
     * sources: each source's value at every step, in float64 (the model) and in dtype;
-    * records: probe and snapshot records in dtype, and at the end twice in float64 (as
-      collected, then in the result) with their times.
+    * records: probe and snapshot records in dtype, and at the end their copy as collected
+      (which the result takes: a snapshot's frames whole, a probe's series a column each,
+      copied once more) with their times.
     """
     from ..backends.numpy.stepper import (
         cpml_spans,
@@ -115,11 +116,11 @@ def run_memory(scene, grid: YeeGrid, steps: int, dtype: str, faces: dict[str, st
         records = steps // mon.every
         if mon.type == "probe":
             values = records * len(mon.components or comps)
-            out["records"] += values * (size + 16 + 8)   # + each value's time
+            out["records"] += values * (3 * size + 8)   # + each value's time
         else:
             ext = grid.extent(mon.component)
             plane = math.prod(e for a, e in enumerate(ext) if a != "xyz".index(mon.axis))
-            out["records"] += records * (plane * (size + 16) + 8)
+            out["records"] += records * (plane * 2 * size + 8)
     return out
 
 

@@ -659,8 +659,8 @@ class CudaStepper(Stepper):
                 self._flush_probes(pg, self._n // pg["group"].every)
             for snap in self._snaps:
                 self._flush_snapshot(snap, self._n // snap["plan"].every)
-        return Records(probes=[pg["host"].copy() for pg in self._probe_groups],
-                       snapshots=[s["host"].copy() for s in self._snaps])
+        return Records(probes=[pg["host"][: pg["flushed"]].copy() for pg in self._probe_groups],
+                       snapshots=[s["host"][: s["flushed"]].copy() for s in self._snaps])
 
     def memory_bytes(self) -> int:
         return int(sum(a.nbytes for a in self._held))

@@ -502,6 +502,8 @@ class NumpyStepper(Stepper):
             self._plan_rounds()
         self._snap_rec = [np.zeros((s.records(model.steps), *s.shape), dtype=dt)
                           for s in model.snapshots]
+        #: the steps whose records are taken (collect copies their rows alone)
+        self._recorded = 0
 
     # ---- planning -------------------------------------------------------------------
     def _coef(self, table_col: np.ndarray, ids: np.ndarray):
@@ -820,6 +822,7 @@ class NumpyStepper(Stepper):
 
     def record(self, n: int) -> None:
         done = n + 1
+        self._recorded = max(self._recorded, done)
         for group, rec in zip(self.model.probes, self._probe_rec, strict=False):
             if done % group.every == 0:
                 row = done // group.every - 1
@@ -849,8 +852,10 @@ class NumpyStepper(Stepper):
 
     def collect(self) -> Records:
         return Records(
-            probes=[r.copy() for r in self._probe_rec],
-            snapshots=[r.copy() for r in self._snap_rec],
+            probes=[r[: self._recorded // g.every].copy()
+                    for g, r in zip(self.model.probes, self._probe_rec, strict=True)],
+            snapshots=[r[: self._recorded // s.every].copy()
+                       for s, r in zip(self.model.snapshots, self._snap_rec, strict=True)],
         )
 
     def memory_bytes(self) -> int:

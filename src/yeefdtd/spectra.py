@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -202,7 +203,9 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     with a mean leaves in a closed cavity, is no resonance (its window's sidelobes came
     back as one, and a constant record gave a "peak"). Where the band holds no peak, only
     the flank of one outside it (the highest bin at the band's edge), that is an error, not
-    a frequency.
+    a frequency; so is a peak that a stronger one's window sidelobes may account for (at
+    most SIDELOBE_MARGIN times their envelope, or within its main lobe), as the band past
+    a strong resonance holds: it moves with the record's length, where a resonance stays.
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
@@ -216,6 +219,15 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
                               f"only the flank of one outside (highest at {freqs[i]:.6g} Hz, "
                               "the band's edge); widen the band or record longer")
     peaks = _local_maxima(mag)
+    length = len(x) * (t[1] - t[0])
+    lobe = _sidelobes(freqs, mag, np.array([i]), length)[0]
+    if lobe >= 0:
+        raise ValidationError(
+            f"f_lo, f_hi: the strongest peak between {f_lo:.6g} and {f_hi:.6g} Hz, at "
+            f"{freqs[i]:.6g} Hz, {20 * np.log10(mag[lobe] / mag[i]):.1f} dB below the one at "
+            f"{freqs[lobe]:.6g} Hz, is where that one's window sidelobes reach, so it may be "
+            f"one of them, not a resonance; record longer (they narrow as 1 / the record's "
+            f"{length:.4g} s) or choose a band around a stronger peak")
     df = freqs[1] - freqs[0]
     f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
     return f, float(mag[i] / mag[peaks].max())
@@ -254,6 +266,49 @@ def _local_maxima(mag: np.ndarray) -> np.ndarray:
     return np.flatnonzero((mag[1:-1] > mag[:-2]) & (mag[1:-1] >= mag[2:])) + 1
 
 
+#: how far apart (times 1 / the record's length) two peaks must be for the Hann window to
+#: resolve them: its main lobe reaches 2 from a peak, its first sidelobe (-31.5 dB) 2.4
+RESOLVED = 3.0
+
+#: how far above the Hann window's sidelobe envelope (a factor) a weaker peak must stand
+#: beside a stronger one to count as a peak of its own: the sidelobes of two peaks, or of
+#: a peak and its image at minus its frequency, may add
+SIDELOBE_MARGIN = 2.0
+
+
+def _hann_envelope(u: np.ndarray) -> np.ndarray:
+    """The Hann window's transform over its peak, at ``u`` times the reciprocal of the
+    record's length from it, bounded above: 1 / (pi u |1 - u^2|) (its sidelobes, -31.5 dB
+    at u = 2.4, falling as u^-3), 1 within 1.2 (its main lobe, where a second maximum is
+    no peak of its own: two peaks closer than about two bins are not resolved)."""
+    u = np.abs(u)
+    with np.errstate(divide="ignore"):
+        env = 1.0 / (np.pi * u * np.abs(1.0 - u * u))
+    return np.where(u < 1.2, 1.0, np.minimum(env, 1.0))
+
+
+def _sidelobes(freqs: np.ndarray, mag: np.ndarray, candidates: np.ndarray,
+               length: float) -> np.ndarray:
+    """For each of ``candidates`` (indices into freqs), the stronger local maximum of
+    ``mag`` whose window sidelobes (or main lobe) may account for it, as an index, or -1
+    where none does (``length``: the record's, in seconds). A peak's image at minus its
+    frequency counts as well."""
+    peaks = _local_maxima(mag)
+    out = np.full(len(candidates), -1)
+    f = freqs[candidates]
+    for k, i in enumerate(candidates):
+        stronger = peaks[mag[peaks] > mag[i]]
+        if not len(stronger):
+            continue
+        fs = freqs[stronger]
+        reach = mag[stronger] * SIDELOBE_MARGIN * np.maximum(
+            _hann_envelope((f[k] - fs) * length), _hann_envelope((f[k] + fs) * length))
+        over = np.flatnonzero(reach >= mag[i])
+        if len(over):
+            out[k] = stronger[over[np.argmax(reach[over])]]
+    return out
+
+
 def peak_frequencies(values, times, count: int, fmin: float = 0.0,
                      fmax: float | None = None, floor_db: float = -31.0) -> np.ndarray:
     """At most the ``count`` strongest spectral peaks of a ringing signal (Hz, ascending),
@@ -264,7 +319,13 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     out, so fewer than ``count`` may come back: the Hann window's sidelobes reach 31.5 dB
     below their peak, so a weaker local maximum may be a sidelobe, not a resonance (a lone
     3 GHz sine in a 2 ns record gave "peaks" at 1.8 and 4.2 GHz). Lower ``floor_db`` to see
-    weaker peaks, at that risk, or record longer to narrow the sidelobes.
+    weaker peaks, at that risk, or record longer to narrow the sidelobes. Peaks that a
+    stronger one's sidelobes may account for wherever they lie (at most SIDELOBE_MARGIN
+    times the window's envelope at their distance), and weaker maxima within a stronger
+    peak's main lobe (two resonances closer than about 2.4 / the record's length are not
+    resolved: a 7.5 ns record showed a "peak" between two modes 0.2 GHz apart), are left
+    out too; a note on stderr says where two peaks found lie closer than RESOLVED / the
+    record's length, which a longer record resolves.
     """
     x, t = _series(values, times, least=3)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
@@ -279,9 +340,19 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
     inner = _local_maxima(mag)
     if len(inner):   # the floor is from the strongest peak anywhere, in the band or not
         inner = inner[mag[inner] >= mag[inner].max() * 10 ** (floor_db / 20)]
+        inner = inner[_sidelobes(freqs, mag, inner, len(x) * (t[1] - t[0])) < 0]
     inner = inner[sel[inner]]
     best = inner[np.argsort(mag[inner])[::-1][:count]]
     df = freqs[1] - freqs[0]
     out = [_golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
            for i in best]
-    return np.sort(np.array(out))
+    out = np.sort(np.array(out))
+    length = len(x) * (t[1] - t[0])
+    close = np.flatnonzero(np.diff(out) < RESOLVED / length)
+    if len(close):
+        a, b = out[close[0]], out[close[0] + 1]
+        print(f"note: peak_frequencies: the peaks at {a:.6g} and {b:.6g} Hz are closer than "
+              f"the record resolves ({RESOLVED:g} / its {length:.4g} s = "
+              f"{RESOLVED / length:.4g} Hz), so each pulls the other's frequency, and either "
+              "may stand for two resonances or be a sidelobe; record longer", file=sys.stderr)
+    return out

@@ -315,15 +315,17 @@ def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():
     """A static offset (as a pulse with a mean leaves in a closed cavity) and the Hann
     window's sidelobes (31.5 dB below their peak) came back as peaks: a lone sine asked for
     three peaks gave two more at its first sidelobes, and a constant gave sidelobe "peaks".
-    Now the mean is taken out and peaks under floor_db (-31 dB) are left out; a weaker real
-    peak above the floor stays, and a lower floor shows the sidelobes again."""
+    Now the mean is taken out and peaks under floor_db (-31 dB) are left out, as are those
+    a stronger peak's sidelobes may account for, whatever the floor; a weaker real peak
+    stays."""
     t = np.arange(200) * 1e-11   # 2 ns: sidelobes 1.2 GHz either side of a peak
     x = np.sin(2 * np.pi * 3e9 * t)
     assert spectra.peak_frequencies(x, t, 3) == pytest.approx([3e9], rel=1e-3)
     assert spectra.peak_frequencies(x + 5, t, 3) == pytest.approx([3e9], rel=1e-3)
     y = x + 0.1 * np.sin(2 * np.pi * 7e9 * t) + 2   # a real peak 20 dB down
     assert spectra.peak_frequencies(y, t, 3) == pytest.approx([3e9, 7e9], rel=2e-3)
-    assert len(spectra.peak_frequencies(y, t, 3, floor_db=-60)) == 3
+    assert spectra.peak_frequencies(y, t, 3, floor_db=-60) == pytest.approx([3e9, 7e9],
+                                                                             rel=2e-3)
     f, height = spectra.refine_peak(x + 3, t, 2e9, 4e9)   # relative to peaks, not the offset
     assert f == pytest.approx(3e9, rel=1e-3) and height == 1.0
     # a small ring on a large offset: the offset's sidelobes are no peak (refine_peak took
@@ -333,6 +335,33 @@ def test_peaks_are_resonances_not_a_static_offset_or_a_windows_sidelobes():
     assert spectra.refine_peak(z, t, 5e9, 40e9)[0] == pytest.approx(20e9, rel=1e-4)
     with pytest.raises(yf.ValidationError, match="values: constant, so no peak"):
         spectra.refine_peak(np.ones(200), t[:200], 1e10, 3e10)
+
+
+def test_a_band_that_holds_only_a_sidelobe_is_refused_and_close_peaks_get_a_note(capsys):
+    """refine_peak over a band just past a strong resonance returned its window's first
+    sidelobe as a peak (a WR-90 cavity's 7.5 ns record: '8.5555 GHz', 8.5359 with 15 ns,
+    no mode there); and peak_frequencies returned, for two modes closer than the record
+    resolves, a 'peak' between them without a word. A lone 3 GHz sine over 2 ns: its first
+    sidelobe lies near 4.2 GHz (2.4 / 2 ns from it)."""
+    t = np.arange(200) * 1e-11
+    x = np.sin(2 * np.pi * 3e9 * t)
+    with pytest.raises(yf.ValidationError, match=r"^f_lo, f_hi: the strongest peak between "
+                       r"4e\+09 and 5e\+09 Hz, at 4.1\d+e\+09 Hz, 3\d.\d dB below the one at "
+                       r"2.9.*e\+09 Hz, is where that one's window sidelobes reach"):
+        spectra.refine_peak(x, t, 4e9, 5e9)
+    # a real peak 26 dB down, 3 GHz away (6 over the record's length): found (pulled 0.6%
+    # by the stronger one's sidelobes, which reach 0.15% of it there, 3% of this one)
+    y = x + 0.05 * np.sin(2 * np.pi * 6e9 * t)
+    assert spectra.refine_peak(y, t, 4e9, 7e9)[0] == pytest.approx(6e9, rel=1e-2)
+    # two sines 0.5 GHz apart, under 3 / 2 ns = 1.5 GHz: a note says so; 2 GHz apart: none
+    capsys.readouterr()
+    spectra.peak_frequencies(x + np.sin(2 * np.pi * 3.5e9 * t), t, 2)
+    err = capsys.readouterr().err
+    assert err.startswith("note: peak_frequencies: the peaks at ") and \
+        "closer than the record resolves (3 / its 2e-09 s = 1.5e+09 Hz)" in err, err
+    found = spectra.peak_frequencies(x + np.sin(2 * np.pi * 5e9 * t), t, 2)
+    assert found == pytest.approx([3e9, 5e9], rel=5e-3)   # (each pulls the other 0.24%)
+    assert capsys.readouterr().err == ""
 
 
 def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,

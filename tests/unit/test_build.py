@@ -665,7 +665,8 @@ def test_a_box_seen_only_through_the_cells_it_cuts_gets_no_note():
     component, but it is in the run through the shares of the E cells it cuts (Ez's, whose
     point at z = 6.5 mm it holds), so the note that the run does not see it is not given;
     one of 0.1 cells holds no sub-point of any cell (a quarter of a cell apart) and still
-    gets it."""
+    gets it. (The first is painted 0.5 cells thick, its faces placed to quarter cells,
+    which a note of its own says.)"""
     from yeefdtd.build.model import make_grid
     from yeefdtd.build.voxelize import object_notes
 
@@ -675,8 +676,49 @@ def test_a_box_seen_only_through_the_cells_it_cuts_gets_no_note():
                   objects=[yf.Box(center=(0.0065, 0.0065, 0.0065), size=size, material="g")])
         return object_notes(s, make_grid(s))
 
-    assert notes((0.0004, 0.0004, 0.0004)) == ()
-    assert len(notes((0.0001, 0.0001, 0.0001))) == 1
+    said = notes((0.0004, 0.0004, 0.0004))
+    assert len(said) == 1 and said[0].startswith("objects[0]: this box is 0.4 cells thick "
+                                                 "along x"), said
+    said = notes((0.0001, 0.0001, 0.0001))
+    assert len(said) == 1 and "the run does not see it" in said[0], said
+
+
+@pytest.mark.parametrize("mode, lo, thick, says", [
+    ("3d", 500.1, 0.3, "0.3 cells thick along z (7.5e-05 m), which the grid paints as 0.5 "
+                       "(each face is placed to the nearest quarter of a cell): 67% thicker"),
+    ("3d", 500.1, 1.1, "1.1 cells thick along z (0.000275 m), which the grid paints as 1.25 "),
+    ("3d", 500.1, 2.7, None),        # 2.7 against 2.75: 1.9%
+    ("3d", 500.0, 0.5, None),        # faces on quarter cells
+    ("3d", -3.0, 3.3, "0.3 cells thick along z"),   # within the domain: 0 to 0.3 -> 0.25
+    ("tmz", 500.1, 0.3, "0.3 cells thick along y"),
+])
+def test_a_box_whose_thickness_the_grid_paints_off_gets_a_note(mode, lo, thick, says):
+    """A layer of eps_r = 10 and 0.3 cells (faces at 500.1 and 500.4 cells) reflected as one
+    of 0.5 (|R| 0.117 against 0.0705 at 10 GHz, 66% high) without a word: each face is
+    placed to the nearest quarter of a cell. A note now says so where the thickness the grid
+    paints is more than 10% off; along an axis the box spans (x and y of a line of 1 x 1
+    periodic cells), none."""
+    from yeefdtd.build.model import make_grid
+    from yeefdtd.build.voxelize import object_notes
+
+    d = 0.25e-3
+    if mode == "3d":
+        grid = yf.Grid(cells=(1, 1, 800), spacing=d)
+        box = yf.Box(center=(0, 0, (lo + thick / 2) * d), size=(1, 1, thick * d),
+                     material="g")
+        faces = {"x_min": "periodic", "x_max": "periodic", "y_min": "periodic",
+                 "y_max": "periodic", "z_min": "pec", "z_max": "pec"}
+    else:
+        grid = yf.Grid(mode="tmz", cells=(1, 800), spacing=d)
+        box = yf.Box(center=(0, (lo + thick / 2) * d), size=(1, thick * d), material="g")
+        faces = {"x_min": "periodic", "x_max": "periodic", "y_min": "pec", "y_max": "pec"}
+    s = scene(grid=grid, boundaries=faces, materials={"g": yf.Material(eps_r=10)},
+              objects=[box])
+    said = object_notes(s, make_grid(s))
+    if says is None:
+        assert said == ()
+    else:
+        assert len(said) == 1 and said[0].startswith(f"objects[0]: this box is {says}"), said
 
 
 def test_shares_across_a_periodic_end_and_at_a_pmc_face():

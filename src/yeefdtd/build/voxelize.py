@@ -757,7 +757,51 @@ def object_notes(scene, grid: YeeGrid) -> tuple[str, ...]:
                        "points, or use smaller cells")
         elif obj.material in CONDUCTORS:
             out += _thin_conductor_note(i, obj, grid, images, held, seen)
+        elif blends(obj):
+            out += _thickness_note(i, obj, grid)
     return tuple(out)
+
+
+#: how far (a fraction) the thickness the grid paints a box of a material may be from its
+#: own before a note says so
+THICKNESS_OFF = 0.1
+
+
+def _thickness_note(i: int, obj, grid: YeeGrid) -> list[str]:
+    """The note on a box of a material whose thickness along an axis the grid paints more
+    than THICKNESS_OFF from its own: each face is placed to the nearest quarter of a cell
+    (the SUB sub-points of a point's cell), so a layer of 0.3 cells between 500.1 and
+    500.4 acts as one of 0.5 (500 to 500.5; a thin layer's reflection, about in proportion
+    to its thickness, came out 66% high without a word). The axis where it is off most;
+    along a non-periodic axis the box within the domain, along a periodic one its images
+    shifted by whole cells, placed alike."""
+    lo, hi = obj.bounds()
+    worst = None
+    for a in range(len(obj.center)):
+        d = grid.steps[a]
+        if not math.isfinite(d):
+            continue
+        length = grid.cells[a] * d
+        a_lo, a_hi = lo[a], hi[a]
+        if not grid.periodic[a]:
+            a_lo, a_hi = max(a_lo, 0.0), min(a_hi, length)
+        if a_hi - a_lo >= length or not a_hi > a_lo:
+            continue   # the whole domain (or period) along it: no face there
+        own = a_hi - a_lo
+        painted = (round(SUB * a_hi / d) - round(SUB * a_lo / d)) * d / SUB
+        off = abs(painted - own) / own
+        if off > THICKNESS_OFF and (worst is None or off > worst[0]):
+            worst = (off, a, own, painted, d)
+    if worst is None:
+        return []
+    off, a, own, painted, d = worst
+    return [f"objects[{i}]: this box is {own / d:.3g} cells thick along {'xyz'[a]} "
+            f"({own:.4g} m), which the grid paints as {painted / d:g} (each face is placed "
+            f"to the nearest quarter of a cell): {100 * off:.0f}% "
+            f"{'thicker' if painted > own else 'thinner'}, and a thin layer's reflection and "
+            f"delay off by about as much; use cells of at most "
+            f"{SUB * THICKNESS_OFF * own:.3g} m along {'xyz'[a]} (each face then within "
+            f"{100 * THICKNESS_OFF / 2:g}% of the thickness), or faces on quarter cells"]
 
 
 def _thin_conductor_note(i: int, obj, grid: YeeGrid, images: list, held: list,

@@ -651,6 +651,40 @@ def test_a_frequency_the_grid_cannot_carry_in_its_slowest_medium_is_noted():
         said[0] and "use a wider pulse (tau)" in said[0], said
 
 
+def test_a_frequency_given_in_ghz_where_hz_go_is_named_as_such():
+    """A modulated Gaussian with its tau given and a carrier of 10 (GHz meant) ran as a
+    plain Gaussian without a word; a sine of 8.2 (GHz meant), which drives nothing, was
+    told to move its pulse (its delay, t0 or tau, none of which a sine has) into the run.
+    Both now say to give the frequency in Hz."""
+    from yeefdtd.build.model import make_grid, notes_before_run
+
+    def notes(wf, steps=400):
+        d = base2d()
+        d["sources"][0]["waveform"] = wf
+        d["run"]["steps"] = steps
+        scene = yf.Scene.parse(d)
+        return list(notes_before_run(scene, make_grid(scene), steps))
+
+    said = notes({"type": "modulated_gaussian", "frequency": 10, "tau": 20e-12})
+    assert [n for n in said if "carrier" in n] == [
+        "sources[0].waveform.frequency: a carrier of 10 Hz turns 2e-10 of a cycle over the "
+        "envelope's tau of 2e-11 s, so the pulse is a plain Gaussian, with no band around "
+        "the carrier; give the frequency in Hz (1e+10 for 10 GHz), or use type = 'gaussian'"]
+    assert not [n for n in notes({"type": "modulated_gaussian", "frequency": 10e9,
+                                  "tau": 20e-12}) if "carrier" in n]
+    said = [n for n in notes({"type": "sine", "frequency": 8.2}) if "drives nothing" in n]
+    assert len(said) == 1 and said[0].endswith(
+        "so it drives nothing; give its frequency in Hz (8.2e+09 for 8.2 GHz): 8.2 Hz turns "
+        "7.7e-09 of a cycle over the run"), said
+    said = [n for n in notes({"type": "ricker", "frequency": 1.2}) if "drives nothing" in n]
+    assert len(said) == 1 and "give its frequency in Hz (1.2e+09 for 1.2 GHz)" in said[0]
+    # a Gaussian past the run's end: its own parameters
+    said = [n for n in notes({"type": "gaussian", "tau": 1e-9}, steps=10)
+            if "drives nothing" in n]
+    assert len(said) == 1 and said[0].endswith("move its pulse into the run (t0 or tau) or "
+                                               "run longer"), said
+
+
 def test_an_axis_of_one_cell_does_not_set_the_cells_a_wavelength():
     """A 3D run made 1D by one periodic cell of 1 km across (the fields cannot vary along
     those axes) was told its pulse had 7.2e-06 cells a wavelength and could not propagate,

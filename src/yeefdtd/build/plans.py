@@ -159,8 +159,12 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
             sizes.append((total, top))
         if src.amplitude != 0 and not driven:   # 0: switched off
             how = "is zero" if peak == 0 else f"stays below {WEAKEST:g} of its peak"
-            where = "its samples into the run (start)" if src.waveform.type == "samples" \
-                else "its pulse into the run (its delay, t0 or tau)"
+            wf = src.waveform
+            where = "move " + _MOVE[wf.type] + " or run longer"
+            f = getattr(wf, "frequency", None)
+            if f is not None and f * steps * grid.dt < CARRIER_TURNS:   # GHz where Hz go
+                where = (f"give its frequency in Hz ({f * 1e9:.6g} for {f:.6g} GHz): "
+                         f"{f:.4g} Hz turns {f * steps * grid.dt:.2g} of a cycle over the run")
             if peak > 0 and _between_instants(src.waveform, grid.dt, steps):
                 out.append(f"sources[{i}]: its samples lie between the instants the run "
                            f"reads its waveform at (every {grid.dt:.4g} s), so it drives "
@@ -168,8 +172,7 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
             else:
                 out.append(f"sources[{i}]: its {src.waveform.type} waveform {how} through "
                            f"the run's {steps} step{'s' if steps != 1 else ''} (it ends at "
-                           f"t = {steps * grid.dt:.4g} s), so it drives nothing; move {where} "
-                           "or run longer")
+                           f"t = {steps * grid.dt:.4g} s), so it drives nothing; {where}")
         out += _frequency_notes(i, src.waveform, scene, grid, src.amplitude != 0)
         out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)
@@ -243,8 +246,23 @@ def slowest_medium(scene, grid: YeeGrid) -> tuple[float, str]:
     return best
 
 
+#: where a waveform that drives nothing over the run is moved into it, by its type
+_MOVE = {"samples": "its samples into the run (start)",
+         "gaussian": "its pulse into the run (t0 or tau)",
+         "diff_gaussian": "its pulse into the run (t0 or tau)",
+         "ricker": "its pulse into the run (t0, or a higher frequency: it lasts about 2 / "
+                   "frequency)",
+         "modulated_gaussian": "its pulse into the run (t0, tau or frequency)",
+         "sine": "its start into the run (a shorter ramp)"}
+
+#: a modulated Gaussian whose carrier turns less than this fraction of a cycle over its
+#: envelope's tau is a plain Gaussian (its frequency given in GHz or MHz where Hz go)
+CARRIER_TURNS = 0.01
+
+
 def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> list[str]:
-    """The notes on one source's frequencies: its frequency (or, for a pulse without one,
+    """The notes on one source's frequencies: a modulated Gaussian's carrier that turns
+    less than CARRIER_TURNS of a cycle over its tau; its frequency (or, for a pulse without one,
     its spectrum's reach, where it falls to 1e-3 of its peak) at fewer than
     LEAST_CELLS_PER_WAVELENGTH cells a wavelength in the slowest medium the grid holds,
     along the coarsest of the axes a wave of that frequency can travel along (``wave_axes``;
@@ -261,6 +279,12 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> l
         return max((grid.steps[a] for a in wave_axes(grid, C0 / (freq * n))), default=0.0)
 
     f = getattr(wf, "frequency", None)
+    if wf.type == "modulated_gaussian" and wf.tau is not None and \
+            f * wf.tau < CARRIER_TURNS:
+        return [f"sources[{i}].waveform.frequency: a carrier of {f:.4g} Hz turns "
+                f"{f * wf.tau:.2g} of a cycle over the envelope's tau of {wf.tau:.4g} s, so "
+                "the pulse is a plain Gaussian, with no band around the carrier; give the "
+                f"frequency in Hz ({f * 1e9:.6g} for {f:.6g} GHz), or use type = 'gaussian'"]
     if f is not None and C0 / (f * n) < LEAST_CELLS_PER_WAVELENGTH * coarsest(f):
         return [f"sources[{i}].waveform.frequency: {f:.4g} Hz gives "
                 f"{C0 / (f * n) / coarsest(f):.2g} cells a wavelength{inside}, fewer than the "

@@ -63,6 +63,24 @@ class ProbeData:
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
 
+    # a mapping of its components, as result.probes is of probes ('"ey" in probe' and
+    # 'for c in probe' went through __getitem__ with 0, 1, ...: "component 0: not in this
+    # result")
+    def __contains__(self, component) -> bool:
+        return component in self.data
+
+    def __iter__(self):
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def keys(self):
+        return self.data.keys()
+
+    def items(self):
+        return self.data.items()
+
     def __repr__(self) -> str:   # not every value: a notebook printed thousands of lines
         comps = ", ".join(f"{c}: {np.shape(v)[0]} values" for c, v in self.data.items())
         return f"ProbeData({self.name!r}, {comps or 'no components'})"

@@ -378,6 +378,15 @@ def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(re
         result.probes["p"].times["bx"]
 
 
+def test_a_probe_is_a_mapping_of_its_components(result):
+    """'"ez" in probe' and 'for c in probe' went through __getitem__ with 0, 1, ... and
+    raised "component 0: not in this result"; keys() did not exist."""
+    p = result.probes["p"]
+    assert "ez" in p and "ex" not in p and 0 not in p
+    assert list(p) == list(p.keys()) == ["ez", "hx", "hy"] and len(p) == 3
+    assert all(v is p[c] for c, v in p.items())
+
+
 def test_run_model_refuses_a_stepper_of_another_model():
     def model(n):
         return yf.build_model(yf.Scene(grid=yf.Grid(cells=(n, 8, 8), spacing=1e-3),

@@ -130,13 +130,29 @@ def _through_link(path: Path) -> Path:
     return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
+def _missing_directory(directory: Path) -> Path | None:
+    """The highest of ``directory`` and the directories above it that does not exist yet
+    (the first mkdir would create), or None where it exists."""
+    top = None
+    while not directory.exists():
+        top = directory
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    return top
+
+
 def write_atomic(path: Path, write) -> Path:
     """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves half a file.
     A symbolic link at ``path`` is written through (its target replaced, the link kept);
-    returns ``path`` as given."""
+    returns ``path`` as given. A directory it creates for it is named on stderr (a slip in
+    the path made a new tree without a word)."""
     given = Path(path)
     path = _through_link(given)
+    made = _missing_directory(path.parent)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if made is not None:
+        print(f"note: created the directory {made} for {path.name}", file=sys.stderr)
     # the name's first characters alone: a name near the longest a directory takes (255
     # bytes) would not take the temporary file's 15 more
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".part", dir=path.parent)

@@ -460,6 +460,7 @@ def test_a_result_built_in_memory_meets_a_full_disk_as_an_os_error(scene_file, t
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", None)
     out = tmp_path / "out" / "r.h5"
+    out.parent.mkdir()   # (a directory save creates is named: a line of its own)
     real = pathlib.Path.write_bytes
 
     def full(self, data):

@@ -87,6 +87,18 @@ def test_a_hard_sources_own_record_is_its_waveform():
     np.testing.assert_allclose(res.probes["p"]["ez"], wf(t), rtol=0, atol=1e-12)
 
 
+def test_a_directory_save_creates_is_named(tmp_path, capsys):
+    """Save creates the directories its path needs; a slip in the path (-o /nonexistent/
+    dir/x.h5) made a new tree without a word, so the highest one it creates is named."""
+    res = small_result(keep_fields=False)
+    capsys.readouterr()
+    res.save(tmp_path / "a" / "b" / "r.h5")
+    assert capsys.readouterr().err == f"note: created the directory {tmp_path / 'a'} for r.h5\n"
+    res.save(tmp_path / "a" / "b" / "s.h5")   # there now: nothing to say
+    assert capsys.readouterr().err == ""
+    assert yf.load(tmp_path / "a" / "b" / "r.h5") == res
+
+
 def test_save_is_atomic(tmp_path, monkeypatch):
     res = small_result(keep_fields=False)
     target = tmp_path / "r.h5"

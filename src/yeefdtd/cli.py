@@ -16,7 +16,9 @@ try:   # the console script imports this module before main can catch Ctrl-C
     import json
     import os
     import platform
+    from collections.abc import Mapping
     from pathlib import Path
+    from types import MappingProxyType
 
     from . import __version__
     from .constants import BENCH_SCENES, BENCH_SUITES, MAX_STEPS
@@ -28,8 +30,21 @@ except KeyboardInterrupt as exc:
 
 
 class _Parser(argparse.ArgumentParser):
+    #: the subcommands' parsers, by name (set on the top parser)
+    commands: Mapping[str, argparse.ArgumentParser] = MappingProxyType({})
+
     def error(self, message):  # one line, status 2, no usage dump
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, with arguments a subcommand does not take refused by that
+        subcommand's parser, whose help lists what it takes ('yeefdtd validate s.toml
+        --steps 5' pointed to 'yeefdtd --help')."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.commands.get(getattr(ns, "command", None), self).error(
+                f"unrecognized arguments: {' '.join(extras)}")
+        return ns
 
 
 def _positive_int(text: str, most: int = MAX_STEPS) -> int:
@@ -57,6 +72,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"yeefdtd {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
+    p.commands = sub.choices
 
     r = sub.add_parser("run", help="run a scene file and save the result (HDF5)")
     r.add_argument("scene", help="scene file (.toml or .json)")

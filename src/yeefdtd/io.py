@@ -230,9 +230,11 @@ def _check_writable(path: Path, what: str, directory: bool) -> Path:
         fd, probe = tempfile.mkstemp(prefix=".yeefdtd-", suffix=".check", dir=up)
         os.close(fd)
         os.unlink(probe)
-    except OSError as exc:
-        raise ValidationError(f"{what}: cannot write in {up} ({exc.strerror or exc}); "
-                              "choose another path") from None
+    except OSError as exc:   # (ENOENT from a directory that is there: /proc takes no files)
+        why = "it takes no new files" if exc.errno == errno.ENOENT else \
+            (exc.strerror or str(exc))
+        raise ValidationError(f"{what}: cannot write in {up} ({why}); choose another "
+                              "path") from None
     return path
 
 

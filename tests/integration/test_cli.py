@@ -346,6 +346,11 @@ def test_plots_of_values_near_floats_largest(tmp_path):
     (["tune", "nosuch"], "scene: 'nosuch' is neither a benchmark scene (pec-box, "),
     (["kernels", "--variant", "temporal:steps=1000"], "--variant temporal steps must be an "
                                                      "integer from 2 to 8"),
+    # an option of another command: the help of the command given (it said 'yeefdtd --help')
+    (["validate", "x.toml", "--steps", "5"], "yeefdtd validate: error: unrecognized "
+                                             "arguments: --steps 5 (see 'yeefdtd validate "
+                                             "--help')"),
+    (["schema", "-o", "/proc/x.json"], "cannot write in /proc (it takes no new files)"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

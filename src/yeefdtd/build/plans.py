@@ -360,7 +360,8 @@ def _dispersion_note(i: int, wf, n: float, inside: str, grid: YeeGrid,
                "as grid noise")
     else:
         spread = "shifts its phase" if wf.type == "sine" else "delays and spreads a pulse"
-        how = (f"carry waves {100 * slow:.1f}% slower than they travel (the grid's dispersion, "
+        speed = "c" if n == 1.0 else "c / n"
+        how = (f"carry waves {100 * slow:.1f}% slower than {speed} (the grid's dispersion, "
                f"which {spread} the more the farther it goes)")
     return [f"sources[{i}].waveform: {at} {cells} {how}; cells of at most {wave / 10:.3g} m "
             f"(10 a wavelength) keep it under {100 * SLOWEST_PHASE_ERROR:g}%, or use {wider}"]
@@ -399,7 +400,7 @@ def phase_error(f: float, v: float, d: float, dt: float) -> float:
 
 def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
     """Where ``component``'s point at ``idx`` lies inside a CPML layer, which one and how
-    deep ("the x_min CPML of 10 cells, 3 past its inner face"); else None. A point less
+    deep ("the x_min CPML of 10 cells, 3 cells past its inner face"); else None. A point less
     than a cell past the inner face is left out: the layer's profiles start from zero there
     (sigma a cell in at (1/L)^3 of its peak at the default grading order of 3: 1e-3 in a
     layer of 10 cells), and a probe on the face has components half a cell on either side
@@ -411,7 +412,8 @@ def in_cpml(scene, grid: YeeGrid, component: str, idx) -> str | None:
         depth = p if side == "min" else grid.cells[a] - p
         if depth <= face.cells - 1:
             return (f"the {'xyz'[a]}_{side} CPML of {face.cells} cells, "
-                    f"{face.cells - depth:g} past its inner face")
+                    f"{face.cells - depth:g} cell{'s' if face.cells - depth != 1 else ''} "
+                    "past its inner face")
     return None
 
 

@@ -109,12 +109,32 @@ def _probe_figure(result, name: str, path: str | Path) -> Path:
             ax_f.legend(loc="upper right", fontsize="small")
             top = max(line.get_ydata().max() for line in ax_f.lines)
             ax_f.set_ylim(top * 1e-6, top * 2)
-            # show the band that carries energy: up to where every curve is 1e-4 below the top
+            # show the band that carries energy: up to where every curve is 1e-4 below the top,
+            # and no farther than 1.5 times where the sources' spectra end (a record cut off
+            # while it rings leaks all the way to its Nyquist frequency: a cavity's plot of
+            # 0 to 25 GHz spread to 320)
             f_hi = max(line.get_xdata()[line.get_ydata() > 1e-4 * top].max(initial=0.0)
                        for line in ax_f.lines)
-            if f_hi > 0:
-                ax_f.set_xlim(0, 1.2 * f_hi)
+            x_hi = 1.2 * f_hi
+            driven = _sources_reach(result)
+            if driven > 0:
+                x_hi = min(x_hi, 1.5 * driven / 1e9)
+            if x_hi > 0:
+                ax_f.set_xlim(0, x_hi)
     return _save(fig, path)
+
+
+def _sources_reach(result) -> float:
+    """The highest frequency (Hz) the result's sources reach (their spectra's 1e-3 of their
+    peaks), or 0 where none says (no sources, a scene that does not parse)."""
+    from .exceptions import YeeError
+
+    try:
+        sources = result.scene.sources
+        return max((float(s.waveform.max_frequency()) for s in sources if s.amplitude != 0),
+                   default=0.0)
+    except (YeeError, ValueError, ArithmeticError):   # a plot does without it
+        return 0.0
 
 
 #: the longest record whose spectrum a probe's plot pads (see _probe_figure)

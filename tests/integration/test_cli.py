@@ -1175,3 +1175,40 @@ def test_a_scene_without_monitors_gets_a_note_that_its_result_records_nothing(tm
     assert NO_RECORDS in yf.load(out).stats["notes"]
     res = yf.run(yf.Scene.load(scene), keep_fields=True, progress=False)
     assert NO_RECORDS not in res.stats.get("notes", ())
+
+
+def test_a_probes_spectrum_is_shown_over_the_band_its_sources_drive(tmp_path, monkeypatch):
+    """A closed cavity's record, cut off while it rings, leaks to its Nyquist frequency
+    above 1e-4 of its peak: a cavity driven up to about 25 GHz was plotted from 0 to 320.
+    The axis now ends at 1.5 times where the sources' spectra fall to 1e-3 of their peak."""
+    import matplotlib.pyplot as plt
+
+    from yeefdtd.plot import plot_probe
+
+    wf = yf.Gaussian(tau=20e-12)
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(24, 30), spacing=1e-3),
+                     boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(7, 8), waveform=wf)],
+                     monitors=[yf.Probe(name="p", cell=(15, 21), components=["ez"])],
+                     run=yf.RunSettings(steps=3000, backend="numpy", dtype="float64"))
+    res = yf.run(scene, progress=False)
+    real_close = plt.close
+
+    def spectrum_axis():
+        limits = []
+
+        def close(fig):
+            limits.extend(ax.get_xlim() for ax in fig.axes)
+            real_close(fig)
+
+        plt.close = close
+        try:
+            plot_probe(res, "p", tmp_path / "p.png")
+        finally:
+            plt.close = real_close
+        return limits[1]
+
+    reach = wf.max_frequency() / 1e9
+    assert spectrum_axis() == pytest.approx((0.0, 1.5 * reach))
+    monkeypatch.setattr("yeefdtd.plot._sources_reach", lambda result: 0.0)
+    assert spectrum_axis()[1] > 2 * reach   # the leak's floor alone: past the band (87 GHz)

@@ -67,6 +67,16 @@ def _thread_count(text: str) -> int:
     return _positive_int(text, MAX_THREADS)
 
 
+def _fps(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.1 <= v <= 100:
+        raise argparse.ArgumentTypeError(f"frames a second from 0.1 to 100, got {text!r}")
+    return v
+
+
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="yeefdtd", description="FDTD electromagnetics on the Yee grid.")
     p.add_argument("--version", action="version", version=f"yeefdtd {__version__}")
@@ -125,10 +135,13 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--variant", help="the variant whose source to print (default: indexed)")
     k.add_argument("--list", action="store_true", help="list the variants")
 
-    pl = sub.add_parser("plot", help="write PNG plots of a result file")
+    pl = sub.add_parser("plot", help="write PNG plots (and GIF animations) of a result file")
     pl.add_argument("result", help="result file (.h5) written by 'yeefdtd run'")
     pl.add_argument("-o", "--output-dir", help="directory for the PNG files (default: beside "
                     "the result)")
+    pl.add_argument("--animate", action="store_true", help="also each snapshot's frames as "
+                    "an animated GIF (at most 150, evenly through the record)")
+    pl.add_argument("--fps", type=_fps, help="the animations' frames a second (default 10)")
     return p
 
 
@@ -227,7 +240,7 @@ def _older_plots(saved: Path) -> str:
     own = (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")
 
     def named_so(name: str) -> bool:
-        if not name.endswith(".png"):
+        if not name.endswith((".png", ".gif")):
             return False
         if name.startswith(own):
             return True
@@ -681,17 +694,39 @@ def _cmd_kernels(args) -> int:
     return 0
 
 
+def _animations(result, outdir: Path, stem: str, fps: float) -> list[Path]:
+    """Every snapshot of ``result`` that holds frames as a GIF, named as its PNG is."""
+    from .exceptions import ValidationError
+    from .plot import _file_name, animate_snapshot
+
+    out = []
+    for name, snap in result.snapshots.items():
+        if len(snap.frames):
+            try:
+                out.append(animate_snapshot(result, name, outdir / _file_name(
+                    f"{stem}_snapshot_{name}", ".gif"), fps=fps))
+            except ValidationError as exc:
+                raise ValidationError(f"snapshot {name!r}: {exc}") from None
+    return out
+
+
 def _cmd_plot(args) -> int:
     from .exceptions import ValidationError
     from .plot import plot_result
     from .results import load
 
     path = Path(args.result)
+    if args.fps is not None and not args.animate:
+        raise ValidationError("--fps: sets the animations' speed, which --animate writes; add "
+                              "--animate, or leave --fps out")
     result = load(path)
     outdir = check_writable(args.output_dir if args.output_dir is not None else path.parent,
                             "--output-dir", directory=True)
     try:
         plots = plot_result(result, outdir, path.stem)
+        if args.animate:
+            plots += _animations(result, outdir, path.stem,
+                                 10.0 if args.fps is None else args.fps)
     except ValidationError as exc:   # a file that load() read but whose parts do not plot
         raise ValidationError(f"{path}: {exc}") from None
     for p in plots:

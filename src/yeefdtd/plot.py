@@ -191,35 +191,116 @@ def _snapshot_figure(result, name: str, path: str | Path, frame: int | None = No
     plt = _pyplot()
     frame = _busiest_frame(snap.frames) if frame is None else frame
     data = _finite(snap.frames[frame].astype(float))
-    u, v = snap.coords
-    axes = [a for a in "xyz" if a != snap.axis]
     fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
     with _closed_on_error(plt, fig):   # a record refused on the way: no figure left open
         power, div = _shown_power([data])
-        data = data / div
-        finite = np.abs(data[np.isfinite(data)])
-        lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
-        lim = lim or 1.0
-        mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
-                             shading="nearest")
-        fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{UNITS[snap.component]})",
-                     extend="both")
-        from .exceptions import YeeError
-
-        try:
-            scene = result.scene
-        except YeeError:   # a scene an earlier version stored that today's rules refuse
-            scene = None   # (its frames are still the run's): no outline
-        if scene is not None and scene.objects:
-            _outline(ax, scene, axes, snap)
-        ax.set_xlabel(f"{axes[0]} (mm)")
-        ax.set_ylabel(f"{axes[1]} (mm)")
-        ax.set_aspect("equal")
-        # enough digits to tell planes half a cell apart (124 mm named the plane at 123.5)
-        where = "" if snap.axis == "z" and _is_2d(result) else \
-            f", {snap.axis} = {snap.position * 1e3:.6g} mm"
-        ax.set_title(f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}")
+        _snapshot_axes(fig, ax, result, name, snap, data / div, _limit(data / div), power,
+                       frame)
     return _save(fig, path)
+
+
+def _limit(data: np.ndarray) -> float:
+    """The colour scale's end: the 99.5th percentile of |data| (a source's own cell would
+    wash out the waves), its largest where that is 0, 1 where all are."""
+    finite = np.abs(data[np.isfinite(data)])
+    lim = (float(np.percentile(finite, 99.5)) or float(finite.max())) if finite.size else 1.0
+    return lim or 1.0
+
+
+def _snapshot_axes(fig, ax, result, name: str, snap, data, lim: float, power: str,
+                   frame: int):
+    """A snapshot's frame ``frame`` (``data``, over the power of ten ``power`` names) drawn
+    on ``ax``, with its colour bar, the objects' outlines and its title; the mesh, whose
+    values an animation sets frame by frame."""
+    u, v = snap.coords
+    axes = [a for a in "xyz" if a != snap.axis]
+    mesh = ax.pcolormesh(u * 1e3, v * 1e3, data.T, cmap="RdBu_r", vmin=-lim, vmax=lim,
+                         shading="nearest")
+    fig.colorbar(mesh, ax=ax, label=f"{snap.component} ({power}{UNITS[snap.component]})",
+                 extend="both")
+    from .exceptions import YeeError
+
+    try:
+        scene = result.scene
+    except YeeError:   # a scene an earlier version stored that today's rules refuse
+        scene = None   # (its frames are still the run's): no outline
+    if scene is not None and scene.objects:
+        _outline(ax, scene, axes, snap)
+    ax.set_xlabel(f"{axes[0]} (mm)")
+    ax.set_ylabel(f"{axes[1]} (mm)")
+    ax.set_aspect("equal")
+    ax.set_title(_snapshot_title(result, name, snap, frame))
+    return mesh
+
+
+def _snapshot_title(result, name: str, snap, frame: int) -> str:
+    # enough digits to tell planes half a cell apart (124 mm named the plane at 123.5)
+    where = "" if snap.axis == "z" and _is_2d(result) else \
+        f", {snap.axis} = {snap.position * 1e3:.6g} mm"
+    return f"{name}: {snap.component} at t = {snap.times[frame] * 1e9:.4g} ns{where}"
+
+
+#: the most frames an animation shows (a longer record's are taken evenly through it)
+MAX_FRAMES = 150
+
+
+def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
+                     max_frames: int = MAX_FRAMES) -> Path:
+    """A snapshot's frames as an animated GIF (``path`` ends in .gif), at ``fps`` frames a
+    second, at most ``max_frames`` of them (taken evenly through a longer record), on one
+    colour scale: the 99.5th percentile of |field| over the frames shown. Written through
+    a temporary file, as every plot."""
+    from .exceptions import ValidationError
+    from .io import one_line, output_path, write_atomic
+
+    _a_result(result, "animate_snapshot")
+    snap = result.snapshots[name]
+    if len(snap.frames) == 0:
+        raise ValidationError(f"snapshot {name!r} holds no frames (the run ended before the "
+                              "first)")
+    if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)) \
+            or not 0.1 <= fps <= 100:
+        raise ValidationError(f"fps: frames a second, a number from 0.1 to 100, not {fps!r}")
+    if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or \
+            not 2 <= max_frames <= 10_000:
+        raise ValidationError(f"max_frames: a whole number from 2 to 10000, not "
+                              f"{max_frames!r}")
+    path = Path(output_path(path))
+    if path.suffix.lower() != ".gif":
+        raise ValidationError(f"path: {path} should end in .gif")
+    picked = np.unique(np.linspace(0, len(snap.frames) - 1, min(len(snap.frames),
+                                                                 int(max_frames))).round()
+                       .astype(int))
+    shown = [_finite(snap.frames[k].astype(float)) for k in picked]
+    power, div = _shown_power(shown)
+    shown = [a / div for a in shown]
+    lim = _limit(np.stack(shown[:: max(1, len(shown) // 20)]))   # 20 frames or so suffice
+    plt = _pyplot()
+    from PIL import Image
+
+    fig, ax = plt.subplots(figsize=(6, 5.2), constrained_layout=True)
+    images = []
+    try:
+        mesh = _snapshot_axes(fig, ax, result, name, snap, shown[0], lim, power, picked[0])
+        for k, data in zip(picked, shown, strict=True):
+            mesh.set_array(data.T.ravel())
+            ax.set_title(_snapshot_title(result, name, snap, k))
+            fig.canvas.draw()
+            rgba = np.asarray(fig.canvas.buffer_rgba())
+            # a palette of 256 colours a frame: a fifth of the memory of RGB
+            images.append(Image.fromarray(rgba[..., :3]).quantize(colors=256))
+    finally:
+        plt.close(fig)
+
+    def write(tmp: Path) -> None:
+        images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
+                       duration=max(20, round(1000 / fps)), loop=0)
+
+    try:
+        write_atomic(path, write)
+    except OSError as exc:
+        raise OSError(exc.errno, one_line(exc), str(path)) from None
+    return path
 
 
 #: outline samples a cell along each axis of a snapshot's plane: OUTLINE_SAMPLES up to
@@ -332,24 +413,25 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
 NAME_MAX = 255
 
 
-def _file_name(base: str) -> str:
-    """``base`` + '.png', or where that passes NAME_MAX bytes in UTF-8, as much of ``base``
-    as fits, whole characters, then '~' and 8 hex digits of its CRC-32: a result's monitor
-    names took up to 64 characters of 4 bytes before they took 64 bytes, and a long
-    output name's stem adds to them (the plot failed, with the others after it)."""
+def _file_name(base: str, suffix: str = ".png") -> str:
+    """``base`` + ``suffix`` ('.png' or '.gif'), or where that passes NAME_MAX bytes in
+    UTF-8, as much of ``base`` as fits, whole characters, then '~' and 8 hex digits of its
+    CRC-32: a result's monitor names took up to 64 characters of 4 bytes before they took
+    64 bytes, and a long output name's stem adds to them (the plot failed, with the others
+    after it)."""
     import zlib
 
     raw = base.encode("utf-8", "surrogatepass")
-    if len(raw) + 4 <= NAME_MAX:
-        return base + ".png"
-    tag = f"~{zlib.crc32(raw):08x}.png"
+    if len(raw) + len(suffix) <= NAME_MAX:
+        return base + suffix
+    tag = f"~{zlib.crc32(raw):08x}{suffix}"
     cut = raw[:NAME_MAX - len(tag)].decode("utf-8", "ignore")   # (a character cut: dropped)
     return cut + tag
 
 
 #: the tag a cut name ends in (_file_name), and the bytes of its head: NAME_MAX less the
 #: tag, less up to 3 bytes of a character cut
-_CUT_TAG = re.compile(r"(.*)~[0-9a-f]{8}\.png", re.S)
+_CUT_TAG = re.compile(r"(.*)~[0-9a-f]{8}\.(?:png|gif)", re.S)
 _CUT_HEAD = NAME_MAX - len("~00000000.png") - 3
 
 

@@ -1212,3 +1212,43 @@ def test_a_probes_spectrum_is_shown_over_the_band_its_sources_drive(tmp_path, mo
     assert spectrum_axis() == pytest.approx((0.0, 1.5 * reach))
     monkeypatch.setattr("yeefdtd.plot._sources_reach", lambda result: 0.0)
     assert spectrum_axis()[1] > 2 * reach   # the leak's floor alone: past the band (87 GHz)
+
+
+def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
+    """'yeefdtd plot --animate' writes each snapshot's frames as a GIF beside its PNG, all of
+    them up to 150 and that many taken evenly through a longer record (the first and the
+    last among them); --fps without --animate is refused, as are bad values."""
+    from PIL import Image
+
+    from yeefdtd.plot import animate_snapshot
+
+    res = _plotted_result()
+    saved = res.save(tmp_path / "r.h5")
+    assert main(["plot", str(saved), "--animate", "--fps", "5"]) == 0
+    gif = tmp_path / "r_snapshot_s.gif"
+    assert str(gif) in capsys.readouterr().out.split()
+    with Image.open(gif) as im:
+        assert im.n_frames == len(res.snapshots["s"].frames) == 6
+        assert im.info["duration"] == 200 and im.info["loop"] == 0
+    # fewer frames than the record: evenly through it, ends included
+    titles = []
+    from yeefdtd import plot as plot_mod
+
+    real = plot_mod._snapshot_title
+    plot_mod._snapshot_title = lambda r, n, s, k: titles.append(int(k)) or real(r, n, s, k)
+    try:
+        animate_snapshot(res, "s", tmp_path / "few.gif", max_frames=3)
+    finally:
+        plot_mod._snapshot_title = real
+    assert titles[1:] == [0, 2, 5] or titles[1:] == [0, 3, 5], titles
+    with Image.open(tmp_path / "few.gif") as im:
+        assert im.n_frames == 3
+    for kw, says in [({"fps": 0}, "fps: frames a second"), ({"max_frames": 1}, "max_frames"),
+                     ({"fps": True}, "fps: frames a second")]:
+        with pytest.raises(yf.ValidationError, match=says):
+            animate_snapshot(res, "s", tmp_path / "x.gif", **kw)
+    with pytest.raises(yf.ValidationError, match=r"should end in \.gif"):
+        animate_snapshot(res, "s", tmp_path / "x.png")
+    assert main(["plot", str(saved), "--fps", "5"]) == 2
+    assert "--fps: sets the animations' speed, which --animate writes" in \
+        capsys.readouterr().err

@@ -203,9 +203,10 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     with a mean leaves in a closed cavity, is no resonance (its window's sidelobes came
     back as one, and a constant record gave a "peak"). Where the band holds no peak, only
     the flank of one outside it (the highest bin at the band's edge), that is an error, not
-    a frequency; so is a peak that a stronger one's window sidelobes may account for (at
-    most SIDELOBE_MARGIN times their envelope, or within its main lobe), as the band past
-    a strong resonance holds: it moves with the record's length, where a resonance stays.
+    a frequency; so is a band whose every peak a stronger one's window sidelobes may
+    account for (at most SIDELOBE_MARGIN times their envelope, or within its main lobe), as
+    the band past a strong resonance holds: such a peak moves with the record's length,
+    where a resonance stays. The band's strongest peak of its own is refined.
     """
     x, t = _series(values, times, least=3)   # a Hann window of 2 is zero
     f_lo, f_hi = real_number(f_lo, "f_lo", "Hz"), real_number(f_hi, "f_hi", "Hz")
@@ -214,20 +215,25 @@ def refine_peak(values, times, f_lo: float, f_hi: float) -> tuple[float, float]:
     if not mag[1:].max() > 0:
         raise ValidationError("values: all zero, so no peak; record where the field rings")
     i = sel[np.argmax(mag[sel])]
-    if not (i + 1 < len(mag) and mag[i] > mag[i - 1] and mag[i] >= mag[i + 1]):
+    peaks = _local_maxima(mag)
+    inside = peaks[(peaks >= sel[0]) & (peaks <= sel[-1])]
+    if not len(inside):
         raise ValidationError(f"f_lo, f_hi: no peak between {f_lo:.6g} and {f_hi:.6g} Hz, "
                               f"only the flank of one outside (highest at {freqs[i]:.6g} Hz, "
                               "the band's edge); widen the band or record longer")
-    peaks = _local_maxima(mag)
     length = len(x) * (t[1] - t[0])
-    lobe = _sidelobes(freqs, mag, np.array([i]), length)[0]
-    if lobe >= 0:
+    lobes = _sidelobes(freqs, mag, inside, length)
+    if (lobes >= 0).all():   # every peak in the band may be a sidelobe: name the strongest
+        k = np.argmax(mag[inside])
+        i, lobe = inside[k], lobes[k]
         raise ValidationError(
             f"f_lo, f_hi: the strongest peak between {f_lo:.6g} and {f_hi:.6g} Hz, at "
             f"{freqs[i]:.6g} Hz, {20 * np.log10(mag[lobe] / mag[i]):.1f} dB below the one at "
             f"{freqs[lobe]:.6g} Hz, is where that one's window sidelobes reach, so it may be "
             f"one of them, not a resonance; record longer (they narrow as 1 / the record's "
             f"{length:.4g} s) or choose a band around a stronger peak")
+    own = inside[lobes < 0]
+    i = own[np.argmax(mag[own])]
     df = freqs[1] - freqs[0]
     f = _golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
     return f, float(mag[i] / mag[peaks].max())
@@ -245,6 +251,10 @@ def _windowed_band(x: np.ndarray, t: np.ndarray, lo: float, hi: float | None,
                               "give the band's lower end first")
     x = _ringing(x)
     w = np.hanning(len(x))
+    # less its windowed mean, so that the windowed record holds nothing at 0 Hz: the plain
+    # mean left a static step's (a pulse with a mean in a closed cavity) zero-frequency
+    # term, whose first sidelobe came back as a peak at 2.35 / the record's length
+    x = x - np.dot(x, w) / w.sum()
     freqs, mag = spectrum(x * w, t, pad=8)
     if lo > freqs[-1]:
         raise ValidationError(f"{names[0]}: {lo:.6g} Hz is past the record's Nyquist frequency "
@@ -289,23 +299,38 @@ def _hann_envelope(u: np.ndarray) -> np.ndarray:
 
 def _sidelobes(freqs: np.ndarray, mag: np.ndarray, candidates: np.ndarray,
                length: float) -> np.ndarray:
-    """For each of ``candidates`` (indices into freqs), the stronger local maximum of
-    ``mag`` whose window sidelobes (or main lobe) may account for it, as an index, or -1
-    where none does (``length``: the record's, in seconds). A peak's image at minus its
-    frequency counts as well."""
-    peaks = _local_maxima(mag)
+    """For each of ``candidates`` (indices of local maxima of ``mag``), the stronger peak of
+    its own whose window sidelobes (or main lobe) may account for it, as an index, or -1
+    where none does (``length``: the record's, in seconds). The local maxima are taken
+    strongest first, each a peak of its own unless one already taken accounts for it: a
+    sidelobe accounts for nothing (taken as a source of sidelobes itself, a stronger peak's
+    first sidelobe made a real peak 34 dB down, 3.5 / length away, one of its own). A
+    peak's image at minus its frequency counts as well."""
     out = np.full(len(candidates), -1)
-    f = freqs[candidates]
+    if not len(candidates):
+        return out
+    peaks = _local_maxima(mag)
+    peaks = peaks[mag[peaks] >= mag[candidates].min()]
+    order = peaks[np.argsort(-mag[peaks], kind="stable")]
+    own_f = np.empty(len(order))
+    own_m = np.empty(len(order))
+    own_i = np.empty(len(order), dtype=int)
+    taken = 0
+    source = {}
+    for i in order:
+        if taken:
+            fs, ms = own_f[:taken], own_m[:taken]
+            reach = ms * SIDELOBE_MARGIN * np.maximum(
+                _hann_envelope((freqs[i] - fs) * length),
+                _hann_envelope((freqs[i] + fs) * length))
+            over = np.flatnonzero((reach >= mag[i]) & (ms > mag[i]))
+            if len(over):
+                source[i] = int(own_i[over[np.argmax(reach[over])]])
+                continue
+        own_f[taken], own_m[taken], own_i[taken] = freqs[i], mag[i], i
+        taken += 1
     for k, i in enumerate(candidates):
-        stronger = peaks[mag[peaks] > mag[i]]
-        if not len(stronger):
-            continue
-        fs = freqs[stronger]
-        reach = mag[stronger] * SIDELOBE_MARGIN * np.maximum(
-            _hann_envelope((f[k] - fs) * length), _hann_envelope((f[k] + fs) * length))
-        over = np.flatnonzero(reach >= mag[i])
-        if len(over):
-            out[k] = stronger[over[np.argmax(reach[over])]]
+        out[k] = source.get(int(i), -1)
     return out
 
 

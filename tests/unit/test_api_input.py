@@ -362,6 +362,22 @@ def test_a_band_that_holds_only_a_sidelobe_is_refused_and_close_peaks_get_a_note
     found = spectra.peak_frequencies(x + np.sin(2 * np.pi * 5e9 * t), t, 2)
     assert found == pytest.approx([3e9, 5e9], rel=5e-3)   # (each pulls the other 0.24%)
     assert capsys.readouterr().err == ""
+    # a sidelobe is no source of sidelobes: a mode 34 dB down, 3.5 / 10 ns from a strong
+    # one, lies where the strong one's first sidelobe "reached" it, and was dropped
+    t = np.arange(1000) * 1e-11
+    x = np.sin(2 * np.pi * 3e9 * t) + 10 ** (-34 / 20) * np.sin(2 * np.pi * 3.35e9 * t)
+    assert spectra.peak_frequencies(x, t, 4, floor_db=-50) == pytest.approx([3e9, 3.35e9],
+                                                                             rel=2e-3)
+    assert spectra.refine_peak(x, t, 3.3e9, 3.4e9)[0] == pytest.approx(3.35e9, rel=2e-3)
+    # a band holding a sidelobe and a weaker mode of its own (36 dB down, 6 / 10 ns away):
+    # the mode, not a refusal
+    x = np.sin(2 * np.pi * 3e9 * t) + 10 ** (-36 / 20) * np.sin(2 * np.pi * 3.6e9 * t)
+    assert spectra.refine_peak(x, t, 3.2e9, 3.7e9)[0] == pytest.approx(3.6e9, rel=1e-2)
+    # a static step (a pulse with a mean, in a closed cavity) under a decaying mode: its
+    # zero-frequency term's first sidelobe, at 2.35 / 10 ns, came back as a peak
+    x = np.where(t > 0.2e-9, 10.0, 0.0) + \
+        np.sin(2 * np.pi * 3e9 * t) * np.exp(-2 * t / 1e-8) * (t > 0.2e-9)
+    assert spectra.peak_frequencies(x, t, 5) == pytest.approx([3e9], rel=1e-3)
 
 
 def test_a_loaded_results_fields_and_a_probes_times_say_which_names_there_are(result,

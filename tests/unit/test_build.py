@@ -689,7 +689,10 @@ def test_a_box_seen_only_through_the_cells_it_cuts_gets_no_note():
     ("3d", 500.1, 1.1, "1.1 cells thick along z (0.000275 m), which the grid paints as 1.25 "),
     ("3d", 500.1, 2.7, None),        # 2.7 against 2.75: 1.9%
     ("3d", 500.0, 0.5, None),        # faces on quarter cells
-    ("3d", -3.0, 3.3, "0.3 cells thick along z"),   # within the domain: 0 to 0.3 -> 0.25
+    ("3d", -3.0, 3.3, "its part inside the domain is 0.3 cells thick along z"),   # -> 0.25
+    # a face on a sub-point (an odd eighth of a cell) counts it in: 5.125 -> 5.25
+    ("3d", 500.0, 1.125, "1.13 cells thick along z (0.0002813 m), which the grid paints as "
+                         "1.25 "),
     ("tmz", 500.1, 0.3, "0.3 cells thick along y"),
 ])
 def test_a_box_whose_thickness_the_grid_paints_off_gets_a_note(mode, lo, thick, says):
@@ -718,7 +721,8 @@ def test_a_box_whose_thickness_the_grid_paints_off_gets_a_note(mode, lo, thick, 
     if says is None:
         assert said == ()
     else:
-        assert len(said) == 1 and said[0].startswith(f"objects[0]: this box is {says}"), said
+        said_of = "" if says.startswith("its part") else "this box is "
+        assert len(said) == 1 and said[0].startswith(f"objects[0]: {said_of}{says}"), said
 
 
 def test_shares_across_a_periodic_end_and_at_a_pmc_face():

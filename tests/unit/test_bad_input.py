@@ -672,12 +672,21 @@ def test_a_frequency_given_in_ghz_where_hz_go_is_named_as_such():
         "the carrier; give the frequency in Hz (1e+10 for 10 GHz), or use type = 'gaussian'"]
     assert not [n for n in notes({"type": "modulated_gaussian", "frequency": 10e9,
                                   "tau": 20e-12}) if "carrier" in n]
-    said = [n for n in notes({"type": "sine", "frequency": 8.2}) if "drives nothing" in n]
-    assert len(said) == 1 and said[0].endswith(
-        "so it drives nothing; give its frequency in Hz (8.2e+09 for 8.2 GHz): 8.2 Hz turns "
-        "7.7e-09 of a cycle over the run"), said
-    said = [n for n in notes({"type": "ricker", "frequency": 1.2}) if "drives nothing" in n]
-    assert len(said) == 1 and "give its frequency in Hz (1.2e+09 for 1.2 GHz)" in said[0]
+    said = [n for n in notes({"type": "sine", "frequency": 8.2}) if "drive" in n]
+    assert said == ["sources[0].waveform.frequency: 8.2 Hz turns 7.7e-09 of a cycle over the "
+                    "run's 9.34e-10 s, so it drives no wave (nothing, or a field that hardly "
+                    "changes); give it in Hz (8.2e+09 for 8.2 GHz)"], said
+    said = [n for n in notes({"type": "ricker", "frequency": 1.2}) if "drive" in n]
+    assert len(said) == 1 and "give it in Hz (1.2e+09 for 1.2 GHz)" in said[0], said
+    # a sine of 10 "Hz" at a phase of pi / 2 drives a constant, not nothing: noted too
+    said = [n for n in notes({"type": "sine", "frequency": 10, "phase": 1.5708, "ramp": 0})
+            if "give it in Hz" in n]
+    assert len(said) == 1, said
+    # frequencies that read as GHz the time step could not sample are not said to be GHz:
+    # a carrier of 1 GHz with a tau of 2 ps (the slip is tau) gets the aliasing note
+    said = notes({"type": "modulated_gaussian", "frequency": 1e9, "tau": 2e-12})
+    assert not [n for n in said if "GHz" in n] and \
+        [n for n in said if "past the" in n and "that the time step of" in n], said
     # a Gaussian past the run's end: its own parameters
     said = [n for n in notes({"type": "gaussian", "tau": 1e-9}, steps=10)
             if "drives nothing" in n]

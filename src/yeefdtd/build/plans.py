@@ -157,14 +157,17 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
                     total, top = total + float(size.sum()), max(top, float(size.max()))
         if sizes is not None:
             sizes.append((total, top))
-        if src.amplitude != 0 and not driven:   # 0: switched off
+        wf = src.waveform
+        f = getattr(wf, "frequency", None)
+        if src.amplitude != 0 and f is not None and f * steps * grid.dt < CARRIER_TURNS \
+                and _in_ghz(f, grid.dt):   # GHz where Hz go: it drives nothing, or a constant
+            out.append(f"sources[{i}].waveform.frequency: {f:.4g} Hz turns "
+                       f"{f * steps * grid.dt:.2g} of a cycle over the run's "
+                       f"{steps * grid.dt:.4g} s, so it drives no wave (nothing, or a field "
+                       f"that hardly changes); give it in Hz ({f * 1e9:.6g} for {f:.6g} GHz)")
+        elif src.amplitude != 0 and not driven:   # 0: switched off
             how = "is zero" if peak == 0 else f"stays below {WEAKEST:g} of its peak"
-            wf = src.waveform
             where = "move " + _MOVE[wf.type] + " or run longer"
-            f = getattr(wf, "frequency", None)
-            if f is not None and f * steps * grid.dt < CARRIER_TURNS:   # GHz where Hz go
-                where = (f"give its frequency in Hz ({f * 1e9:.6g} for {f:.6g} GHz): "
-                         f"{f:.4g} Hz turns {f * steps * grid.dt:.2g} of a cycle over the run")
             if peak > 0 and _between_instants(src.waveform, grid.dt, steps):
                 out.append(f"sources[{i}]: its samples lie between the instants the run "
                            f"reads its waveform at (every {grid.dt:.4g} s), so it drives "
@@ -176,6 +179,12 @@ def waveform_notes(scene, grid: YeeGrid, steps: int, samples: list | None = None
         out += _frequency_notes(i, src.waveform, scene, grid, src.amplitude != 0)
         out += _cut_note(i, src.waveform) if src.amplitude != 0 else []
     return tuple(out)
+
+
+def _in_ghz(f: float, dt: float) -> bool:
+    """Whether ``f`` Hz may be a frequency given in GHz: read as GHz, one the time step
+    samples (a 1 MHz sine in a 5 ns run was told to be 1e6 GHz)."""
+    return f * 1e9 <= 0.5 / dt
 
 
 def _between_instants(wf, dt: float, steps: int) -> bool:
@@ -280,7 +289,7 @@ def _frequency_notes(i: int, wf, scene, grid: YeeGrid, driven: bool = True) -> l
 
     f = getattr(wf, "frequency", None)
     if wf.type == "modulated_gaussian" and wf.tau is not None and \
-            f * wf.tau < CARRIER_TURNS:
+            f * wf.tau < CARRIER_TURNS and _in_ghz(f, grid.dt):
         return [f"sources[{i}].waveform.frequency: a carrier of {f:.4g} Hz turns "
                 f"{f * wf.tau:.2g} of a cycle over the envelope's tau of {wf.tau:.4g} s, so "
                 "the pulse is a plain Gaussian, with no band around the carrier; give the "

@@ -115,10 +115,14 @@ def _probe_figure(result, name: str, path: str | Path) -> Path:
             # 0 to 25 GHz spread to 320)
             f_hi = max(line.get_xdata()[line.get_ydata() > 1e-4 * top].max(initial=0.0)
                        for line in ax_f.lines)
+            # (not past where the records' own strongest bin lies: fields set by set_field
+            # ring at their own frequencies, whatever the sources drive)
+            strongest = max(line.get_xdata()[np.argmax(line.get_ydata())]
+                            for line in ax_f.lines)
             x_hi = 1.2 * f_hi
             driven = _sources_reach(result)
             if driven > 0:
-                x_hi = min(x_hi, 1.5 * driven / 1e9)
+                x_hi = min(x_hi, max(1.5 * driven / 1e9, 1.2 * strongest))
             if x_hi > 0:
                 ax_f.set_xlim(0, x_hi)
     return _save(fig, path)

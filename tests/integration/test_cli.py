@@ -1252,3 +1252,40 @@ def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
     assert main(["plot", str(saved), "--fps", "5"]) == 2
     assert "--fps: sets the animations' speed, which --animate writes" in \
         capsys.readouterr().err
+
+
+def test_a_spectrum_axis_keeps_the_records_strongest_bin_past_the_sources_band(tmp_path):
+    """Fields set with set_field ring at a cavity's own frequencies whatever a weak source
+    drives: the axis capped by the source's band (1 GHz) hid the records' strongest bin."""
+    import matplotlib.pyplot as plt
+
+    from yeefdtd.plot import plot_probe
+
+    scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(3, 3), amplitude=1e-3,
+                                             waveform=yf.Sine(frequency=1e9))],
+                     monitors=[yf.Probe(name="p", cell=(7, 9), components=["ez"])],
+                     run=yf.RunSettings(steps=2000, backend="numpy", dtype="float64"))
+    model = yf.build_model(scene)
+    stepper = yf.make_stepper(model, "numpy")
+    blob = np.zeros((21, 21, 1))
+    blob[8:13, 8:13] = 1.0
+    stepper.set_field("ez", blob)
+    res = yf.run_model(model, stepper, progress=False)
+    limits = []
+    real_close = plt.close
+
+    def close(fig):
+        limits.extend(ax.get_xlim() for ax in fig.axes)
+        real_close(fig)
+
+    plt.close = close
+    try:
+        plot_probe(res, "p", tmp_path / "p.png")
+    finally:
+        plt.close = real_close
+    from yeefdtd.spectra import spectrum
+
+    f, mag = spectrum(res.probes["p"]["ez"], res.probes["p"].times["ez"])
+    strongest = f[np.argmax(mag)] / 1e9
+    assert strongest > 3 and limits[1][1] >= 1.2 * strongest * 0.999, (strongest, limits)

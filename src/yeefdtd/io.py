@@ -130,16 +130,15 @@ def _through_link(path: Path) -> Path:
     return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
-def _missing_directory(directory: Path) -> Path | None:
-    """The highest of ``directory`` and the directories above it that does not exist yet
-    (the first mkdir would create), or None where it exists."""
-    top = None
-    while not directory.exists():
-        top = directory
-        if directory.parent == directory:
-            break
-        directory = directory.parent
-    return top
+def make_directory(directory: Path, why: str) -> None:
+    """``directory`` and those above it that are missing, made; where any was, a note on
+    stderr names it (and ``why``): a slip in a path (-o /nonexistent/dir/x.h5) made a new
+    tree without a word."""
+    directory = Path(directory)
+    if directory.is_dir():
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    print(f"note: created the directory {directory} {why}", file=sys.stderr)
 
 
 def write_atomic(path: Path, write) -> Path:
@@ -149,10 +148,7 @@ def write_atomic(path: Path, write) -> Path:
     the path made a new tree without a word)."""
     given = Path(path)
     path = _through_link(given)
-    made = _missing_directory(path.parent)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if made is not None:
-        print(f"note: created the directory {made} for {path.name}", file=sys.stderr)
+    make_directory(path.parent, f"for {path.name}")
     # the name's first characters alone: a name near the longest a directory takes (255
     # bytes) would not take the temporary file's 15 more
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".part", dir=path.parent)

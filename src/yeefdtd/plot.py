@@ -28,7 +28,7 @@ def _png(path) -> Path:
     """``path`` for a plot: '.png' added where it has no suffix, its directory made; a one-line
     ValidationError for a suffix matplotlib does not write or a path that cannot be written."""
     from .exceptions import ValidationError
-    from .io import output_path
+    from .io import make_directory, output_path
 
     path = Path(output_path(path))
     if path.suffix == "":
@@ -38,7 +38,7 @@ def _png(path) -> Path:
     if path.suffix.lower().lstrip(".") not in FigureCanvasBase.get_supported_filetypes():
         raise ValidationError(f"path: {path} should end in an image type matplotlib writes "
                               f"(.png, .svg, .pdf...)")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_directory(path.parent, f"for {path.name}")
     return path
 
 
@@ -394,7 +394,7 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
         raise ValidationError(f"stem: the start of the plots' file names (text without a "
                               f"slash), not {stem!r}"[:200])
     directory = check_writable(directory, "directory", directory=True)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)   # (named as a directory: no note)
     out, what = [], "the scene"
     try:
         for name, probe in result.probes.items():

@@ -78,8 +78,14 @@ class ProbeData:
     def keys(self):
         return self.data.keys()
 
+    def values(self):
+        return self.data.values()
+
     def items(self):
         return self.data.items()
+
+    def get(self, component, default=None):
+        return self.data.get(component, default)
 
     def __repr__(self) -> str:   # not every value: a notebook printed thousands of lines
         comps = ", ".join(f"{c}: {np.shape(v)[0]} values" for c, v in self.data.items())

@@ -89,11 +89,17 @@ def test_a_hard_sources_own_record_is_its_waveform():
 
 def test_a_directory_save_creates_is_named(tmp_path, capsys):
     """Save creates the directories its path needs; a slip in the path (-o /nonexistent/
-    dir/x.h5) made a new tree without a word, so the highest one it creates is named."""
+    dir/x.h5) made a new tree without a word, so the directory it creates is named (as a
+    plot's, where one is drawn to a path)."""
+    from yeefdtd.plot import plot_probe
+
     res = small_result(keep_fields=False)
     capsys.readouterr()
     res.save(tmp_path / "a" / "b" / "r.h5")
-    assert capsys.readouterr().err == f"note: created the directory {tmp_path / 'a'} for r.h5\n"
+    assert capsys.readouterr().err == \
+        f"note: created the directory {tmp_path / 'a' / 'b'} for r.h5\n"
+    plot_probe(res, "a", tmp_path / "c" / "p.png")
+    assert capsys.readouterr().err == f"note: created the directory {tmp_path / 'c'} for p.png\n"
     res.save(tmp_path / "a" / "b" / "s.h5")   # there now: nothing to say
     assert capsys.readouterr().err == ""
     assert yf.load(tmp_path / "a" / "b" / "r.h5") == res

@@ -401,6 +401,8 @@ def test_a_probe_is_a_mapping_of_its_components(result):
     assert "ez" in p and "ex" not in p and 0 not in p
     assert list(p) == list(p.keys()) == ["ez", "hx", "hy"] and len(p) == 3
     assert all(v is p[c] for c, v in p.items())
+    assert list(p.values()) == [p[c] for c in p] and p.get("ex") is None and \
+        p.get("ez") is p["ez"]
 
 
 def test_run_model_refuses_a_stepper_of_another_model():

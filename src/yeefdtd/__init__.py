@@ -15,6 +15,7 @@ from . import startup  # first: it decides what Ctrl-C while the rest loads does
 
 startup.watch()   # in the command, until cli.main settles it
 try:   # NumPy and pydantic: most of a second, before the command can catch anything
+    from .bscan import bscan
     from .build.model import Model, build_model
     from .description import (
         BUILTIN_MATERIALS,
@@ -60,5 +61,5 @@ __all__ = [
     "ModulatedGaussian", "NotFound", "OutOfMemory", "PointSource", "Probe", "ProbeData", "Result",
     "Ricker", "RunInterrupted", "RunSettings", "Samples", "Scene", "SetupError", "Sine",
     "Snapshot", "SnapshotData", "Sphere", "ValidationError", "YeeError", "__version__",
-    "build_model", "load", "make_stepper", "run", "run_model",
+    "bscan", "build_model", "load", "make_stepper", "run", "run_model",
 ]

@@ -67,6 +67,27 @@ def _thread_count(text: str) -> int:
     return _positive_int(text, MAX_THREADS)
 
 
+def _trace_count(text: str) -> int:
+    from .bscan import MAX_TRACES
+
+    v = _positive_int(text, MAX_TRACES)
+    if v < 2:
+        raise argparse.ArgumentTypeError(f"a B-scan takes 2 traces or more, got {text!r}")
+    return v
+
+
+def _cells(text: str) -> tuple[int, ...]:
+    try:
+        cells = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"whole numbers of cells separated by commas, as "
+                                         f"2,0,0, got {text!r}") from None
+    if len(cells) not in (2, 3):
+        raise argparse.ArgumentTypeError(f"2 or 3 whole numbers of cells (x,y or x,y,z), got "
+                                         f"{text!r}")
+    return cells
+
+
 def _fps(text: str) -> float:
     try:
         v = float(text)
@@ -98,6 +119,11 @@ def parser() -> argparse.ArgumentParser:
                         "processor)")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")
     r.add_argument("--fields", action="store_true", help="also save the final fields")
+    r.add_argument("--bscan", type=_trace_count, metavar="TRACES",
+                   help="a B-scan: run the scene TRACES times, its sources and probes moved "
+                        "by --step cells each time (probes saved as NAME[k])")
+    r.add_argument("--step", type=_cells, help="the cells a B-scan's trace moves along x,y "
+                   "(,z), as 2,0 or 2,0,0")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     v = sub.add_parser("validate", help="check a scene file, summarise it and estimate its memory")
@@ -158,11 +184,30 @@ def _cmd_run(args) -> int:
                        "in .h5 or .hdf5 (results are HDF5 files)")
     check_writable(out, "--output")
     _not_the_scene(out, args.scene, "--output")
+    if (args.bscan is None) != (args.step is None):
+        raise YeeError("--bscan, --step: a B-scan takes both, the traces and the cells each "
+                       "moves; give both or neither")
+    if args.step is not None and len(args.step) != scene.grid.ndim:
+        raise YeeError(f"--step: the scene's grid is {scene.grid.ndim}D, so a step of "
+                       f"{scene.grid.ndim} values ({'x,y' if scene.grid.ndim == 2 else 'x,y,z'}"
+                       f"), not {len(args.step)}")
+    if args.step is not None and not any(args.step):
+        raise YeeError("--step: all zero, so every trace would be the same; give the cells a "
+                       "trace moves along some axis")
+    if args.bscan is not None and args.fields:
+        raise YeeError("--fields: a B-scan keeps each trace's probes, not its fields; run a "
+                       "trace alone for them")
     if args.plot:   # the plots' names, beside the result (plot_result's): before the run
         from .plot import _file_name
 
-        for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True):
-            plot = out.parent / _file_name(f"{out.stem}_{mon.type}_{kind}")
+        names = [f"{out.stem}_{mon.type}_{kind}" for kind, mon in
+                 zip(scene.monitor_names(), scene.monitors, strict=True)]
+        if args.bscan is not None:
+            names = [f"{out.stem}_bscan_{kind}_{c}" for kind, mon in
+                     zip(scene.monitor_names(), scene.monitors, strict=True)
+                     if mon.type == "probe" for c in (mon.components or scene.grid.components)]
+        for name in names:
+            plot = out.parent / _file_name(name)
             check_writable(plot, "--plot")
             _not_the_scene(plot, args.scene, "--plot")
     with _Signals() as signals:
@@ -189,9 +234,16 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
     try:
         options = {k: v for k, v in (("variant", args.variant), ("threads", args.threads))
                    if v is not None} or None
-        result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
-                     progress=False if args.quiet else None, keep_fields=args.fields,
-                     stepper_options=options)
+        if args.bscan is not None:
+            from .bscan import bscan
+
+            result = bscan(scene, args.bscan, args.step, backend=args.backend,
+                           dtype=args.dtype, steps=args.steps,
+                           progress=False if args.quiet else None, stepper_options=options)
+        else:
+            result = run(scene, backend=args.backend, dtype=args.dtype, steps=args.steps,
+                         progress=False if args.quiet else None, keep_fields=args.fields,
+                         stepper_options=options)
     except (DivergenceError, RunInterrupted) as exc:
         code = 130 if isinstance(exc, RunInterrupted) else 1
         if exc.partial is not None:
@@ -223,7 +275,8 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
         return 1
     st = result.stats
     how = st["dtype"] + (f", {st['variant']}" if st.get("variant") else "")
-    print(f"{scene.name}: {st['steps']} steps of {st['dt']:.4g} s on {st['backend']} "
+    traces = f"{st['bscan']['traces']} traces of " if "bscan" in st else ""
+    print(f"{scene.name}: {traces}{st['steps']} steps of {st['dt']:.4g} s on {st['backend']} "
           f"({how}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
           f"{st['bytes_per_cell']:.1f} bytes/cell -> {saved}")
     if args.plot:

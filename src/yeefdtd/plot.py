@@ -307,6 +307,67 @@ def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
     return path
 
 
+def bscan_traces(result) -> dict[str, list[str]]:
+    """A B-scan's probes (``yeefdtd.bscan``): each probe's name, with the names of its
+    traces' records in order; empty for a result that is no B-scan."""
+    from .bscan import trace_name
+
+    count = (result.stats.get("bscan") or {}).get("traces") if \
+        isinstance(result.stats, dict) else None
+    if not isinstance(count, int) or count < 1:
+        return {}
+    out: dict[str, list[str]] = {}
+    for name in result.probes:
+        base = name.rpartition("[")[0]
+        if base and name == trace_name(base, 0) and all(
+                trace_name(base, k) in result.probes for k in range(count)):
+            out[base] = [trace_name(base, k) for k in range(count)]
+    return out
+
+
+def plot_bscan(result, probe: str, component: str, path: str | Path) -> Path:
+    """A B-scan (``yeefdtd.bscan``) of one probe's component as an image: trace by trace
+    (the probe's position along the axis it moved, mm) against time (ns, down), on a
+    colour scale that saturates at the 99.5th percentile of |field| (the direct wave
+    from the transmitter would wash out the echoes)."""
+    from .exceptions import ValidationError
+
+    _a_result(result, "plot_bscan")
+    names = bscan_traces(result).get(probe)
+    if names is None:
+        raise ValidationError(f"probe {probe!r}: not a B-scan's probe in this result (it has "
+                              f"{', '.join(repr(p) for p in bscan_traces(result)) or 'none'})")
+    records = [result.probes[n] for n in names]
+    if component not in records[0].data:
+        raise ValidationError(f"component {component!r}: probe {probe!r} recorded "
+                              f"{', '.join(records[0].data)}")
+    rows = min(len(r.data[component]) for r in records)
+    if rows == 0:
+        raise ValidationError(f"probe {probe!r} recorded nothing")
+    data = np.stack([_finite(np.asarray(r.data[component][:rows], dtype=float))
+                     for r in records])
+    times = records[0].times[component][:rows] * 1e9
+    where = np.array([r.positions[component] for r in records], dtype=float)
+    axis = int(np.argmax(np.abs(where[-1] - where[0])))
+    along = where[:, axis] * 1e3
+    path = _png(path)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 6), constrained_layout=True)
+    with _closed_on_error(plt, fig):
+        power, div = _shown_power([data])
+        data = data / div
+        lim = _limit(data)
+        mesh = ax.pcolormesh(along, times, data.T, cmap="gray", vmin=-lim, vmax=lim,
+                             shading="nearest")
+        fig.colorbar(mesh, ax=ax, label=f"{component} ({power}{UNITS[component]})",
+                     extend="both")
+        ax.invert_yaxis()
+        ax.set_xlabel(f"{probe}'s {'xyz'[axis]} (mm)")
+        ax.set_ylabel("time (ns)")
+        ax.set_title(f"B-scan of {probe!r}: {component}, {len(records)} traces")
+    return _save(fig, path)
+
+
 #: outline samples a cell along each axis of a snapshot's plane: OUTLINE_SAMPLES up to
 #: OUTLINE_POINTS samples, 2 up to OUTLINE_POINTS cells, 1 on larger planes
 OUTLINE_SAMPLES = 4
@@ -385,7 +446,8 @@ def _save(fig, path: Path) -> Path:
 
 
 def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
-    """Every probe and snapshot of ``result`` as PNG files named ``<stem>_<kind>_<name>``."""
+    """Every probe and snapshot of ``result`` as PNG files named ``<stem>_<kind>_<name>``;
+    a B-scan's probes as an image of each component, ``<stem>_bscan_<name>_<component>``."""
     from .exceptions import ValidationError
     from .io import check_writable
 
@@ -396,10 +458,18 @@ def plot_result(result, directory: str | Path, stem: str) -> list[Path]:
     directory = check_writable(directory, "directory", directory=True)
     directory.mkdir(parents=True, exist_ok=True)   # (named as a directory: no note)
     out, what = [], "the scene"
+    scans = bscan_traces(result)
+    traced = {n for names in scans.values() for n in names}
     try:
+        for name, names in scans.items():   # a B-scan: an image a component, not a trace's
+            what = f"probe {name!r}"
+            for c in result.probes[names[0]].data:
+                if len(result.probes[names[0]].data[c]):
+                    out.append(plot_bscan(result, name, c, directory / _file_name(
+                        f"{stem}_bscan_{name}_{c}")))
         for name, probe in result.probes.items():
             what = f"probe {name!r}"
-            if _recorded(probe):   # (an empty one: unplotted())
+            if name not in traced and _recorded(probe):   # (an empty one: unplotted())
                 out.append(_probe_figure(result, name,
                                          directory / _file_name(f"{stem}_probe_{name}")))
         for name, snap in result.snapshots.items():

@@ -1,0 +1,161 @@
+"""B-scans: traces of a scene whose sources and probes move a whole number of cells each."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.bscan import bscan, moved
+
+DX = 5e-3
+
+
+def ground(target: bool, periodic: bool = False, probe_dx: float = 0.0) -> yf.Scene:
+    """TMz, 5 mm cells: air over soil (eps_r 6, 5 mS/m) across the whole width, a
+    transmitter 1 cm over it and a receiver ``probe_dx`` beside it; a PEC disc buried in
+    the middle where ``target``."""
+    n = (60, 50)
+    objects = [yf.Box(center=(0.15, 0.06), size=(2.0, 0.12), material="soil")]
+    if target:
+        objects.append(yf.Sphere(center=(0.15, 0.05), radius=0.012, material="pec"))
+    faces = {"x_min": "periodic", "x_max": "periodic"} if periodic else {}
+    return yf.Scene(
+        grid=yf.Grid(mode="tmz", cells=n, spacing=DX),
+        materials={"soil": yf.Material(eps_r=6.0, sigma_e=0.005)}, objects=objects,
+        boundaries=faces,
+        sources=[yf.PointSource(component="ez", position=(0.15 - 9 * DX, 0.13),
+                                waveform=yf.Ricker(frequency=1.2e9))],
+        monitors=[yf.Probe(name="rx", position=(0.15 - 9 * DX + probe_dx, 0.13),
+                           components=["ez"]),
+                  yf.Snapshot(name="s", component="ez")],
+        run=yf.RunSettings(duration=5e-9, backend="numpy", dtype="float64"))
+
+
+def traces(res, name="rx", component="ez") -> np.ndarray:
+    n = res.stats["bscan"]["traces"]
+    return np.stack([res.probes[f"{name}[{k}]"][component] for k in range(n)])
+
+
+def test_a_ground_the_same_along_the_scan_gives_the_same_trace_everywhere():
+    """Along x the ground is uniform and the faces periodic, so moving the antennas 3 cells
+    a trace is an exact symmetry of the grid: every trace is the first, bit for bit; a
+    buried target breaks it (the traces then differ by 9.7% of the first's peak)."""
+    res = bscan(ground(target=False, periodic=True), 7, (3, 0), progress=False)
+    t = traces(res)
+    assert np.abs(t[0]).max() > 0 and (t == t[0]).all()
+    xs = [res.probes[f"rx[{k}]"].positions["ez"][0] for k in range(7)]
+    assert np.allclose(np.diff(xs), 3 * DX, rtol=0, atol=1e-12)
+    assert res.stats["bscan"] == {"traces": 7, "step_cells": [3, 0]}
+    assert "snapshots: left out of a B-scan" in res.stats["notes"][-1]
+    t = traces(bscan(ground(target=True, periodic=True), 7, (3, 0), progress=False))
+    assert np.abs(t - t[0]).max() > 0.05 * np.abs(t[0]).max()
+
+
+def test_a_target_under_the_middle_of_the_scan_gives_a_mirrored_b_scan():
+    """A monostatic scan (the receiver at the transmitter) over a disc under its middle:
+    the grid, the ground and the target are mirror images about x = 0.15 m, so trace k is
+    trace N - 1 - k (to rounding, float64: bound 1e-12 of the peak); the echo comes
+    first at the middle trace, nearest the disc, and later either side (the hyperbola)."""
+    res = bscan(ground(target=True), 7, (3, 0), progress=False)
+    t = traces(res)
+    peak = np.abs(t).max()
+    assert np.abs(t - t[::-1]).max() <= 1e-12 * peak
+    echo = t - bscan(ground(target=False), 7, (3, 0), progress=False).probes["rx[0]"]["ez"]
+    first = [np.flatnonzero(np.abs(e) > 0.2 * np.abs(echo).max())[0] for e in echo]
+    assert first[3] == min(first) and first[0] > first[3] and first[-1] > first[3], first
+
+
+def test_a_b_scan_saves_loads_and_plots_as_an_image_a_component(tmp_path):
+    from yeefdtd.plot import plot_bscan, plot_result
+
+    res = bscan(ground(target=True), 3, (2, 0), progress=False)
+    back = yf.load(res.save(tmp_path / "b.h5"))
+    assert back == res and back.stats["bscan"]["traces"] == 3
+    assert [p.name for p in plot_result(back, tmp_path, "b")] == ["b_bscan_rx_ez.png"]
+    with pytest.raises(yf.ValidationError, match="probe 'tx': not a B-scan's probe in this "
+                                                 "result \\(it has 'rx'\\)"):
+        plot_bscan(back, "tx", "ez", tmp_path / "x.png")
+    with pytest.raises(yf.ValidationError, match="component 'hx': probe 'rx' recorded ez"):
+        plot_bscan(back, "rx", "hx", tmp_path / "x.png")
+
+
+@pytest.mark.parametrize("kw, says", [
+    (dict(traces=1, step=(1, 0)), "traces: a whole number from 2"),
+    (dict(traces=True, step=(1, 0)), "traces: a whole number from 2"),
+    (dict(traces=3, step=(0, 0)), "step: all zero"),
+    (dict(traces=3, step=(1.5, 0)), r"step: 2 whole numbers of cells along x, y"),
+    (dict(traces=3, step=(1, 0, 0)), r"step: 2 whole numbers of cells along x, y"),
+    (dict(traces=3, step="1,0"), r"step: 2 whole numbers"),
+    # the last trace's antennas leave the grid: refused before any trace runs
+    (dict(traces=50, step=(1, 0)), r"^trace 49, its sources and probes moved \[49, 0\] "
+                                   r"cells: sources\[0\].position: x = 0.35 m is outside"),
+    (dict(traces=3, step=(1, 0), progress="yes"), "progress: True, False or None"),
+])
+def test_bad_b_scan_arguments_are_one_line(kw, says):
+    with pytest.raises(yf.ValidationError, match=says):
+        bscan(ground(target=False), **kw)
+
+
+def test_a_scene_without_probes_and_an_interrupted_scan(monkeypatch):
+    """No probe: nothing to scan. A Ctrl-C in trace 2 keeps traces 0 and 1."""
+    import importlib
+
+    run_mod = importlib.import_module("yeefdtd.run")
+
+    scene = ground(target=False)
+    with pytest.raises(yf.ValidationError, match="monitors: a B-scan records probes"):
+        bscan(scene.model_copy(update={"monitors": []}), 3, (1, 0))
+    real = run_mod.run
+    calls = []
+
+    def run(*args, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise yf.RunInterrupted("interrupted after 5 of 100 steps", 5, None)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(run_mod, "run", run)
+    with pytest.raises(yf.RunInterrupted, match="trace 2 of 4: interrupted after 5 of 100 "
+                                                "steps; the result holds the 2 before it") as e:
+        bscan(scene, 4, (1, 0), progress=False)
+    assert sorted(e.value.partial.probes) == ["rx[0]", "rx[1]"]
+    assert e.value.partial.stats["bscan"]["traces"] == 2
+
+
+def test_moved_keeps_cells_whole_and_positions_by_cell_sizes():
+    scene = ground(target=False).model_copy(update={"sources": [yf.PointSource(
+        component="ez", cell=(10, 26), waveform=yf.Ricker(frequency=1e9))]})
+    m = moved(scene, (4, -1))
+    assert m.sources[0].cell == (14, 25)
+    assert m.monitors[0].position == pytest.approx((0.15 - 5 * DX, 0.13 - DX))
+    assert [mon.type for mon in m.monitors] == ["probe"]
+
+
+def test_run_takes_a_b_scan_and_plots_it(tmp_path, capsys):
+    """'yeefdtd run SCENE --bscan N --step I,J' saves the traces and, with --plot, the
+    B-scan image; its options are checked before any trace runs."""
+    from yeefdtd.cli import main
+
+    scene = tmp_path / "g.toml"
+    scene.write_text(ground(target=True).model_copy(update={"run": {"duration": 2e-9}})
+                     .to_toml())
+    out = tmp_path / "g.h5"
+    assert main(["run", str(scene), "-o", str(out), "--bscan", "3", "--step", "2,0",
+                 "--plot", "-q"]) == 0
+    said = capsys.readouterr().out
+    assert ": 3 traces of " in said and "plot: " + str(tmp_path / "g_bscan_rx_ez.png") in said
+    assert sorted(yf.load(out).probes) == ["rx[0]", "rx[1]", "rx[2]"]
+    for argv, says in [(["--bscan", "3"], "--bscan, --step: a B-scan takes both"),
+                       (["--bscan", "3", "--step", "2,0,0"], "--step: the scene's grid is 2D"),
+                       (["--bscan", "3", "--step", "0,0"], "--step: all zero"),
+                       (["--bscan", "3", "--step", "1,0", "--fields"], "--fields: a B-scan"),
+                       (["--bscan", "1", "--step", "1,0"], "2 traces or more"),
+                       (["--bscan", "3", "--step", "a"], "--step: whole numbers of cells")]:
+        try:   # (argparse's own refusals exit)
+            code = main(["run", str(scene), "-o", str(tmp_path / "x.h5"), *argv])
+        except SystemExit as exc:
+            code = exc.code
+        assert code == 2, argv
+        assert says in capsys.readouterr().err, argv
+    assert not (tmp_path / "x.h5").exists()

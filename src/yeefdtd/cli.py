@@ -290,7 +290,7 @@ def _older_plots(saved: Path) -> str:
     this run's: nothing marked them stale beside the new, shorter result."""
     from .plot import _cut_head
 
-    own = (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_")
+    own = (f"{saved.stem}_probe_", f"{saved.stem}_snapshot_", f"{saved.stem}_bscan_")
 
     def named_so(name: str) -> bool:
         if not name.endswith((".png", ".gif")):

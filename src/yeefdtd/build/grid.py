@@ -82,6 +82,11 @@ def flat_axes(cells: tuple[int, int, int],
     return tuple(n == 1 and p for n, p in zip(cells, periodic, strict=True))
 
 
+#: how near (cells) to halfway between two of a component's points a position is taken
+#: as halfway (YeeGrid.nearest: the upper one), past the rounding of position / d
+TIE = 1e-6
+
+
 @dataclass(frozen=True)
 class YeeGrid:
     """Array shapes and coordinates of the fields of one scene (no field data)."""
@@ -131,7 +136,10 @@ class YeeGrid:
         """Index of the point of ``component`` nearest to ``position`` (metres). Along a
         periodic axis the points wrap (x = L is x = 0, and a point past the last one may
         be nearest to the first); along the others the first or last point stands for what
-        lies beyond it."""
+        lies beyond it. A position halfway between two points (within TIE cells) takes the
+        upper one, whatever the rounding of position / d: a B-scan's probe at a node moved
+        k cells in metres took hy's point on one side on some traces and the other on the
+        rest (30 of 300 traces off on 1 mm cells)."""
         ext = self.extent(component)
         idx = []
         for a in range(3):
@@ -139,7 +147,7 @@ class YeeGrid:
             if a >= len(position) or not math.isfinite(d):
                 idx.append(0)
                 continue
-            i = math.floor(position[a] / d - OFFSETS[component][a] + 0.5)
+            i = math.floor(position[a] / d - OFFSETS[component][a] + 0.5 + TIE)
             idx.append(i % ext[a] if self.periodic[a] else min(max(i, 0), ext[a] - 1))
         return tuple(idx)
 

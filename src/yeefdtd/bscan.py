@@ -41,8 +41,10 @@ def _steps_in_cells(step, ndim: int, what: str = "step") -> tuple[int, ...]:
 def moved(scene: Scene, cells) -> Scene:
     """``scene`` with every source and probe moved by ``cells`` (whole cells along each
     axis of the grid): one given by ``cell`` that many cells, one given by ``position`` as
-    many cell sizes; snapshots left out. Each keeps its place within its cell, so every
-    trace samples the same staggered points relative to its antennas."""
+    many cell sizes; snapshots left out, each probe keeping its name (an unnamed one
+    its default name in ``scene``: probe1 after a snapshot). Each keeps its place within
+    its cell, so every trace samples the same staggered points relative to its
+    antennas."""
     if not isinstance(scene, Scene):
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__}")
     cells = _steps_in_cells(cells, scene.grid.ndim, "cells")
@@ -57,7 +59,8 @@ def moved(scene: Scene, cells) -> Scene:
 
     return scene.model_copy(update={
         "sources": [shifted(s) for s in scene.sources],
-        "monitors": [shifted(m) for m in scene.monitors if m.type == "probe"]})
+        "monitors": [shifted(m).model_copy(update={"name": name}) for name, m in zip(
+            scene.monitor_names(), scene.monitors, strict=True) if m.type == "probe"]})
 
 
 def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
@@ -67,12 +70,14 @@ def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
     ``step`` (whole cells along x, y and, in 3D, z); the objects stay. The result holds
     every trace's probes, named ``<probe>[k]`` (``trace_name``), with their positions;
     its scene is trace 0's, its statistics the traces' together, with ``bscan``: the
-    number of traces and the step in cells. ``backend``, ``dtype``, ``steps`` and
-    ``stepper_options`` are run()'s, for every trace. Snapshots are left out (a note says so). The
-    last trace's scene is built first, so that one whose antennas leave the grid is
-    refused before any trace runs. ``progress``: a bar over the traces (default: only
-    where stderr is a terminal). A Ctrl-C (RunInterrupted) or a trace that diverges
-    (DivergenceError) raises with ``partial``: the traces that completed."""
+    number of traces, the step in cells and the traces asked for. The last trace's scene
+    is built first, so that one whose antennas leave the grid is refused before any trace
+    runs, and what it alone will be told is said then. ``backend``, ``dtype``, ``steps`` and
+    ``stepper_options`` are run()'s, for every trace. Snapshots are left out (a note says
+    so). ``progress``: a bar over the traces (default: only where stderr is a terminal). A
+    Ctrl-C (RunInterrupted) or a trace that diverges (DivergenceError) raises with
+    ``partial``: the traces that completed (and the diverged one's records up to its
+    divergence), its status 'interrupted' or 'diverged'."""
     from tqdm import tqdm
 
     from .build.model import build_model
@@ -94,15 +99,21 @@ def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
         raise ValidationError("monitors: a B-scan records probes, and the scene has none; "
                               "add a probe (the receiver)")
     far = [c * (int(traces) - 1) for c in cells]
+    where = f"trace {int(traces) - 1}, its sources and probes moved {far} cells"
     try:
-        build_model(moved(scene, far))
+        last = build_model(moved(scene, far), steps).notes
     except ValidationError as exc:
-        raise ValidationError(f"trace {int(traces) - 1}, its sources and probes moved {far} "
-                              f"cells: {exc}") from None
-    if any(m.type == "snapshot" for m in scene.monitors):
-        from .run import _note_once
+        raise ValidationError(f"{where}: {exc}") from None
+    from .run import _note_once
 
+    if any(m.type == "snapshot" for m in scene.monitors):
         _note_once(SNAPSHOTS_LEFT_OUT)
+    # what the last trace will hear and the first will not (its antennas in a CPML layer):
+    # before the first runs, not hours into the scan
+    first = set(build_model(moved(scene, [0] * len(cells)), steps).notes)
+    for text in last:
+        if text not in first:
+            _note_once(f"{where}: {text}")
     show = sys.stderr.isatty() if progress is None else progress
     results: list[Result] = []
     bar = tqdm(total=int(traces), unit="trace", disable=not show, dynamic_ncols=True)
@@ -114,22 +125,29 @@ def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
                                    progress=False, stepper_options=stepper_options))
             except (RunInterrupted, DivergenceError) as exc:   # the traces before it kept
                 kind = type(exc)
-                raise kind(f"trace {k} of {int(traces)}: {exc}; the result holds the {k} "
-                           "before it", k, _together(scene, results, cells) if results
-                           else None) from None
+                status = "interrupted" if kind is RunInterrupted else "diverged"
+                kept = results + ([exc.partial] if exc.partial is not None and
+                                  kind is DivergenceError else [])
+                what = f"the {k} before it" + (" and its own records up to the divergence"
+                                               if len(kept) > k else "")
+                raise kind(f"trace {k} of {int(traces)}: {exc}; the result holds {what}",
+                           exc.step, _together(scene, kept, cells, status, int(traces))
+                           if kept else None) from None
             bar.update(1)
     except KeyboardInterrupt:   # between traces
         raise RunInterrupted(f"interrupted after {len(results)} of {int(traces)} traces",
-                             len(results), _together(scene, results, cells) if results
-                             else None) from None
+                             0, _together(scene, results, cells, "interrupted", int(traces))
+                             if results else None) from None
     finally:
         bar.close()
     return _together(scene, results, cells)
 
 
-def _together(scene: Scene, results: list[Result], cells) -> Result:
+def _together(scene: Scene, results: list[Result], cells, status: str = "completed",
+              asked: int | None = None) -> Result:
     """The traces' results as one: each probe of trace k as ``<probe>[k]``, the first
-    trace's scene, the statistics summed over the traces where they add up."""
+    trace's scene, the statistics summed over the traces where they add up; ``status`` and
+    the traces ``asked`` for, of a scan cut short."""
     probes = {}
     for k, res in enumerate(results):
         for name, p in res.probes.items():
@@ -140,7 +158,9 @@ def _together(scene: Scene, results: list[Result], cells) -> Result:
     cells_run = sum(np.prod(r.stats["cells"]) * r.stats["steps"] for r in results)
     stats["seconds"] = float(seconds)
     stats["mcells_per_s"] = float(cells_run / seconds / 1e6) if seconds > 0 else 0.0
-    stats["bscan"] = {"traces": len(results), "step_cells": [int(c) for c in cells]}
+    stats["status"] = status
+    stats["bscan"] = {"traces": len(results), "step_cells": [int(c) for c in cells],
+                      "traces_requested": int(asked or len(results))}
     notes = list(dict.fromkeys(n for r in results for n in r.stats.get("notes", ())))
     if any(m.type == "snapshot" for m in scene.monitors):
         notes.append(SNAPSHOTS_LEFT_OUT)

@@ -341,12 +341,14 @@ def plot_bscan(result, probe: str, component: str, path: str | Path) -> Path:
     if component not in records[0].data:
         raise ValidationError(f"component {component!r}: probe {probe!r} recorded "
                               f"{', '.join(records[0].data)}")
-    rows = min(len(r.data[component]) for r in records)
+    rows = max(len(r.data[component]) for r in records)
     if rows == 0:
         raise ValidationError(f"probe {probe!r} recorded nothing")
-    data = np.stack([_finite(np.asarray(r.data[component][:rows], dtype=float))
-                     for r in records])
-    times = records[0].times[component][:rows] * 1e9
+    data = np.full((len(records), rows), np.nan)   # (a diverged scan's last trace: shorter)
+    for k, r in enumerate(records):
+        data[k, :len(r.data[component])] = _finite(np.asarray(r.data[component], dtype=float))
+    longest = max(records, key=lambda r: len(r.data[component]))
+    times = longest.times[component] * 1e9
     where = np.array([r.positions[component] for r in records], dtype=float)
     axis = int(np.argmax(np.abs(where[-1] - where[0])))
     along = where[:, axis] * 1e3

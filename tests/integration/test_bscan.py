@@ -53,7 +53,8 @@ def test_a_ground_the_same_along_the_scan_gives_the_same_trace_everywhere():
     res = bscan(ground(target=False, periodic=True), 7, (3, 0), progress=False)
     xs = [res.probes[f"rx[{k}]"].positions["ez"][0] for k in range(7)]
     assert np.allclose(np.diff(xs), 3 * DX, rtol=0, atol=1e-12)
-    assert res.stats["bscan"] == {"traces": 7, "step_cells": [3, 0]}
+    assert res.stats["bscan"] == {"traces": 7, "step_cells": [3, 0], "traces_requested": 7}
+    assert res.stats["status"] == "completed"
     assert "snapshots: left out of a B-scan" in res.stats["notes"][-1]
     t = traces(bscan(ground(target=True, periodic=True), 7, (3, 0), progress=False))
     assert np.abs(t - t[0]).max() > 0.05 * np.abs(t[0]).max()
@@ -128,6 +129,8 @@ def test_a_scene_without_probes_and_an_interrupted_scan(monkeypatch):
         bscan(scene, 4, (1, 0), progress=False)
     assert sorted(e.value.partial.probes) == ["rx[0]", "rx[1]"]
     assert e.value.partial.stats["bscan"]["traces"] == 2
+    assert e.value.partial.stats["bscan"]["traces_requested"] == 4
+    assert e.value.partial.stats["status"] == "interrupted"
 
 
 def test_moved_keeps_cells_whole_and_positions_by_cell_sizes():
@@ -166,3 +169,24 @@ def test_run_takes_a_b_scan_and_plots_it(tmp_path, capsys):
         assert code == 2, argv
         assert says in capsys.readouterr().err, argv
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_an_unnamed_probe_keeps_its_name_and_the_last_traces_notes_come_first(capsys,
+                                                                              monkeypatch):
+    """Snapshots are left out of the traces' scenes, and an unnamed probe after one was
+    named by its place in the shortened list (probe0 where the scene calls it probe1); and
+    what only the last trace is told (its antennas in a CPML layer) came when it ran, hours
+    into a long scan: now before the first."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("yeefdtd.run"), "_notes_shown", set())
+    scene = ground(target=False)
+    scene = scene.model_copy(update={"monitors": [
+        yf.Snapshot(name=None, component="ez"),
+        yf.Probe(position=(0.15 - 9 * DX, 0.13), components=["ez"])]})
+    # 8 traces of 5 cells: the last one's antennas at 56 cells, 6 into x_max's layer
+    res = bscan(scene, 8, (5, 0), progress=False)
+    assert sorted(res.probes) == [f"probe1[{k}]" for k in range(8)]
+    err = capsys.readouterr().err
+    first = err.index("note: trace 7, its sources and probes moved [35, 0] cells: ")
+    assert "CPML" in err[first:].splitlines()[0]

@@ -93,8 +93,8 @@ def _fps(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.1 <= v <= 100:
-        raise argparse.ArgumentTypeError(f"frames a second from 0.1 to 100, got {text!r}")
+    if not 0.1 <= v <= 50:
+        raise argparse.ArgumentTypeError(f"frames a second from 0.1 to 50, got {text!r}")
     return v
 
 
@@ -123,7 +123,7 @@ def parser() -> argparse.ArgumentParser:
                    help="a B-scan: run the scene TRACES times, its sources and probes moved "
                         "by --step cells each time (probes saved as NAME[k])")
     r.add_argument("--step", type=_cells, help="the cells a B-scan's trace moves along x,y "
-                   "(,z), as 2,0 or 2,0,0")
+                   "(,z), as 2,0 or 2,0,0 (a negative first value as --step=-2,0)")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     v = sub.add_parser("validate", help="check a scene file, summarise it and estimate its memory")
@@ -167,7 +167,8 @@ def parser() -> argparse.ArgumentParser:
                     "the result)")
     pl.add_argument("--animate", action="store_true", help="also each snapshot's frames as "
                     "an animated GIF (at most 150, evenly through the record)")
-    pl.add_argument("--fps", type=_fps, help="the animations' frames a second (default 10)")
+    pl.add_argument("--fps", type=_fps, help="the animations' frames a second, up to 50 "
+                    "(default 10; GIF counts time in hundredths of a second)")
     return p
 
 
@@ -334,6 +335,22 @@ def _plot(saved: Path, result) -> None:
     for path in plots:
         print(f"  plot: {path}")
     _say_unplotted(saved, result, plots)
+    _say_older_animations(saved, result)
+
+
+def _say_older_animations(saved: Path, result) -> None:
+    """A note on animations named as this result's snapshots' (plot --animate of an
+    earlier run to the same file), which this run did not write: they sat beside the new
+    result as its own."""
+    from .plot import _file_name
+
+    older = [saved.parent / _file_name(f"{saved.stem}_snapshot_{name}", ".gif")
+             for name in result.snapshots]
+    older = [p for p in older if p.is_file()]
+    if older:
+        print(f"note: {older[0]}{' and others' if len(older) > 1 else ''}: from an earlier "
+              f"run, not this one; 'yeefdtd plot {saved} --animate' writes this run's",
+              file=sys.stderr)
 
 
 def _say_unplotted(path: Path, result, plots: list) -> None:

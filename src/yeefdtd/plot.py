@@ -263,8 +263,9 @@ def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
         raise ValidationError(f"snapshot {name!r} holds no frames (the run ended before the "
                               "first)")
     if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)) \
-            or not 0.1 <= fps <= 100:
-        raise ValidationError(f"fps: frames a second, a number from 0.1 to 100, not {fps!r}")
+            or not 0.1 <= fps <= 50:
+        raise ValidationError(f"fps: frames a second, a number from 0.1 to 50 (GIF counts "
+                              f"time in hundredths of a second), not {fps!r}")
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) or \
             not 2 <= max_frames <= 10_000:
         raise ValidationError(f"max_frames: a whole number from 2 to 10000, not "
@@ -275,18 +276,24 @@ def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
     picked = np.unique(np.linspace(0, len(snap.frames) - 1, min(len(snap.frames),
                                                                  int(max_frames))).round()
                        .astype(int))
-    shown = [_finite(snap.frames[k].astype(float)) for k in picked]
-    power, div = _shown_power(shown)
-    shown = [a / div for a in shown]
-    lim = _limit(np.stack(shown[:: max(1, len(shown) // 20)]))   # 20 frames or so suffice
+    # the scale from 20 frames or so through the record; each frame converted as drawn (all
+    # of 500 frames of 1001 x 1001 in float64 at once took 2.3 GB beyond the result's)
+    sample = [_finite(snap.frames[k].astype(float)) for k in picked[:: max(1, len(picked)
+                                                                         // 20)]]
+    power, div = _shown_power(sample)
+    lim = _limit(np.stack(sample) / div)
+    del sample
     plt = _pyplot()
     from PIL import Image
 
     fig, ax = plt.subplots(figsize=(6, 5.2), constrained_layout=True)
     images = []
     try:
-        mesh = _snapshot_axes(fig, ax, result, name, snap, shown[0], lim, power, picked[0])
-        for k, data in zip(picked, shown, strict=True):
+        mesh = _snapshot_axes(fig, ax, result, name, snap,
+                              _finite(snap.frames[picked[0]].astype(float)) / div, lim,
+                              power, picked[0])
+        for k in picked:
+            data = _finite(snap.frames[k].astype(float)) / div
             mesh.set_array(data.T.ravel())
             ax.set_title(_snapshot_title(result, name, snap, k))
             fig.canvas.draw()
@@ -296,9 +303,14 @@ def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
     finally:
         plt.close(fig)
 
+    # GIF counts a frame's time in hundredths of a second: whole ones, spread so that each
+    # frame's sum keeps to the rate asked (30 a second: 30, 40, 30 ms...; each 20 or more)
+    ends = np.round(np.arange(1, len(images) + 1) * 100 / fps).astype(int)
+    hundredths = np.maximum(np.diff(ends, prepend=0), 2)
+
     def write(tmp: Path) -> None:
         images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
-                       duration=max(20, round(1000 / fps)), loop=0)
+                       duration=[int(h) * 10 for h in hundredths], loop=0)
 
     try:
         write_atomic(path, write)
@@ -325,11 +337,14 @@ def bscan_traces(result) -> dict[str, list[str]]:
     return out
 
 
-def plot_bscan(result, probe: str, component: str, path: str | Path) -> Path:
+def plot_bscan(result, probe: str, component: str, path: str | Path,
+               remove_mean: bool = False) -> Path:
     """A B-scan (``yeefdtd.bscan``) of one probe's component as an image: trace by trace
-    (the probe's position along the axis it moved, mm) against time (ns, down), on a
-    colour scale that saturates at the 99.5th percentile of |field| (the direct wave
-    from the transmitter would wash out the echoes)."""
+    (the probe's position along the axis it moved most, mm) against time (ns, down). The
+    colour scale saturates at the 99.5th percentile of |field less the mean trace|: the
+    direct wave from the transmitter, the same in every trace, saturates and the echoes
+    show (scaled by the field itself, an echo of a buried target came to 0.03 of the
+    scale). ``remove_mean``: show the field less the mean trace (background removal)."""
     from .exceptions import ValidationError
 
     _a_result(result, "plot_bscan")
@@ -358,15 +373,20 @@ def plot_bscan(result, probe: str, component: str, path: str | Path) -> Path:
     with _closed_on_error(plt, fig):
         power, div = _shown_power([data])
         data = data / div
-        lim = _limit(data)
-        mesh = ax.pcolormesh(along, times, data.T, cmap="gray", vmin=-lim, vmax=lim,
+        rest = data - np.nanmean(data, axis=0)   # what differs from trace to trace
+        shown = rest if remove_mean else data
+        top = np.nanmax(np.abs(data)) if np.isfinite(data).any() else 0.0
+        lim = _limit(rest) if np.nanmax(np.abs(rest), initial=0.0) > 1e-9 * top else \
+            _limit(shown)
+        mesh = ax.pcolormesh(along, times, shown.T, cmap="gray", vmin=-lim, vmax=lim,
                              shading="nearest")
         fig.colorbar(mesh, ax=ax, label=f"{component} ({power}{UNITS[component]})",
                      extend="both")
         ax.invert_yaxis()
         ax.set_xlabel(f"{probe}'s {'xyz'[axis]} (mm)")
         ax.set_ylabel("time (ns)")
-        ax.set_title(f"B-scan of {probe!r}: {component}, {len(records)} traces")
+        ax.set_title(f"B-scan of {probe!r}: {component}, {len(records)} traces"
+                     + (", less the mean trace" if remove_mean else ""))
     return _save(fig, path)
 
 
@@ -525,10 +545,16 @@ def unplotted(result) -> list[str]:
     recorded nothing (a run shorter than their ``every``), and the final fields, which are
     arrays to read, not plots."""
     _a_result(result, "unplotted")
-    out = [f"{kind} {name!r} recorded nothing" for kind, items in
-           (("probe", {n: p for n, p in result.probes.items() if not _recorded(p)}),
-            ("snapshot", {n: s for n, s in result.snapshots.items() if not len(s.frames)}))
-           for name in items]
+    scans = bscan_traces(result)   # a B-scan's probe: named once, not once a trace
+    traced = {n: base for base, names in scans.items() for n in names}
+    quiet = {base: p for base, names in scans.items()
+             for p in [result.probes[names[0]]] if not _recorded(p)}
+    out = [f"B-scan probe {name!r} recorded nothing" for name in quiet]
+    out += [f"{kind} {name!r} recorded nothing" for kind, items in
+            (("probe", {n: p for n, p in result.probes.items()
+                        if n not in traced and not _recorded(p)}),
+             ("snapshot", {n: s for n, s in result.snapshots.items() if not len(s.frames)}))
+            for name in items]
     if result.fields is not None:
         out.append("the final fields are arrays, not plots (yeefdtd.load(path).fields)")
     return out

@@ -86,6 +86,28 @@ def test_a_b_scan_saves_loads_and_plots_as_an_image_a_component(tmp_path):
         plot_bscan(back, "tx", "ez", tmp_path / "x.png")
     with pytest.raises(yf.ValidationError, match="component 'hx': probe 'rx' recorded ez"):
         plot_bscan(back, "rx", "hx", tmp_path / "x.png")
+    # the colour scale: set by what differs from trace to trace (the echoes), not by the
+    # direct wave every trace holds alike (scaled by the field, an echo came to 0.03 of it)
+    import matplotlib.pyplot as plt
+
+    scales, titles = [], []
+    real_close = plt.close
+
+    def close(fig):
+        scales.append(fig.axes[0].collections[0].get_clim())
+        titles.append(fig.axes[0].get_title())
+        real_close(fig)
+
+    plt.close = close
+    try:
+        plot_bscan(back, "rx", "ez", tmp_path / "a.png")
+        plot_bscan(back, "rx", "ez", tmp_path / "b.png", remove_mean=True)
+    finally:
+        plt.close = real_close
+    t = traces(back)
+    lim = np.percentile(np.abs(t - t.mean(axis=0)), 99.5)
+    assert scales == [pytest.approx((-lim, lim))] * 2 and lim < 0.5 * np.abs(t).max()
+    assert titles[1].endswith(", less the mean trace")
 
 
 @pytest.mark.parametrize("kw, says", [
@@ -156,6 +178,11 @@ def test_run_takes_a_b_scan_and_plots_it(tmp_path, capsys):
     said = capsys.readouterr().out
     assert ": 3 traces of " in said and "plot: " + str(tmp_path / "g_bscan_rx_ez.png") in said
     assert sorted(yf.load(out).probes) == ["rx[0]", "rx[1]", "rx[2]"]
+    # a step back along x, written as argparse takes a value that starts with '-'
+    assert main(["run", str(scene), "-o", str(out), "--bscan", "2", "--step=-2,0", "-q"]) == 0
+    back = yf.load(out).probes
+    assert back["rx[1]"].positions["ez"][0] == pytest.approx(
+        back["rx[0]"].positions["ez"][0] - 2 * DX)
     for argv, says in [(["--bscan", "3"], "--bscan, --step: a B-scan takes both"),
                        (["--bscan", "3", "--step", "2,0,0"], "--step: the scene's grid is 2D"),
                        (["--bscan", "3", "--step", "0,0"], "--step: all zero"),
@@ -190,3 +217,15 @@ def test_an_unnamed_probe_keeps_its_name_and_the_last_traces_notes_come_first(ca
     err = capsys.readouterr().err
     first = err.index("note: trace 7, its sources and probes moved [35, 0] cells: ")
     assert "CPML" in err[first:].splitlines()[0]
+
+
+def test_a_b_scans_probe_that_recorded_nothing_is_named_once():
+    """A probe recording every more steps than the run has: the note named each trace's
+    record (rx[0] ... rx[N-1], up to 100 000 of them); now the B-scan's probe, once."""
+    from yeefdtd.plot import unplotted
+
+    scene = ground(target=False)
+    scene = scene.model_copy(update={"monitors": [yf.Probe(
+        name="rx", position=(0.1, 0.13), every=10_000)]})
+    res = bscan(scene, 4, (1, 0), progress=False)
+    assert unplotted(res) == ["B-scan probe 'rx' recorded nothing"]

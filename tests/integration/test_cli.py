@@ -1230,6 +1230,19 @@ def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
     with Image.open(gif) as im:
         assert im.n_frames == len(res.snapshots["s"].frames) == 6
         assert im.info["duration"] == 200 and im.info["loop"] == 0
+    # whole hundredths of a second, spread to keep the rate (30 a second: 30, 40, 30 ms)
+    with Image.open(animate_snapshot(res, "s", tmp_path / "f.gif", fps=30)) as im:
+        shown = []
+        for k in range(im.n_frames):
+            im.seek(k)
+            shown.append(im.info["duration"])
+        assert shown == [30, 40, 30, 30, 40, 30], shown
+    # a later run --plot to the same file leaves the animation as it was: a note says so
+    scene_file = tmp_path / "r.toml"
+    scene_file.write_text(res.scene.to_toml())
+    capsys.readouterr()
+    assert main(["run", str(scene_file), "-o", str(saved), "--plot", "-q"]) == 0
+    assert f"note: {gif}: from an earlier run, not this one" in capsys.readouterr().err
     # fewer frames than the record: evenly through it, ends included
     titles = []
     from yeefdtd import plot as plot_mod
@@ -1244,6 +1257,7 @@ def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
     with Image.open(tmp_path / "few.gif") as im:
         assert im.n_frames == 3
     for kw, says in [({"fps": 0}, "fps: frames a second"), ({"max_frames": 1}, "max_frames"),
+                     ({"fps": 60}, "from 0.1 to 50"),
                      ({"fps": True}, "fps: frames a second")]:
         with pytest.raises(yf.ValidationError, match=says):
             animate_snapshot(res, "s", tmp_path / "x.gif", **kw)

@@ -118,6 +118,8 @@ def parser() -> argparse.ArgumentParser:
                    help="threads of the numpy backend (default: $YEEFDTD_THREADS, or every "
                         "processor)")
     r.add_argument("--plot", action="store_true", help="also write PNG plots beside OUTPUT")
+    r.add_argument("--animate", action="store_true", help="with --plot, also each snapshot's "
+                   "frames as an animated GIF (as 'yeefdtd plot --animate')")
     r.add_argument("--fields", action="store_true", help="also save the final fields")
     r.add_argument("--bscan", type=_trace_count, metavar="TRACES",
                    help="a B-scan: run the scene TRACES times, its sources and probes moved "
@@ -195,6 +197,9 @@ def _cmd_run(args) -> int:
     if args.step is not None and not any(args.step):
         raise YeeError("--step: all zero, so every trace would be the same; give the cells a "
                        "trace moves along some axis")
+    if args.animate and not args.plot:
+        raise YeeError("--animate: writes animations beside the plots, which --plot writes; "
+                       "add --plot, or leave --animate out")
     if args.bscan is not None and args.fields:
         raise YeeError("--fields: a B-scan keeps each trace's probes, not its fields; run a "
                        "trace alone for them")
@@ -207,8 +212,12 @@ def _cmd_run(args) -> int:
             names = [f"{out.stem}_bscan_{kind}_{c}" for kind, mon in
                      zip(scene.monitor_names(), scene.monitors, strict=True)
                      if mon.type == "probe" for c in (mon.components or scene.grid.components)]
-        for name in names:
-            plot = out.parent / _file_name(name)
+        paths = [out.parent / _file_name(name) for name in names]
+        if args.animate and args.bscan is None:
+            paths += [out.parent / _file_name(f"{out.stem}_snapshot_{kind}", ".gif")
+                      for kind, mon in zip(scene.monitor_names(), scene.monitors, strict=True)
+                      if mon.type == "snapshot"]
+        for plot in paths:
             check_writable(plot, "--plot")
             _not_the_scene(plot, args.scene, "--plot")
     with _Signals() as signals:
@@ -262,7 +271,7 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
                     print(f"yeefdtd: no plots written; 'yeefdtd plot {saved}' writes them"
                           f"{_older_plots(saved)}", file=sys.stderr)
                 else:
-                    _plot(saved, exc.partial)
+                    _plot(saved, exc.partial, args.animate)
         else:
             print(f"yeefdtd: {exc}", file=sys.stderr)
         return code
@@ -281,7 +290,7 @@ def _run_and_save(scene, args, out: Path, signals: _Signals) -> int:
           f"({how}) in {st['seconds']:.2f} s, {st['mcells_per_s']:.1f} Mcells/s, "
           f"{st['bytes_per_cell']:.1f} bytes/cell -> {saved}")
     if args.plot:
-        _plot(saved, result)
+        _plot(saved, result, args.animate)
     return 0 if saved == out else 1
 
 
@@ -313,15 +322,18 @@ def _older_plots(saved: Path) -> str:
             f"{'are' if len(older) > 1 else 'is'} from an earlier run, not this one)")
 
 
-def _plot(saved: Path, result) -> None:
-    """The plots of ``result``, beside the file ``saved`` that holds it. A Ctrl-C or a
-    write that fails while they are drawn says that the result is whole and how to draw
-    them later (it said only 'interrupted', or named the plot that failed)."""
+def _plot(saved: Path, result, animate: bool = False) -> None:
+    """The plots of ``result``, beside the file ``saved`` that holds it (``animate``: and
+    its snapshots' animations). A Ctrl-C or a write that fails while they are drawn says
+    that the result is whole and how to draw them later (it said only 'interrupted', or
+    named the plot that failed)."""
     from .plot import plot_result
 
     later = f"the result is whole in {saved}; 'yeefdtd plot {saved}' writes the plots"
     try:
         plots = plot_result(result, saved.parent, saved.stem)
+        if animate:
+            plots += _animations(result, saved.parent, saved.stem, 10.0)
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"while plotting; {later}") from None
     except OSError as exc:   # main says it, with the status of a failed write (1), naming
@@ -335,7 +347,8 @@ def _plot(saved: Path, result) -> None:
     for path in plots:
         print(f"  plot: {path}")
     _say_unplotted(saved, result, plots)
-    _say_older_animations(saved, result)
+    if not animate:
+        _say_older_animations(saved, result)
 
 
 def _say_older_animations(saved: Path, result) -> None:

@@ -1243,6 +1243,13 @@ def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
     capsys.readouterr()
     assert main(["run", str(scene_file), "-o", str(saved), "--plot", "-q"]) == 0
     assert f"note: {gif}: from an earlier run, not this one" in capsys.readouterr().err
+    # run --plot --animate writes it again, as plot --animate does
+    gif.unlink()
+    assert main(["run", str(scene_file), "-o", str(saved), "--plot", "--animate", "-q"]) == 0
+    assert f"  plot: {gif}" in capsys.readouterr().out and gif.is_file()
+    assert main(["run", str(scene_file), "-o", str(saved), "--animate"]) == 2
+    assert "--animate: writes animations beside the plots, which --plot writes" in \
+        capsys.readouterr().err
     # fewer frames than the record: evenly through it, ends included
     titles = []
     from yeefdtd import plot as plot_mod

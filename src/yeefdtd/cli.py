@@ -333,7 +333,7 @@ def _plot(saved: Path, result, animate: bool = False) -> None:
     try:
         plots = plot_result(result, saved.parent, saved.stem)
         if animate:
-            plots += _animations(result, saved.parent, saved.stem, 10.0)
+            plots += _animations(result, saved.parent, saved.stem)
     except KeyboardInterrupt:
         raise KeyboardInterrupt(f"while plotting; {later}") from None
     except OSError as exc:   # main says it, with the status of a failed write (1), naming
@@ -777,17 +777,18 @@ def _cmd_kernels(args) -> int:
     return 0
 
 
-def _animations(result, outdir: Path, stem: str, fps: float) -> list[Path]:
-    """Every snapshot of ``result`` that holds frames as a GIF, named as its PNG is."""
+def _animations(result, outdir: Path, stem: str, fps: float | None = None) -> list[Path]:
+    """Every snapshot of ``result`` that holds frames as a GIF, named as its PNG is, at
+    ``fps`` frames a second (None: plot.FPS)."""
     from .exceptions import ValidationError
-    from .plot import _file_name, animate_snapshot
+    from .plot import FPS, _file_name, animate_snapshot
 
     out = []
     for name, snap in result.snapshots.items():
         if len(snap.frames):
             try:
                 out.append(animate_snapshot(result, name, outdir / _file_name(
-                    f"{stem}_snapshot_{name}", ".gif"), fps=fps))
+                    f"{stem}_snapshot_{name}", ".gif"), fps=FPS if fps is None else fps))
             except ValidationError as exc:
                 raise ValidationError(f"snapshot {name!r}: {exc}") from None
     return out
@@ -808,8 +809,7 @@ def _cmd_plot(args) -> int:
     try:
         plots = plot_result(result, outdir, path.stem)
         if args.animate:
-            plots += _animations(result, outdir, path.stem,
-                                 10.0 if args.fps is None else args.fps)
+            plots += _animations(result, outdir, path.stem, args.fps)
     except ValidationError as exc:   # a file that load() read but whose parts do not plot
         raise ValidationError(f"{path}: {exc}") from None
     for p in plots:

@@ -248,14 +248,18 @@ def _snapshot_title(result, name: str, snap, frame: int) -> str:
 MAX_FRAMES = 150
 
 
-def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
+#: an animation's frames a second where none is asked for
+FPS = 10.0
+
+
+def animate_snapshot(result, name: str, path: str | Path, fps: float = FPS,
                      max_frames: int = MAX_FRAMES) -> Path:
     """A snapshot's frames as an animated GIF (``path`` ends in .gif), at ``fps`` frames a
     second, at most ``max_frames`` of them (taken evenly through a longer record), on one
     colour scale: the 99.5th percentile of |field| over the frames shown. Written through
     a temporary file, as every plot."""
     from .exceptions import ValidationError
-    from .io import one_line, output_path, write_atomic
+    from .io import output_path
 
     _a_result(result, "animate_snapshot")
     snap = result.snapshots[name]
@@ -312,11 +316,7 @@ def animate_snapshot(result, name: str, path: str | Path, fps: float = 10.0,
         images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:],
                        duration=[int(h) * 10 for h in hundredths], loop=0)
 
-    try:
-        write_atomic(path, write)
-    except OSError as exc:
-        raise OSError(exc.errno, one_line(exc), str(path)) from None
-    return path
+    return _written(path, write)
 
 
 def bscan_traces(result) -> dict[str, list[str]]:
@@ -455,16 +455,23 @@ def _save(fig, path: Path) -> Path:
     writing fails) and closed; an OSError names ``path``."""
     import matplotlib.pyplot as plt
 
-    from .io import one_line, write_atomic
-
     kind = Path(path).suffix.lower().lstrip(".")   # the temporary name's suffix is .part
     try:
-        write_atomic(Path(path), lambda tmp: fig.savefig(tmp, dpi=110, format=kind))
-    except OSError as exc:
-        raise OSError(exc.errno, one_line(exc), str(path)) from None
+        _written(path, lambda tmp: fig.savefig(tmp, dpi=110, format=kind))
     finally:
         plt.close(fig)
     return path
+
+
+def _written(path: Path, write) -> Path:
+    """``write`` through a temporary file renamed onto ``path`` (io.write_atomic), an
+    OSError naming ``path``."""
+    from .io import one_line, write_atomic
+
+    try:
+        return write_atomic(Path(path), write)
+    except OSError as exc:
+        raise OSError(exc.errno, one_line(exc), str(path)) from None
 
 
 def plot_result(result, directory: str | Path, stem: str) -> list[Path]:

@@ -10,6 +10,7 @@ import errno
 import io
 import json
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,8 +45,11 @@ VALUES_CRC = "array_checksums"
 
 
 @dataclass
-class ProbeData:
-    """One probe: a time series per component, each at its own point and times."""
+class ProbeData(Mapping):
+    """One probe: a time series per component, each at its own point and times; a mapping
+    of its components to their values (``in``, iteration, keys(), items(), get(): those
+    went through __getitem__ with 0, 1, ... and said "component 0: not in this
+    result")."""
 
     name: str
     data: dict[str, np.ndarray]                       #: component -> values
@@ -63,29 +67,11 @@ class ProbeData:
     def __getitem__(self, component: str) -> np.ndarray:
         return self.data[component]
 
-    # a mapping of its components, as result.probes is of probes ('"ey" in probe' and
-    # 'for c in probe' went through __getitem__ with 0, 1, ...: "component 0: not in this
-    # result")
-    def __contains__(self, component) -> bool:
-        return component in self.data
-
     def __iter__(self):
         return iter(self.data)
 
     def __len__(self) -> int:
         return len(self.data)
-
-    def keys(self):
-        return self.data.keys()
-
-    def values(self):
-        return self.data.values()
-
-    def items(self):
-        return self.data.items()
-
-    def get(self, component, default=None):
-        return self.data.get(component, default)
 
     def __repr__(self) -> str:   # not every value: a notebook printed thousands of lines
         comps = ", ".join(f"{c}: {np.shape(v)[0]} values" for c, v in self.data.items())

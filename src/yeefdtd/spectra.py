@@ -363,16 +363,16 @@ def peak_frequencies(values, times, count: int, fmin: float = 0.0,
                               f"be, a negative number such as -31, not {floor_db}")
     x, w, freqs, mag, sel = _windowed_band(x, t, fmin, fmax, ("fmin", "fmax"))
     inner = _local_maxima(mag)
+    length = len(x) * (t[1] - t[0])   # the record's, for the window's lobes
     if len(inner):   # the floor is from the strongest peak anywhere, in the band or not
         inner = inner[mag[inner] >= mag[inner].max() * 10 ** (floor_db / 20)]
-        inner = inner[_sidelobes(freqs, mag, inner, len(x) * (t[1] - t[0])) < 0]
+        inner = inner[_sidelobes(freqs, mag, inner, length) < 0]
     inner = inner[sel[inner]]
     best = inner[np.argsort(mag[inner])[::-1][:count]]
     df = freqs[1] - freqs[0]
     out = [_golden_max(lambda fr: _windowed_power(x, t, fr, w), freqs[i] - df, freqs[i] + df)
            for i in best]
     out = np.sort(np.array(out))
-    length = len(x) * (t[1] - t[0])
     close = np.flatnonzero(np.diff(out) < RESOLVED / length)
     if len(close):
         a, b = out[close[0]], out[close[0] + 1]

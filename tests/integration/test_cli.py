@@ -1181,9 +1181,7 @@ def test_a_probes_spectrum_is_shown_over_the_band_its_sources_drive(tmp_path, mo
     """A closed cavity's record, cut off while it rings, leaks to its Nyquist frequency
     above 1e-4 of its peak: a cavity driven up to about 25 GHz was plotted from 0 to 320.
     The axis now ends at 1.5 times where the sources' spectra fall to 1e-3 of their peak."""
-    import matplotlib.pyplot as plt
 
-    from yeefdtd.plot import plot_probe
 
     wf = yf.Gaussian(tau=20e-12)
     scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(24, 30), spacing=1e-3),
@@ -1192,26 +1190,33 @@ def test_a_probes_spectrum_is_shown_over_the_band_its_sources_drive(tmp_path, mo
                      monitors=[yf.Probe(name="p", cell=(15, 21), components=["ez"])],
                      run=yf.RunSettings(steps=3000, backend="numpy", dtype="float64"))
     res = yf.run(scene, progress=False)
+    reach = wf.max_frequency() / 1e9
+    assert _spectrum_axis(res, tmp_path) == pytest.approx((0.0, 1.5 * reach))
+    monkeypatch.setattr("yeefdtd.plot._sources_reach", lambda result: 0.0)
+    # the leak's floor alone: past the band (87 GHz)
+    assert _spectrum_axis(res, tmp_path)[1] > 2 * reach
+
+
+def _spectrum_axis(res, tmp_path) -> tuple[float, float]:
+    """The frequency axis's limits (GHz) of probe 'p''s plot in ``res``, read as the figure
+    is closed."""
+    import matplotlib.pyplot as plt
+
+    from yeefdtd.plot import plot_probe
+
+    limits = []
     real_close = plt.close
 
-    def spectrum_axis():
-        limits = []
+    def close(fig):
+        limits.extend(ax.get_xlim() for ax in fig.axes)
+        real_close(fig)
 
-        def close(fig):
-            limits.extend(ax.get_xlim() for ax in fig.axes)
-            real_close(fig)
-
-        plt.close = close
-        try:
-            plot_probe(res, "p", tmp_path / "p.png")
-        finally:
-            plt.close = real_close
-        return limits[1]
-
-    reach = wf.max_frequency() / 1e9
-    assert spectrum_axis() == pytest.approx((0.0, 1.5 * reach))
-    monkeypatch.setattr("yeefdtd.plot._sources_reach", lambda result: 0.0)
-    assert spectrum_axis()[1] > 2 * reach   # the leak's floor alone: past the band (87 GHz)
+    plt.close = close
+    try:
+        plot_probe(res, "p", tmp_path / "p.png")
+    finally:
+        plt.close = real_close
+    return limits[1]
 
 
 def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
@@ -1278,9 +1283,7 @@ def test_plot_animates_each_snapshot_as_a_gif(tmp_path, capsys):
 def test_a_spectrum_axis_keeps_the_records_strongest_bin_past_the_sources_band(tmp_path):
     """Fields set with set_field ring at a cavity's own frequencies whatever a weak source
     drives: the axis capped by the source's band (1 GHz) hid the records' strongest bin."""
-    import matplotlib.pyplot as plt
 
-    from yeefdtd.plot import plot_probe
 
     scene = yf.Scene(grid=yf.Grid(mode="tmz", cells=(20, 20), spacing=1e-3), boundaries="pec",
                      sources=[yf.PointSource(component="ez", cell=(3, 3), amplitude=1e-3,
@@ -1293,20 +1296,9 @@ def test_a_spectrum_axis_keeps_the_records_strongest_bin_past_the_sources_band(t
     blob[8:13, 8:13] = 1.0
     stepper.set_field("ez", blob)
     res = yf.run_model(model, stepper, progress=False)
-    limits = []
-    real_close = plt.close
-
-    def close(fig):
-        limits.extend(ax.get_xlim() for ax in fig.axes)
-        real_close(fig)
-
-    plt.close = close
-    try:
-        plot_probe(res, "p", tmp_path / "p.png")
-    finally:
-        plt.close = real_close
     from yeefdtd.spectra import spectrum
 
     f, mag = spectrum(res.probes["p"]["ez"], res.probes["p"].times["ez"])
     strongest = f[np.argmax(mag)] / 1e9
-    assert strongest > 3 and limits[1][1] >= 1.2 * strongest * 0.999, (strongest, limits)
+    limits = _spectrum_axis(res, tmp_path)
+    assert strongest > 3 and limits[1] >= 1.2 * strongest * 0.999, (strongest, limits)

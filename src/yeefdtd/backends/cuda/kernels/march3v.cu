@@ -343,23 +343,15 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
     const int src = L.src;
     const bool vec = L.vec, whole = L.whole;
     const auto owns = [&](int v) { return AL ? (om >> v & 1) != 0 : v < om; };
-    // ep[t], hp[t]: E and H of step t at the plane step t last computed (step t's plane at
-    // iteration s is s - t + 1; step 0's, s + 1, is the plane loaded); of step NT only H's
-    // x and y components are read (the z derivative of the next plane's E)
-    T ep[NT][3][V], hp[NT + 1][3][V];
+    T en[NT + 1][3][V], eo[NT + 1][3][V], hn[NT + 1][3][V], ho[NT + 1][3][V];
     unsigned mw[NT + 1];
     int fl[NT + 1];
 #pragma unroll
-    for (int a = 0; a < 3; ++a)
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-#pragma unroll
-            for (int t = 0; t < NT; ++t) ep[t][a][v] = T(0);
-#pragma unroll
-            for (int t = 0; t <= NT; ++t) hp[t][a][v] = T(0);
-        }
-#pragma unroll
     for (int t = 0; t <= NT; ++t) {
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) en[t][a][v] = eo[t][a][v] = hn[t][a][v] = ho[t][a][v] = T(0);
         mw[t] = 0u;
         fl[t] = 0;
     }
@@ -373,8 +365,8 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-                ep[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
-                hp[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
+                en[0][a][v] = Conv<T, S>::widen(p.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(p.f[a + 3][v]);
             }
         mw[0] = p.ids();
         fl[0] = p.flags;
@@ -388,15 +380,14 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
             mw[t] = mw[t - 1];
             fl[t] = fl[t - 1];
         }
-        // eu, hu: E and H of the step before the one computed next at the plane after its
-        // (to start with, step 0 at plane s + 1)
-        T eu[3][V], hu[3][V];
 #pragma unroll
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int v = 0; v < V; ++v) {
-                eu[a][v] = Conv<T, S>::widen(next.f[a][v]);
-                hu[a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
+                eo[0][a][v] = en[0][a][v];
+                ho[0][a][v] = hn[0][a][v];
+                en[0][a][v] = Conv<T, S>::widen(next.f[a][v]);
+                hn[0][a][v] = Conv<T, S>::widen(next.f[a + 3][v]);
             }
         mw[0] = next.ids();
         fl[0] = next.flags;
@@ -406,138 +397,126 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
         }
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
+            if (t > nt) break;
             const int k = s - t + 1;
-            T h[3][V], e[3][V];   // H and E of step t at plane k
-            if (t <= nt && k >= kstart) {
-                const int kw = wrap_any(k, nz);
-                const long long n = n0 + t - 1;
-                const bool first = t == 1, last = t == nt;
-                const bool own = k >= zown && k < z1;
-                const int flags = fl[t];
-                // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
-                T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
-                T* const sH = sh + (HP + 2 * (t - 1)) * SP;
-                if (t == 1) {
-                    sstore<T, V>(lp(sE), ep[0][0]);
-                    sstore<T, V>(lp(sE + SP), ep[0][2]);
-                    sync.before_h();
-                }
-                {
-                    const Pack<T, V> exu = sload<T, V>(lp(sE) + W), ezu = sload<T, V>(lp(sE + SP) + W);
-                    const T eyr = __shfl_down_sync(0xffffffffu, ep[t - 1][1][0], 1);
-                    const T ezr = __shfl_down_sync(0xffffffffu, ep[t - 1][2][0], 1);
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        const T ex = ep[t - 1][0][v], ey = ep[t - 1][1][v], ez = ep[t - 1][2][v];
-                        const T eyx = v + 1 < V ? ep[t - 1][1][v + 1] : eyr;
-                        const T ezx = v + 1 < V ? ep[t - 1][2][v + 1] : ezr;
-                        const T d[3][2] = {{ezu.v[v] - ez, eu[1][v] - ey},   // dEz/dy, dEy/dz
-                                           {eu[0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
-                                           {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
-                        const T old[3] = {hp[t - 1][0][v], hp[t - 1][1][v], hp[t - 1][2][v]};
-                        T out[3];
-                        curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
-                                           false, false, src, 0, j, kw, ny, px, first, last, own,
-                                           slot, out, nullptr);
-                        if (!AL && (flags & PLANE_SRC_H))
-                            sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
-#pragma unroll
-                        for (int a = 0; a < 3; ++a) h[a][v] = out[a];
-                    }
-                    if (AL && (flags & PLANE_SRC_H))   // out of the loop: one test per half step
-                        lane_sources<T, S, 1, V>(kw, j * nx, gi, nx, n, h);
-                }
-                sstore<T, V>(lp(sH), h[0]);
-                sstore<T, V>(lp(sH + SP), h[2]);
-                sync.before_e(t);
-                // ---- E of step t at plane k, from H of step t at planes k, k - 1
-                {
-                    const Pack<T, V> hxd = sload<T, V>(lp(sH) - W), hzd = sload<T, V>(lp(sH + SP) - W);
-                    const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
-                    const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
-#pragma unroll
-                    for (int v = 0; v < V; ++v) {
-                        const T hyx = v > 0 ? h[1][v - 1] : hyl;
-                        const T hzx = v > 0 ? h[2][v - 1] : hzl;
-                        const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hp[t][1][v]},   // dHz/dy, dHy/dz
-                                           {h[0][v] - hp[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
-                                           {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
-                        const T old[3] = {ep[t - 1][0][v], ep[t - 1][1][v], ep[t - 1][2][v]};
-                        T out[3];
-                        curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
-                                           false, false, src, 0, j, kw, ny, px, first, last, own,
-                                           slot, out, nullptr);
-                        if (!AL && (flags & PLANE_SRC_E))
-                            sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
-#pragma unroll
-                        for (int a = 0; a < 3; ++a) e[a][v] = out[a];
-                    }
-                    if (AL && (flags & PLANE_SRC_E))   // out of the loop: one test per half step
-                        lane_sources<T, S, 0, V>(kw, j * nx, gi, nx, n, e);
-                }
-                if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
-                    T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
-                    sstore<T, V>(lp(eb), e[0]);
-                    sstore<T, V>(lp(eb + SP), e[2]);
-                }
-                if (own) {
-                    if (flags & PLANE_PROBE) {
-#pragma unroll
-                        for (int v = 0; v < V; ++v)
-                            if (owns(v)) {
-                                const T ev[3] = {e[0][v], e[1][v], e[2][v]};
-                                const T hv[3] = {h[0][v], h[1][v], h[2][v]};
-                                probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
-                            }
-                    }
-                    if (last) {
-                        const idx_t c = row + plane * kw;
-                        S* const (&out)[6] = outs;
-                        if (vec && whole) {
-#pragma unroll
-                            for (int a = 0; a < 3; ++a) {
-                                Pack<T, V> x, y;
-#pragma unroll
-                                for (int v = 0; v < V; ++v) { x.v[v] = e[a][v]; y.v[v] = h[a][v]; }
-                                storef<T, S, V>(out[a], c + gi, x);
-                                storef<T, S, V>(out[a + 3], c + gi, y);
-                            }
-                        } else {
-#pragma unroll
-                            for (int v = 0; v < V; ++v)
-                                if (owns(v)) {
-                                    const idx_t cv = c + wrap_any(gi + v, nx);
-#pragma unroll
-                                    for (int a = 0; a < 3; ++a) {
-                                        storef<T, S, 1>(out[a], cv, Pack<T, 1>{{e[a][v]}});
-                                        storef<T, S, 1>(out[a + 3], cv, Pack<T, 1>{{h[a][v]}});
-                                    }
-                                }
-                        }
-                    }
-                }
-            } else {   // a step this pass does not take, or a plane before its first: what it
-                       // would hold is read by no step that is taken
-#pragma unroll
-                for (int a = 0; a < 3; ++a)
-#pragma unroll
-                    for (int v = 0; v < V; ++v) { h[a][v] = hu[a][v]; e[a][v] = eu[a][v]; }
+            if (k < kstart) continue;
+            const int kw = wrap_any(k, nz);
+            const long long n = n0 + t - 1;
+            const bool first = t == 1, last = t == nt;
+            const bool own = k >= zown && k < z1;
+            const int flags = fl[t];
+            // ---- H of step t at plane k, from E of step t - 1 at planes k, k + 1
+            T* const sE = sh + (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
+            T* const sH = sh + (HP + 2 * (t - 1)) * SP;
+            if (t == 1) {
+                sstore<T, V>(lp(sE), eo[0][0]);
+                sstore<T, V>(lp(sE + SP), eo[0][2]);
+                sync.before_h();
             }
-            // step t - 1's planes move on to k + 1, step t's to k
+            T h[3][V];
+            {
+                const Pack<T, V> exu = sload<T, V>(lp(sE) + W), ezu = sload<T, V>(lp(sE + SP) + W);
+                const T eyr = __shfl_down_sync(0xffffffffu, eo[t - 1][1][0], 1);
+                const T ezr = __shfl_down_sync(0xffffffffu, eo[t - 1][2][0], 1);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const T ex = eo[t - 1][0][v], ey = eo[t - 1][1][v], ez = eo[t - 1][2][v];
+                    const T eyx = v + 1 < V ? eo[t - 1][1][v + 1] : eyr;
+                    const T ezx = v + 1 < V ? eo[t - 1][2][v + 1] : ezr;
+                    const T d[3][2] = {{ezu.v[v] - ez, en[t - 1][1][v] - ey},   // dEz/dy, dEy/dz
+                                       {en[t - 1][0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                                       {eyx - ey, exu.v[v] - ex}};              // dEy/dx, dEx/dy
+                    const T old[3] = {ho[t - 1][0][v], ho[t - 1][1][v], ho[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 3, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (!AL && (flags & PLANE_SRC_H))
+                        sources3<T, S, 1>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) h[a][v] = out[a];
+                }
+                if (AL && (flags & PLANE_SRC_H))   // out of the loop: one test per half step
+                    lane_sources<T, S, 1, V>(kw, j * nx, gi, nx, n, h);
+            }
+            sstore<T, V>(lp(sH), h[0]);
+            sstore<T, V>(lp(sH + SP), h[2]);
+            sync.before_e(t);
+            // ---- E of step t at plane k, from H of step t at planes k, k - 1
+            T e[3][V];
+            {
+                const Pack<T, V> hxd = sload<T, V>(lp(sH) - W), hzd = sload<T, V>(lp(sH + SP) - W);
+                const T hyl = __shfl_up_sync(0xffffffffu, h[1][V - 1], 1);
+                const T hzl = __shfl_up_sync(0xffffffffu, h[2][V - 1], 1);
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    const T hyx = v > 0 ? h[1][v - 1] : hyl;
+                    const T hzx = v > 0 ? h[2][v - 1] : hzl;
+                    const T d[3][2] = {{h[2][v] - hzd.v[v], h[1][v] - hn[t][1][v]},   // dHz/dy, dHy/dz
+                                       {h[0][v] - hn[t][0][v], h[2][v] - hzx},        // dHx/dz, dHz/dx
+                                       {h[1][v] - hyx, h[0][v] - hxd.v[v]}};          // dHy/dx, dHx/dy
+                    const T old[3] = {eo[t - 1][0][v], eo[t - 1][1][v], eo[t - 1][2][v]};
+                    T out[3];
+                    curl3<T, S, CT, 0>(gtab, crow<T, 6>(id_of<ID>(mw[t], v)), 0, old, d, false,
+                                       false, false, src, 0, j, kw, ny, px, first, last, own,
+                                       slot, out, nullptr);
+                    if (!AL && (flags & PLANE_SRC_E))
+                        sources3<T, S, 0>(kw, j * nx + wrap_any(gi + v, nx), n, out);
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) e[a][v] = out[a];
+                }
+                if (AL && (flags & PLANE_SRC_E))   // out of the loop: one test per half step
+                    lane_sources<T, S, 0, V>(kw, j * nx, gi, nx, n, e);
+            }
+            if (t < NT) {   // for H of step t + 1 at this plane, an iteration on
+                T* const eb = sh + (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
+                sstore<T, V>(lp(eb), e[0]);
+                sstore<T, V>(lp(eb + SP), e[2]);
+            }
 #pragma unroll
             for (int a = 0; a < 3; ++a)
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    ep[t - 1][a][v] = eu[a][v];
-                    hp[t - 1][a][v] = hu[a][v];
-                    eu[a][v] = e[a][v];
-                    hu[a][v] = h[a][v];
+                    ho[t][a][v] = hn[t][a][v]; hn[t][a][v] = h[a][v];
+                    eo[t][a][v] = en[t][a][v]; en[t][a][v] = e[a][v];
                 }
+            if (own) {
+                if (flags & PLANE_PROBE) {
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (owns(v)) {
+                            const T ev[3] = {e[0][v], e[1][v], e[2][v]};
+                            const T hv[3] = {h[0][v], h[1][v], h[2][v]};
+                            probes3<T>(kw, j * nx + wrap_any(gi + v, nx), n, ev, hv);
+                        }
+                }
+                if (last) {
+                    const idx_t c = row + plane * kw;
+                    S* const (&out)[6] = outs;
+                    if (vec && whole) {
+#pragma unroll
+                        for (int a = 0; a < 3; ++a) {
+                            Pack<T, V> x, y;
+#pragma unroll
+                            for (int v = 0; v < V; ++v) { x.v[v] = e[a][v]; y.v[v] = h[a][v]; }
+                            storef<T, S, V>(out[a], c + gi, x);
+                            storef<T, S, V>(out[a + 3], c + gi, y);
+                        }
+                    } else {
+#pragma unroll
+                        for (int v = 0; v < V; ++v)
+                            if (owns(v)) {
+                                const idx_t cv = c + wrap_any(gi + v, nx);
+#pragma unroll
+                                for (int a = 0; a < 3; ++a) {
+                                    storef<T, S, 1>(out[a], cv, Pack<T, 1>{{e[a][v]}});
+                                    storef<T, S, 1>(out[a + 3], cv, Pack<T, 1>{{h[a][v]}});
+                                }
+                            }
+                    }
+                }
+            }
         }
-#pragma unroll
-        for (int a = 0; a < 3; ++a)
-#pragma unroll
-            for (int v = 0; v < V; ++v) hp[NT][a][v] = hu[a][v];
     }
 }
 

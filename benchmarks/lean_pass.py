@@ -268,11 +268,10 @@ Z0 = 376.730313   # the impedance of free space, ohms
 TOLERANCE = 1e-5   # relative L2 against NumPy (see the module's docstring)
 
 #: (NT, BY, V, blocks an SM at least, TRIM, IDS, SHT) timed by default
-CONFIGS = ((1, 8, 2, 2, 0, 0, 0), (2, 16, 2, 1, 0, 0, 0), (2, 16, 2, 1, 1, 0, 0),
-           (2, 16, 4, 1, 0, 0, 0), (3, 16, 2, 1, 0, 0, 0), (3, 16, 2, 1, 1, 0, 0),
-           (4, 16, 2, 1, 0, 0, 0), (2, 16, 2, 1, 0, 1, 0), (2, 16, 4, 1, 0, 1, 0),
-           (3, 16, 2, 1, 0, 1, 0), (3, 16, 2, 1, 0, 2, 0), (3, 16, 2, 1, 0, 1, 1),
-           (3, 16, 2, 1, 0, 2, 1))
+CONFIGS = ((1, 8, 2, 2, 0, 0, 0), (2, 16, 2, 1, 0, 0, 0), (2, 24, 2, 1, 0, 0, 0),
+           (2, 16, 4, 1, 0, 0, 0), (3, 16, 2, 1, 0, 0, 0), (3, 20, 2, 1, 0, 0, 0),
+           (3, 24, 2, 1, 0, 0, 0), (4, 16, 2, 1, 0, 0, 0), (3, 16, 2, 1, 0, 1, 0),
+           (3, 16, 2, 1, 0, 2, 0), (3, 16, 2, 1, 0, 1, 1), (3, 16, 2, 1, 0, 2, 1))
 HX = 4   # the overlap along x on each side: 4 cells, so that the owned rows are whole sectors
 MATERIALS = 4   # rows of the table that IDS = 2 draws the cells' ids from
 
@@ -424,7 +423,7 @@ def main() -> None:
                    help="NT,BY,V,MB,TRIM,IDS,SHT each (steps a pass, rows a tile, cells a "
                    "lane, blocks an SM at least, 1 to trim the halo rows' steps; IDS: 0 none, "
                    "1 every id 0, 2 ids at random; SHT 1: the table in shared memory)")
-    p.add_argument("--zlen", type=int, default=64, help="planes a z segment")
+    p.add_argument("--zlen", type=int, default=128, help="planes a z segment")
     a = p.parse_args()
     wanted = [tuple(int(x) for x in c.split(",")) for c in a.configs]
     module = cp.RawModule(code=SRC, options=("-std=c++17",),

@@ -6,7 +6,7 @@ float arithmetic is about a fifth; the rest is its generality (ids and coefficie
 sources and probes by plane flags, ownership tests, wrapped indices, passes of fewer
 steps, row-wise barriers) and its pipeline (the planes of every step copied from one
 iteration's registers to the next). This kernel, `lean3`, is the same march (tiles of 32
-lanes x BY rows, 2 cells a lane along x, a z segment marched with NT steps in flight, the
+lanes x BY rows, V cells a lane along x, a z segment marched with NT steps in flight, the
 overlap recomputed: NT rows along y, 4 cells along x so that the owned rows are whole
 32-byte sectors) with none of that generality: one material whose coefficients sit at fixed
 offsets of constant memory (or, with IDS, a material id a cell and the table's row for it,
@@ -15,13 +15,13 @@ NT steps. And it keeps fewer planes in flight: for each step t < NT, E and H of 
 plane, and for step NT the x and y components of H (what the next plane's z derivative
 reads): 20 values a cell at NT = 2 against march3v's 72 registers of en/eo/hn/ho at V = 2.
 
-It is not a variant: a lower bound on what any pass of this tiling costs, to say whether a
+It is not a variant: it says what a pass of this tiling costs at least, and whether a
 leaner pass for the blocks that hold only the background (81% of dipole-cpml's) could reach
 the goal. Its fields are checked against NumPy (the same update, float32, relative L2 under
 1e-5: float32 rounding over NT steps of a random field, where the FMA contractions differ
 from NumPy's separate operations), so the timed kernel does the whole update.
 
-Prints, for each NT, BY, V, MB (blocks an SM at least), TRIM and IDS: registers, spilled
+Prints, for each NT, BY, V, MB (blocks an SM at least), TRIM, IDS and SHT: registers, spilled
 bytes, shared memory, the error against NumPy, milliseconds a pass, and Mcells/s over the
 owned box (N^3 cells, NT steps a pass), beside the device's copy bandwidth and the
 single-step bound (copy bandwidth / 48 bytes).

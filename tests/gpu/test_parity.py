@@ -346,18 +346,20 @@ def assert_same_bits(got, ref):
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("case", [0, 1, 2])
-@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 8, 5), (2, 64, 7, 64)], ids=str)
+@pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 8, 5), (2, 64, 7, 64), (3, 64, 24, 0),
+                                 (3, 64, 24, 5)], ids=str)
 def test_lane_pass_bits(cfg, case, dtype):
     """3D 'temporal''s pass on tiles 64 cells wide runs march3v (2 cells a lane, x
     neighbours by shuffles; 64 x 16 with its warps synced by mbarriers, the others by the
-    block): bit for bit the fields and probes of march3 (32 x 12 threads), CPML boxes,
-    sources, probes, lanes that wrap around periodic x ends and x origins off a lane's
-    alignment included."""
+    block; the lean pass's shape, 3 steps, over its tiles of 12 rows, whose shared planes
+    take dynamic shared memory): bit for bit the fields and probes of march3 (32 x 12
+    threads, as many steps a pass), CPML boxes, sources, probes, lanes that wrap around
+    periodic x ends and x origins off a lane's alignment included."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}   # the pass starts at x = 9
     scene = random_scene("3d", 10 + case, BOUNDARIES_3D[case] if case < 2 else odd)
     runs = []
-    for c in ((2, 32, 12, 0), cfg):
+    for c in ((cfg[0], 32, 12, 0), cfg):
         runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
                            progress=False,
                            stepper_options={"variant": "temporal", "launch": {"pass": c}}))
@@ -411,6 +413,56 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
     assert plain.stats["tile"]["one_material_blocks"] == share
     assert_same_bits(one, plain)
     assert any(not np.array_equal(row1.fields[c], v) for c, v in one.fields.items())
+
+
+@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("seg", [16, 9])
+def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
+    """The lean pass (3 steps, tiles of 64 x 24): its blocks that need nothing but the
+    update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
+    theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
+    float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
+    change. The grid and objects of test_one_material_blocks_keep_the_bits (sources and
+    probes from random_scene, case 1 periodic along x with a lossy anisotropic background,
+    case 2's pass from an odd x), with a point source and a probe in a block that would
+    otherwise run lean3v, and passes of fewer steps (at the snapshots every 50 steps and at
+    the end of 101)."""
+    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
+           "z_min": {"cells": 4}, "z_max": "pmc"}
+    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
+                         (150, 61, 47))
+    d = scene.grid.spacing
+
+    def at(i, j, k):
+        return (i * d[0], j * d[1], k * d[2])
+
+    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
+               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
+               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
+               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
+    src = yf.PointSource(position=at(80, 25, 24), component="ey",
+                         waveform=scene.sources[0].waveform)
+    probe = yf.Probe(name="lean", position=at(90, 30, 20))
+    scene = scene.model_copy(update={"objects": objects,
+                                     "run": scene.run.model_copy(update={"steps": 101}),
+                                     "sources": [*scene.sources, src],
+                                     "monitors": [*scene.monitors, probe],
+                                     "background": "m1" if case == 1 else "vacuum"})
+    cfg = (3, 64, 24, seg)
+    runs = []
+    for flags in ("", "-DMARCH_LEAN=0", "-DMARCH_UNIFORM_ROW=1"):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                           progress=False,
+                           stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
+    lean, plain, row1 = runs
+    assert lean.stats["launch"]["pass"] == list(cfg)
+    assert lean.stats["tile"]["lean_pass"] is True
+    share = lean.stats["tile"]["one_material_blocks"]
+    assert 0 < share < 1, share
+    assert plain.stats["tile"]["one_material_blocks"] == 0
+    assert_same_bits(lean, plain)
+    assert any(not np.array_equal(row1.fields[c], v) for c, v in lean.fields.items())
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

@@ -85,6 +85,8 @@ class MarchStepper(CudaStepper):
         self.pass_box = self._pass_box()
         #: launch shape -> (function, grid, block, segment, smem, march3v's one-material bytes)
         self._pass_kernels: dict = {}
+        #: the same key -> march3v's launch beside lean3v's, as _pass_kernels holds them
+        self._lean_side: dict = {}
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -429,6 +431,14 @@ class MarchStepper(CudaStepper):
             def where(i, j, k):
                 return j, np.asarray(i, dtype=np.int64)
         out = {}
+        #: (i, j, k) of every source and probe cell: the blocks that compute one run march3v,
+        #: not the lean pass (_lean_blocks)
+        cells = [np.unravel_index(grp.flat, model.grid.shape, order="F")
+                 for grp in model.sources]
+        cells += [tuple(np.array([int(ch.index[a])]) for a in range(3))
+                  for pg in self._probe_groups for ch in pg["group"].channels]
+        self._event_cells = tuple(np.concatenate([c[a] for c in cells]).astype(np.int64)
+                                  if cells else np.zeros(0, np.int64) for a in range(3))
         # per plane: E sources 1, H sources 2, probes 4, a CPML face normal to the marching
         # axis 8 (PLANE_* in march.cu)
         flags = np.zeros(nz, dtype=np.uint8)
@@ -518,9 +528,18 @@ class MarchStepper(CudaStepper):
         #: run it over the pass box as planned now (a later set_field that widens the box
         #: may make others eligible; they keep the tiles of 60, see pass_sectors)
         self._sector_shapes = {c[:3] for c in configs if self._sectors_fit(c)}
+        lean = [c for c in sorted(self._sector_shapes) if self.variant.lean_shape(c)]
         sector_names = [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
-                        for c in sorted(self._sector_shapes) for f in (False, True)]
+                        for c in sorted(self._sector_shapes) if c not in lean
+                        for f in (False, True)]
         names += sector_names + [one_material_kernel(n) for n in sector_names]
+        for c in lean:   # the lean pass: lean3v (with the table in constant memory), its
+            # finder, march3v beside it and march3v's passes of fewer steps
+            names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
+                      for f in (False, True)]
+            if self.const_table:
+                names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True,
+                                              True, True), self._lean_finder(c)]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 
@@ -619,7 +638,9 @@ class MarchStepper(CudaStepper):
             mask = self.pass_mask() if box is None else mask
             org, ext = box or self.pass_box_of(cfg[0])
             al = box is None and self.pass_sectors(cfg)
-            name = v.kernel("pass", cfg, *self._tparams, mask, al, full)
+            shape = box is None and v.lean_shape(cfg)   # the lean pass's launch shape
+            lean = shape and al and full and self.const_table and all(ext)
+            name = v.kernel("pass", cfg, *self._tparams, mask, al, full, lean)
             try:
                 fn = self._fn(name)
             except KernelError:
@@ -628,16 +649,63 @@ class MarchStepper(CudaStepper):
                 raise KernelError(f"launch shape {','.join(map(str, cfg))} was not compiled "
                                   "for this stepper (it holds the pass of the shape it runs); "
                                   "build one with launch={'pass': shape} to run another") from None
-            grid, block, seg = v.launch(cfg, ext, mask, org[0] if al else None)
+            lcfg = v.lean_general(cfg) if shape and not lean else cfg
+            grid, block, seg = v.launch(lcfg, ext, mask, org[0] if al else None)
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
+            smem += lean_bytes(name, self._tparams[1].split(", ")[0])
             if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
                 fn.max_dynamic_shared_size_bytes = smem
             one = None
-            if name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
+            if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
+                one = self._lean_blocks(cfg, grid, block, seg, org, ext)
+                self._lean_side[key] = self._lean_general(cfg, one, grid, org, ext)
+            elif shape:   # march3v over the lean pass's general tiles alone
+                one = np.uint64(0)
+            elif name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
                 one = self._one_material(name, grid, block, seg, org, ext) \
                     if al and all(grid) else np.uint64(0)
             self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
         return self._pass_kernels[key]
+
+    def _lean_finder(self, cfg: tuple) -> str:
+        """The lean3v_one instance for the lean pass of launch shape ``cfg``."""
+        return f"lean3v_one<{self._tparams[2]}, {cfg[0]}, 2, {cfg[2]}>"
+
+    def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
+                     ext: tuple):
+        """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
+        pass of launch shape ``cfg``: 1 where the block runs lean3v (every cell its pass
+        reads in the grid without wrapping, of id 0, and none a source's or a probe's;
+        lean3v_one in march3v.cu)."""
+        cp = self._cp
+        lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
+        cells = self._cells
+        if len(self._event_cells[0]):   # a copy, with those cells made nonzero
+            cells = cells.copy()
+            cells[tuple(cp.asarray(a) for a in self._event_cells)] = 1
+        nx, ny, nz = self.shape
+        px, py = self.pitch
+        args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean)
+        self._fn(self._lean_finder(cfg))(grid, block, args)
+        cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
+        return lean
+
+    def _lean_general(self, cfg: tuple, lean, grid: tuple, org: tuple, ext: tuple) -> tuple:
+        """(function, grid, block, segment, dynamic shared bytes, bytes a block) of march3v
+        beside the lean pass of launch shape ``cfg`` (its tiles of LEAN_GENERAL_ROWS rows,
+        whose owned rows split those of lean3v's, ``grid``): a block's byte is its lean
+        tile's, where lean3v runs it and march3v's block returns."""
+        v = self.variant
+        gcfg = v.lean_general(cfg)
+        name = v.kernel("pass", cfg, *self._tparams, self.pass_mask(), True, True)
+        fn = self._fn(name)
+        ggrid, gblock, seg = v.launch(gcfg, ext, self.pass_mask(), org[0])
+        per = v.owned(cfg, sectors=True)[1] // v.owned(gcfg, sectors=True)[1]
+        skip = lean.reshape(grid[2], grid[1], grid[0]).repeat(per, axis=1)[:, :ggrid[1]]
+        smem = lean_bytes(name, self._tparams[1].split(", ")[0])
+        if smem + fn.shared_size_bytes > 48 * 1024:
+            fn.max_dynamic_shared_size_bytes = smem
+        return (fn, ggrid, gblock, seg, smem, self._cp.ascontiguousarray(skip).ravel())
 
     def one_material_share(self, cfg: tuple) -> float:
         """The share of the blocks of the pass with launch shape ``cfg`` whose cells all hold
@@ -678,11 +746,16 @@ class MarchStepper(CudaStepper):
         return self._full[cfg]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
-                     box: tuple | None = None, mask: int = 0) -> tuple:
+                     box: tuple | None = None, mask: int = 0, side: bool = False) -> tuple:
+        """The launch of the pass with launch shape ``cfg`` (``side``: march3v's beside
+        lean3v's, see _lean_side)."""
         nx, ny, nz = self.shape
         px, py = self.pitch
-        fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask,
-                                                            None if nt == cfg[0] else False)
+        full = None if nt == cfg[0] else False
+        fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask, full)
+        if side:
+            key = (cfg, box, mask, box is None and self.full_pass(cfg) if full is None else full)
+            fn, grid, block, seg, smem, one = self._lean_side[key]
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -704,7 +777,21 @@ class MarchStepper(CudaStepper):
         hold every cell (a grid barely thicker than its layers)."""
         if not all(self.pass_box_of(cfg[0])[1]):
             return []
-        return [self._pass_launch(cfg, nt, n0, src, f, g)]
+        out = [self._pass_launch(cfg, nt, n0, src, f, g)]
+        if self._lean_side and self.lean_pass(cfg, nt):   # march3v beside lean3v
+            out.append(self._pass_launch(cfg, nt, n0, src, f, g, side=True))
+        return out
+
+    def lean_pass(self, cfg: tuple, nt: int | None = None) -> bool:
+        """Whether a pass of ``nt`` steps (None: cfg[0]) with launch shape ``cfg`` runs
+        lean3v over some of its blocks and march3v over the others (the lean pass:
+        March.lean_shape, passes of all its steps, whole-sector tiles, the table in
+        constant memory)."""
+        nt = cfg[0] if nt is None else nt
+        if nt != cfg[0] or not self.variant.lean_shape(cfg) or not all(self.pass_box_of(nt)[1]):
+            return False
+        self._pass_kernel(cfg)
+        return (cfg, None, 0, self.full_pass(cfg)) in self._lean_side
 
     def _box_launches(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
                       g: dict) -> list:
@@ -908,15 +995,15 @@ class MarchStepper(CudaStepper):
         ``cfg`` (None: the chosen one)."""
         cp = self._cp
         cfg = cfg or self.configs["pass"]
-        fn = self._pass_kernel(cfg)[0]   # the instance of full passes, which the tuner times
+        # the instance of full passes, which the tuner times (the lean pass: lean3v's)
+        fn, _, block, _, dyn, _ = self._pass_kernel(cfg)
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
-        threads = self.variant.threads(cfg, self.pass_mask())
+        threads = int(np.prod(block))
         regs = fn.num_regs
         per_warp = _ceil(max(regs, 1) * 32, 256) * 256
         warps = _ceil(threads, 32)
         by_regs = props["regsPerMultiprocessor"] // (per_warp * warps)
-        smem = fn.shared_size_bytes + self.variant.shared_bytes(
-            cfg, *self._tparams[1].split(", "), self.pass_mask())
+        smem = fn.shared_size_bytes + dyn
         by_smem = props["sharedMemPerMultiprocessor"] // max(smem + 1024, 1)
         by_threads = props["maxThreadsPerMultiProcessor"] // threads
         blocks = max(0, min(by_regs, by_smem, by_threads, 32))
@@ -1028,6 +1115,11 @@ class MarchStepper(CudaStepper):
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
                 out["tile"]["one_material_blocks"] = round(self.one_material_share(cfg), 4)
+                if v.lean_shape(cfg):   # lean3v's blocks (the share above), march3v's tiles
+                    out["tile"]["lean_pass"] = self.lean_pass(cfg)
+                    g = v.lean_general(cfg)
+                    out["tile"]["general_tile"] = {"threads": [32, g[2]],
+                                                   "owned_cells": v.owned(g, 0, sectors)}
             org, ext = self.pass_box_of(cfg[0])
             out["pass_box"] = {"origin": list(org), "extent": list(ext)}
         else:
@@ -1039,6 +1131,21 @@ class MarchStepper(CudaStepper):
         except Exception:   # attributes this CuPy does not expose: leave them out
             pass
         return out
+
+
+def lean_bytes(name: str, T: str) -> int:
+    """The dynamic shared memory of the instance ``name`` (arithmetic type T): lean3v's
+    planes, and march3v's where they go there (march3v_dynamic in march3v.cu); 0 for the
+    others."""
+    if not name.startswith(("lean3v<", "march3v<")):
+        return 0
+    args = [a.strip() for a in name[name.index("<") + 1:-1].split(",")]
+    nt, v, by = (int(a) for a in args[4:7])
+    size = {"float": 4, "double": 8}[T]
+    planes = (2 + 4 * (nt - 1) + 2 * nt) * 32 * v * (by + 2) * size
+    if name.startswith("lean3v<") or planes + 8 * (nt + 1) * by > 48 * 1024:
+        return planes
+    return 0
 
 
 def one_material_kernel(name: str) -> str:

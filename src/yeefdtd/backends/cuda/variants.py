@@ -328,8 +328,27 @@ class March(Variant):
         dipole-cpml 50 960, pec-box 68 591 (44 912 and 64 843 before). Nsight Compute, one
         pass on pec-box: 1.81 billion warp instructions against 2.49, 45% of issue slots
         busy against 58%."""
-        return (self.mode == "3d" and self.name == "temporal" and not pml and cfg[0] == 2
-                and cfg[1] == self.LANE_WIDTH and self.single)
+        return (self.mode == "3d" and self.name == "temporal" and not pml and self.single
+                and cfg[1] == self.LANE_WIDTH
+                and (cfg[0] == 2 or tuple(cfg[:3]) in (self.LEAN_SHAPE, self.lean_general(cfg))))
+
+    #: 3D 'temporal''s launch shape (steps, BX, BY) of the lean pass (march3v.cu, lean3v):
+    #: the blocks that need nothing but the update of one material run lean3v, 3 steps a
+    #: pass over tiles of 64 x 24 cells (768 threads, 80 registers, 106 496 bytes of
+    #: shared memory), and the others march3v over tiles of LEAN_GENERAL_ROWS rows, which
+    #: split theirs (owning 6 rows of the lean tile's 18)
+    LEAN_SHAPE = (3, 64, 24)
+    LEAN_GENERAL_ROWS = 12
+
+    def lean_shape(self, cfg) -> bool:
+        """Whether launch shape ``cfg`` is the lean pass's (LEAN_SHAPE), on a grid where
+        march3v runs."""
+        return tuple(cfg[:3]) == self.LEAN_SHAPE and self.lane_pass(cfg)
+
+    def lean_general(self, cfg) -> tuple:
+        """The launch shape of march3v's tiles beside the lean pass of ``cfg`` (the same
+        steps, width and segments, LEAN_GENERAL_ROWS rows)."""
+        return (self.LEAN_SHAPE[0], self.LEAN_SHAPE[1], self.LEAN_GENERAL_ROWS, *cfg[3:])
 
     #: registers march3v takes (126-128 at 64 x 16, no spills): its blocks per SM follow
     LANE_REGISTERS = 128
@@ -526,12 +545,22 @@ class March(Variant):
         stage = _ceil(6 * sp * slot + self.threads(cfg, pml) * 4 + 4, 16) * 16
         return self.stages * stage + 2 * 3 * sp * size[T]
 
-    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False, full=False):
+    def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False, full=False,
+               lean=False):
         """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
         march3: blocks per SM from min_blocks, terms inline from inline_axes; march3v with
         ``sectors``: tiles that write whole sectors, see lane_sectors; march2, and march3v
-        with ``sectors``, with ``full``: for passes of exactly ``cfg[0]`` steps)."""
+        with ``sectors``, with ``full``: for passes of exactly ``cfg[0]`` steps). The lean
+        pass's shape (lean_shape) names march3v over its general tiles (lean_general), or
+        with ``sectors``, ``full`` and ``lean`` lean3v, and with ``sectors`` and ``full``
+        alone march3v beside it (LEAN: the blocks lean3v runs return)."""
         nt, a, b = cfg[:3]
+        if mode == "3d" and self.lean_shape(cfg) and not pml:
+            if sectors and full and lean:
+                return f"lean3v<{T}, {ID}, {CT}, {nt}, 2, {b}>"
+            g = self.lean_general(cfg)
+            al = (", true, true, true" if full else ", true") if sectors else ""
+            return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {g[2]}, {self.lane_blocks(g[2])}{al}>"
         if mode == "3d" and self.staged:
             al = int(self.aligned_for(pml))
             return f"march3f<{T}, {ID}, {CT}, {a}, {b}, {self.stages}, {int(pml)}, {al}>"
@@ -617,8 +646,15 @@ class March(Variant):
             if shape[2] >= 256:   # shorter z segments: more blocks, a smaller last wave
                 out += [(nt, bx, by, z) for nt, bx, by, _ in out if nt == self.steps[0]
                         for z in (128, 64)]
-            # tiles whose rows of blocks CUDA launches along y (z segments grow in launch)
-            fit = [c for c in out if _ceil(shape[1], self.owned(c)[1]) <= MAX_GRID_YZ]
+            if self.LEAN_SHAPE[0] in self.steps and self.lane_pass((*self.LEAN_SHAPE, 0)):
+                # the lean pass (lean_shape), in segments of 128 planes where the grid has
+                # several (benchmarks/lean_pass.py: 512^3, 128 planes 177 195 Mcells/s,
+                # 256 164 039)
+                out += [(*self.LEAN_SHAPE, z) for z in ((128, 64) if shape[2] >= 256 else (0,))]
+            # tiles whose rows of blocks CUDA launches along y (z segments grow in launch;
+            # the lean pass's general tiles are the shorter)
+            fit = [c for c in out if _ceil(shape[1], self.owned(
+                self.lean_general(c) if self.lean_shape(c) else c)[1]) <= MAX_GRID_YZ]
             if not fit:
                 raise SetupError(f"variant {self.name!r}: {shape[1]} cells along y take "
                                  f"more than {MAX_GRID_YZ} rows of its tiles; use 'indexed'")

@@ -537,8 +537,23 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
 // rounds (docs/perf/march3v-full-passes-h100-2026-11-26.txt): dipole-cpml (AL) 55 048 /
 // 55 180 -> 56 762 / 56 774 Mcells/s; pec-box (tiles of 60, not AL) 77 793 / 77 786 ->
 // 75 337 / 75 281, 126 registers -> 128.
+//
+// The bytes of march3v's shared planes (see the kernel), and whether they go in dynamic
+// shared memory: where they and the barriers would pass the 48 kB of static shared memory
+// (3 steps a pass, rows of 12: 57 344 bytes).
+template <typename T, int NT, int V, int BY>
+__host__ __device__ constexpr int march3v_plane_bytes() {
+    return (2 + 4 * (NT - 1) + 2 * NT) * 32 * V * (BY + 2) * (int)sizeof(T);
+}
+template <typename T, int NT, int V, int BY>
+__host__ __device__ constexpr bool march3v_dynamic() {
+    return march3v_plane_bytes<T, NT, V, BY>() + 8 * (NT + 1) * BY > 48 * 1024;
+}
+
+// LEAN: the blocks whose byte in ``one`` is set return at once (lean3v, below, runs their
+// tiles); the others run the general pass (no pass of one material).
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int MB = 0,
-          bool AL = false, bool FULL = false>
+          bool AL = false, bool FULL = false, bool LEAN = false>
 __global__ void __launch_bounds__(32 * BY, MB)
 march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
         const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -553,9 +568,19 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
     constexpr int NPL = HP + 2 * NT;
     // read first: later, it made ptxas spill 4 bytes in the AL instances (see "One material")
-    const bool uni = MARCH_UNIFORM && AL && one != nullptr &&
+    const bool uni = (LEAN || MARCH_UNIFORM) && AL && one != nullptr &&
         one[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)];
-    __shared__ __align__(16) T sh[NPL * SP];
+    if (LEAN && uni) return;
+    // the planes in dynamic shared memory where they and the barriers pass 48 kB (the host
+    // sets the launch's bytes: march3v_dynamic_bytes)
+    T* sh;
+    if constexpr (march3v_dynamic<T, NT, V, BY>()) {
+        extern __shared__ __align__(16) unsigned char march3v_mem[];
+        sh = reinterpret_cast<T*>(march3v_mem);
+    } else {
+        __shared__ __align__(16) T planes[NPL * SP];
+        sh = planes;
+    }
     const int tx = threadIdx.x, ty = threadIdx.y;
     __shared__ unsigned long long sync_words[(NT + 1) * BY];
     LaneSync<BY, NT, MARCH_ROW_SYNC && MB <= 1 && BY >= 2, AL> sync(sync_words, ty, tx);
@@ -570,8 +595,236 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                                        bnx, bny, bnz, src, n0);
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
     S* const outs[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
-    if (uni)
-        march3v_run<T, S, ID, CT, NT, V, BY, AL, true>(lane, fld, outs, cid, gtab, sh, sync, lp);
+    if (!LEAN && uni)
+        march3v_run<T, S, ID, CT, NT, V, BY, AL, !LEAN>(lane, fld, outs, cid, gtab, sh, sync, lp);
     else
         march3v_run<T, S, ID, CT, NT, V, BY, AL, false>(lane, fld, outs, cid, gtab, sh, sync, lp);
+}
+
+// ---------------------------------------------------------------------------- lean3v
+// lean3v: march3v's march with nothing but the update, for the blocks of a pass that need
+// nothing else: every id their pass loads is 0 (row 0 of the table: the grid's most common
+// combination of materials, whose coefficients are constant operands), no source or probe
+// lies in the cells they compute, and none of those cells wraps around the grid's ends; every
+// pass NT steps. The same tiles as march3v's whole-sector instance of NT steps and 32 x BY
+// threads (the first tile from the multiple of 8 at or before the box's x origin, the
+// overlap lane_halo<NT, V, 32 V, true>() cells along x and NT rows along y), so that the
+// blocks of the two partition the box: the host finds which blocks may (lean3v_one) and
+// runs the others on march3v with LEAN, over tiles of fewer rows whose owned rows split
+// these (see MarchStepper in march.py).
+//
+// Why: march3v issues about 225 lane slots an owned cell-step, of which the update's
+// arithmetic is a fifth; the rest is its generality and its pipeline (the planes of every
+// step copied from one iteration's registers to the next). This pass keeps, for each step
+// t < NT, E and H of its last plane, and for step NT the x and y components of H: 20
+// values a cell at NT = 3 against march3v's 96 of en/eo/hn/ho, so that 3 steps fit 80
+// registers and 24 rows (768 threads) run. Measured as benchmarks/lean_pass.py's lean3
+// (H200, 512^3 float32 without layers, one material, segments of 128): 3 steps and 24 rows
+// 177 195 Mcells/s, 1.99 times the single-step bound; march3v's pass 84 687.
+// Shared planes (dynamic: 16 of 64 x 26 floats, 106 496 bytes at NT 3, BY 24; the x and
+// z components, rows -1 .. BY): E of step 0, E of steps 1 .. NT - 1 by the parity of their
+// plane (written where computed, read an iteration later), H of steps 1 .. NT. Rows -1
+// and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
+// The same operations on the same operands as march3v's pass of one material (curl3: C0
+// old + C1 d0 + C2 d1, with the differences in the same order).
+template <int NT, int BY, int V>
+__host__ __device__ constexpr int lean_planes() {   // shared planes of 32 V x (BY + 2)
+    return 2 + 4 * (NT - 1) + 2 * NT;
+}
+
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY, 1)
+lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+       int src, long long n0, const unsigned char* __restrict__ lean) {
+    static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
+    constexpr int W = 32 * V, SP = W * (BY + 2);
+    constexpr int HX = lane_halo<NT, V, W, true>();
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = lean_planes<NT, BY, V>();
+    if (!lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)]) return;
+    extern __shared__ __align__(16) unsigned char lean_mem[];
+    T* const sh = reinterpret_cast<T*>(lean_mem);
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
+    const int gi = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
+    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: none or all
+    // (lean3v_one; storing some of them cell by cell made ptxas spill 8 bytes)
+    int om = 0;
+    if (ty >= NT && ty < BY - NT && gj - oy < bny && V * tx >= HX && V * tx < W - HX) {
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+    }
+    const idx_t pl = (idx_t)px * py;
+    const int kstart = z0 - NT, kend = z1 + NT - 2;
+    const idx_t c0 = (idx_t)gj * px + gi + pl * kstart;   // no cell wraps (the host's choice)
+    const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
+    S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
+    T* const me = sh + (ty + 1) * W + V * tx;
+    // row 0's coefficients, component c (E 0-2, H 3-5), column q (MARCH_UNIFORM_ROW: see
+    // "One material" above; another row gives wrong fields, for a test to tell that blocks
+    // ran this pass)
+    const auto co = [&](int c, int q) {
+        return cf<T, CT>(gtab, crow<T, 6>(MARCH_UNIFORM_ROW), c, q);
+    };
+    // e[t], h[t]: E and H of step t at its last plane (step t's plane at iteration s is
+    // s - t + 1); nxt: plane s + 2 of step 0, loaded an iteration ahead
+    T e[NT][3][V], h[NT + 1][3][V], nxt[6][V];
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+#pragma unroll
+            for (int t = 0; t < NT; ++t) e[t][a][v] = T(0);
+#pragma unroll
+            for (int t = 0; t <= NT; ++t) h[t][a][v] = T(0);
+        }
+#pragma unroll
+    for (int a = 0; a < 3; ++a) {
+        const Pack<T, V> x = load<S, V>(in[a], 0), y = load<S, V>(in[a + 3], 0);
+#pragma unroll
+        for (int v = 0; v < V; ++v) { e[0][a][v] = x.v[v]; h[0][a][v] = y.v[v]; }
+    }
+#pragma unroll
+    for (int a = 0; a < 6; ++a) {
+        const Pack<T, V> x = load<S, V>(in[a], pl);
+#pragma unroll
+        for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
+    }
+    idx_t off = 2 * pl;
+    __syncthreads();
+    for (int s = kstart; s <= kend; ++s) {
+        // step 0 at plane s + 1: what step 1 reads as the plane ahead
+        T eu[3][V], hu[3][V];
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) { eu[a][v] = nxt[a][v]; hu[a][v] = nxt[a + 3][v]; }
+        if (s < kend) {
+#pragma unroll
+            for (int a = 0; a < 6; ++a) {
+                const Pack<T, V> x = load<S, V>(in[a], off);
+#pragma unroll
+                for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
+            }
+        }
+        off += pl;
+        sstore<T, V>(me, e[0][0]);
+        sstore<T, V>(me + SP, e[0][2]);
+        __syncthreads();
+#pragma unroll
+        for (int t = 1; t <= NT; ++t) {
+            const int k = s - t + 1;
+            // H of step t at plane k: E of step t - 1 at k (e[t - 1]) and k + 1 (eu), H of
+            // step t - 1 at k (h[t - 1])
+            const int se = (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
+            const Pack<T, V> exu = sload<T, V>(me + se + W), ezu = sload<T, V>(me + se + SP + W);
+            const T eyr = __shfl_down_sync(0xffffffffu, e[t - 1][1][0], 1);
+            const T ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
+            T hn[3][V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const T ex = e[t - 1][0][v], ey = e[t - 1][1][v], ez = e[t - 1][2][v];
+                const T eyx = v + 1 < V ? e[t - 1][1][v + 1] : eyr;
+                const T ezx = v + 1 < V ? e[t - 1][2][v + 1] : ezr;
+                const T d[3][2] = {{ezu.v[v] - ez, eu[1][v] - ey},   // dEz/dy, dEy/dz
+                                   {eu[0][v] - ex, ezx - ez},        // dEx/dz, dEz/dx
+                                   {eyx - ey, exu.v[v] - ex}};       // dEy/dx, dEx/dy
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    hn[a][v] = co(3 + a, 0) * h[t - 1][a][v] + co(3 + a, 1) * d[a][0]
+                             + co(3 + a, 2) * d[a][1];
+            }
+            const int shp = (HP + 2 * (t - 1)) * SP;
+            sstore<T, V>(me + shp, hn[0]);
+            sstore<T, V>(me + shp + SP, hn[2]);
+            __syncthreads();
+            // E of step t at plane k: H of step t at k (hn) and k - 1 (h[t]), E of step
+            // t - 1 at k (e[t - 1])
+            const Pack<T, V> hxd = sload<T, V>(me + shp - W), hzd = sload<T, V>(me + shp + SP - W);
+            const T hyl = __shfl_up_sync(0xffffffffu, hn[1][V - 1], 1);
+            const T hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
+            T en[3][V];
+#pragma unroll
+            for (int v = 0; v < V; ++v) {
+                const T hyx = v > 0 ? hn[1][v - 1] : hyl, hzx = v > 0 ? hn[2][v - 1] : hzl;
+                const T d[3][2] = {{hn[2][v] - hzd.v[v], hn[1][v] - h[t][1][v]},   // dHz/dy, dHy/dz
+                                   {hn[0][v] - h[t][0][v], hn[2][v] - hzx},        // dHx/dz, dHz/dx
+                                   {hn[1][v] - hyx, hn[0][v] - hxd.v[v]}};         // dHy/dx, dHx/dy
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+                    en[a][v] = co(a, 0) * e[t - 1][a][v] + co(a, 1) * d[a][0]
+                             + co(a, 2) * d[a][1];
+            }
+            if (t < NT) {   // read by step t + 1 an iteration on
+                const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
+                sstore<T, V>(me + eb, en[0]);
+                sstore<T, V>(me + eb + SP, en[2]);
+            } else if (om && k >= z0) {   // k < z1: s <= kend
+                const idx_t o = (idx_t)(k - kstart) * pl;   // om: all V cells (lean3v_one)
+#pragma unroll
+                for (int a = 0; a < 3; ++a) {
+                    sstore<T, V>(out[a] + o, en[a]);
+                    sstore<T, V>(out[a + 3] + o, hn[a]);
+                }
+            }
+            // step t - 1's planes move on to k + 1; step t's become k
+#pragma unroll
+            for (int a = 0; a < 3; ++a)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    e[t - 1][a][v] = eu[a][v];
+                    h[t - 1][a][v] = hu[a][v];
+                    eu[a][v] = en[a][v];
+                    hu[a][v] = hn[a][v];
+                }
+        }
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
+    }
+}
+
+// lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles), 1
+// where the block may run lean3v: every cell its pass reads lies in the grid without
+// wrapping (planes kstart .. kend + 1, the tile's rows and columns), and every id there is
+// 0, and each lane owns all of its V cells or none. cid: the cells' ids with every cell of a source or probe made nonzero (the host's
+// copy), so that the blocks computing those run march3v.
+// -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v.
+#ifndef MARCH_LEAN
+#define MARCH_LEAN 1
+#endif
+template <typename ID, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY)
+lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
+           int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean) {
+    constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int gi = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
+    const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    const int kstart = z0 - NT, kend = z1 + NT - 2;
+    bool ok = gi >= 0 && gi + V <= nx && gj >= 0 && gj < ny && kstart >= 0 && kend + 1 < nz &&
+              px % V == 0 && gi % V == 0;
+    if (ty >= NT && ty < BY - NT && gj - oy < bny && V * tx >= HX && V * tx < W - HX) {
+        int om = 0;   // as lean3v finds it
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+            if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+        ok = ok && (om == 0 || om == (1 << V) - 1);
+    }
+    if (ok) {
+        const bool zero = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx,
+                                               true, nz, kstart, kend + 1);
+        ok = zero;
+    }
+    if (__syncthreads_and(ok) && MARCH_LEAN && tx == 0 && ty == 0)
+        lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = 1;
 }

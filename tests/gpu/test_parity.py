@@ -422,11 +422,11 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
     float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
-    change. The grid and objects of test_one_material_blocks_keep_the_bits (sources and
-    probes from random_scene, case 1 periodic along x with a lossy anisotropic background,
-    case 2's pass from an odd x), with a point source and a probe in a block that would
-    otherwise run lean3v, and passes of fewer steps (at the snapshots every 50 steps and at
-    the end of 101)."""
+    change. The grid and objects of test_one_material_blocks_keep_the_bits (random_scene's
+    sources and probes moved to x below 45 cells, case 1 periodic along x with a lossy
+    anisotropic background, case 2's pass from an odd x), with a point source and a probe
+    in a block that would otherwise run lean3v, and passes of fewer steps (at the snapshots
+    every 50 steps and at the end of 101)."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}
     scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
@@ -440,13 +440,19 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
                yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
                yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
                yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
+    def left(item):   # random_scene's sources and probes at x below 45 cells
+        if getattr(item, "position", None) is None:
+            return item
+        x, y, z = item.position
+        return item.model_copy(update={"position": (min(x, 45 * d[0]), y, z)})
+
     src = yf.PointSource(position=at(80, 25, 24), component="ey",
                          waveform=scene.sources[0].waveform)
     probe = yf.Probe(name="lean", position=at(90, 30, 20))
     scene = scene.model_copy(update={"objects": objects,
                                      "run": scene.run.model_copy(update={"steps": 101}),
-                                     "sources": [*scene.sources, src],
-                                     "monitors": [*scene.monitors, probe],
+                                     "sources": [*map(left, scene.sources), src],
+                                     "monitors": [*map(left, scene.monitors), probe],
                                      "background": "m1" if case == 1 else "vacuum"})
     cfg = (3, 64, 24, seg)
     runs = []

@@ -681,7 +681,7 @@ class MarchStepper(CudaStepper):
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
         if len(self._event_cells[0]):   # a copy, with those cells made nonzero
-            cells = cells.copy()
+            cells = cells.copy(order="F")   # the kernel reads the pitched layout
             cells[tuple(cp.asarray(a) for a in self._event_cells)] = 1
         nx, ny, nz = self.shape
         px, py = self.pitch

@@ -952,3 +952,35 @@ def test_candidates_are_timed_over_whole_passes_scaled_to_twelve_steps():
     assert {nt: st.tune_steps(nt) for nt in want} == want
     for nt, steps in want.items():
         assert st._tune_scale("pass", (nt, 32, 8, 0)) == 12 / steps
+
+
+def test_the_lean_pass_and_the_tiles_beside_it_partition_the_same_box():
+    """3D 'temporal''s lean pass (3 steps, 64 x 24): lean3v's tiles and march3v's of 12 rows
+    beside it start at the same x and z, take as many tiles along x and segments along z,
+    and three of march3v's rows of tiles own each row of lean3v's (18 rows against 6), so
+    that each block's byte from lean3v_one says which of the two runs its cells. Offered to
+    the tuner in float arithmetic only (march3v's lanes), and not where its tiles of 6 owned
+    rows would pass CUDA's 65 535 blocks along y."""
+    v = make_variant("temporal")
+    v.mode = "3d"
+    v.single = True
+    shape = (487, 487, 487)
+    lean = [c for c in v.configs("pass", (513, 513, 513)) if v.lean_shape(c)]
+    assert lean == [(3, 64, 24, 128), (3, 64, 24, 64)]
+    for cfg in lean:
+        g = v.lean_general(cfg)
+        assert g == (3, 64, 12, cfg[3]) and v.lane_pass(g) and not v.lean_shape(g)
+        (lx, ly, lz), lblock, lseg = v.launch(cfg, shape, 0, 13)
+        (gx, gy, gz), gblock, gseg = v.launch(g, shape, 0, 13)
+        assert (lx, lz, lseg) == (gx, gz, gseg) and lblock == (32, 24, 1) and gblock == (32, 12, 1)
+        assert v.owned(cfg, 0, True) == [56, 18] and v.owned(g, 0, True) == [56, 6]
+        assert ly == -(-487 // 18) and gy == -(-487 // 6) <= 3 * ly
+        assert v.kernel("pass", cfg, "3d", "float, float", "unsigned char", "true", 0, True,
+                        True, True) == "lean3v<float, float, unsigned char, true, 3, 2, 24>"
+        assert v.kernel("pass", cfg, "3d", "float, float", "unsigned char", "true", 0, True,
+                        True).startswith("march3v<float, float, unsigned char, true, 3, 2, 12, 1,"
+                                         " true, true, true>")
+    v.single = False
+    assert not any(v.lean_shape(c) for c in v.configs("pass", (513, 513, 513)))
+    v.single = True
+    assert not any(v.lean_shape(c) for c in v.configs("pass", (17, 400_000, 80)))

@@ -281,9 +281,20 @@ class MarchStepper(CudaStepper):
             if not spans or any(lo > 0 and hi < n for lo, hi in spans):
                 out.append(None)
                 continue
-            out.append((max((hi for lo, hi in spans if lo == 0), default=0),
-                        min((lo for lo, hi in spans if hi >= n), default=n)))
+            lo = max((hi for lo, hi in spans if lo == 0), default=0)
+            hi = min((lo for lo, hi in spans if hi >= n), default=n)
+            if b == 0 and self._lean_steps(nt):   # x ends even: lanes of 2 cells all owned
+                lo, hi = min(lo + lo % 2, hi), hi - (hi % 2 if hi < n else 0)
+            out.append((lo, max(lo, hi)))
         return out
+
+    def _lean_steps(self, nt: int) -> bool:
+        """Whether passes of ``nt`` steps may run the lean pass (March.lean_shape), whose
+        lanes of 2 cells along x must own both or neither (lean3v in march3v.cu): the boxes
+        beside it then end along x on even cells, taking a cell more where a layer's span
+        ends on an odd one (dipole-cpml 512, 3 steps: x from 13 -> 14)."""
+        v = self.variant
+        return nt == v.LEAN_SHAPE[0] and v.lean_shape(v.LEAN_SHAPE)
 
     def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int],
                                                   int, int]]:
@@ -355,6 +366,10 @@ class MarchStepper(CudaStepper):
         if axis == 2:
             return (nt, 64, 8, 0) if nt == 1 else (nt, 32, 16, 0)
         sides = (16, 32, 64) if axis == 0 else (8, 16)
+        if axis == 0:   # tiles owning 4 rows at least: 64 cells wide at 3 steps (512 // 64
+            # = 8 rows, 2 owned) took dipole-cpml's x box of 27 cells 2.54 ms a step with the
+            # others (H200, 512 float32) against 1.26 for 26 cells on tiles of 32
+            sides = tuple(w for w in sides if max(512 // w, 2 * nt + 2) - 2 * nt >= 4)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
         other = max(512 // side, 2 * nt + 2)
         # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'

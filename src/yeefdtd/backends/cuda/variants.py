@@ -330,7 +330,8 @@ class March(Variant):
         busy against 58%."""
         return (self.mode == "3d" and self.name == "temporal" and not pml and self.single
                 and cfg[1] == self.LANE_WIDTH
-                and (cfg[0] == 2 or tuple(cfg[:3]) in (self.LEAN_SHAPE, self.lean_general(cfg)[:3])))
+                and (cfg[0] == 2
+                     or tuple(cfg[:3]) in (self.LEAN_SHAPE, self.lean_general(cfg)[:3])))
 
     #: 3D 'temporal''s launch shape (steps, BX, BY) of the lean pass (march3v.cu, lean3v):
     #: the blocks that need nothing but the update of one material run lean3v, 3 steps a

@@ -1,0 +1,70 @@
+"""Time each part of a 3D marching pass on its own: the pass's launches over the grid
+(for the lean pass, lean3v's and march3v's beside it separately) and the CPML boxes, each
+repeated on one stream, in milliseconds a step (not overlapped, as the run overlaps the
+boxes with the pass on streams of their own).
+
+    python3 benchmarks/pass_parts.py -n 512 --scenes dipole-cpml pec-box \
+        --shapes 2,64,16,64 3,64,24,128 [--variant temporal] [--reps 10]
+
+Prints, per scene and launch shape, each part's launches and milliseconds a step, and for
+the lean pass the share of blocks lean3v runs and the pass's box (needs CuPy and a GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def main() -> None:
+    import cupy as cp
+
+    from yeefdtd.bench import bench_scene
+    from yeefdtd.build.model import build_model
+    from yeefdtd.run import make_stepper
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("-n", type=int, default=512)
+    p.add_argument("--scenes", nargs="+", default=["dipole-cpml"])
+    p.add_argument("--shapes", nargs="+", default=["2,64,16,64", "3,64,24,128"])
+    p.add_argument("--variant", default="temporal")
+    p.add_argument("--dtype", default="float32")
+    p.add_argument("--reps", type=int, default=10)
+    a = p.parse_args()
+    for scene in a.scenes:
+        model = build_model(bench_scene(scene, a.n, 4))
+        for text in a.shapes:
+            cfg = tuple(int(x) for x in text.split(","))
+            st = make_stepper(model, "cuda", a.dtype, variant=a.variant, tune=False,
+                              graphs=False, launch={"pass": cfg})
+            nt = cfg[0]
+            f, g, src = st._f, st._g, st._src
+            parts = {"pass": st._main_launch(cfg, nt, 0, src, f, g),
+                     "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
+            if len(parts["pass"]) > 1:   # the lean pass: lean3v, then march3v beside it
+                parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][1:]
+            for name, launches in parts.items():
+                if not launches:
+                    continue
+                for _ in range(2):
+                    for fn, grid, block, args, smem in launches:
+                        fn(grid, block, args, shared_mem=smem)
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                start.record()
+                for _ in range(a.reps):
+                    for fn, grid, block, args, smem in launches:
+                        fn(grid, block, args, shared_mem=smem)
+                end.record()
+                end.synchronize()
+                ms = cp.cuda.get_elapsed_time(start, end) / a.reps / nt
+                print(f"{scene} {a.n} {text} {name:8s} {len(launches)} launches "
+                      f"{ms:.3f} ms/step", flush=True)
+            if st.lean_pass(cfg):
+                print(f"{scene} {a.n} {text} lean3v's share of blocks "
+                      f"{float(st._pass_kernel(cfg)[5].mean()):.4f}; pass box "
+                      f"{st.pass_box_of(nt)}", flush=True)
+            del st, f, g, parts
+            cp.get_default_memory_pool().free_all_blocks()
+
+
+if __name__ == "__main__":
+    main()

@@ -984,3 +984,17 @@ def test_the_lean_pass_and_the_tiles_beside_it_partition_the_same_box():
     assert not any(v.lean_shape(c) for c in v.configs("pass", (513, 513, 513)))
     v.single = True
     assert not any(v.lean_shape(c) for c in v.configs("pass", (17, 400_000, 80)))
+
+
+def test_the_dynamic_shared_memory_of_the_lean_pass_and_of_march3v():
+    """lean3v's shared planes (16 of 64 x 26 floats at 3 steps, 24 rows) and march3v's
+    where they and its barriers pass 48 kB (3 steps, 12 rows), as march3v.cu lays them
+    out; none for march3v's at 2 steps (46 080 bytes, static) or for other kernels."""
+    from yeefdtd.backends.cuda.march import lean_bytes
+
+    T, ID = "float, float", "unsigned char"
+    assert lean_bytes(f"lean3v<{T}, {ID}, true, 3, 2, 24>", "float") == 16 * 64 * 26 * 4
+    assert lean_bytes(f"march3v<{T}, {ID}, true, 3, 2, 12, 1, true, true, true>",
+                      "float") == 16 * 64 * 14 * 4
+    assert lean_bytes(f"march3v<{T}, {ID}, true, 2, 2, 16, 1, true>", "float") == 0
+    assert lean_bytes(f"march3<{T}, {ID}, true, 2, 32, 12, 0, 0, 2, 0>", "float") == 0

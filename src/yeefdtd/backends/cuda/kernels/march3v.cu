@@ -572,7 +572,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
         one[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)];
     if (LEAN && uni) return;
     // the planes in dynamic shared memory where they and the barriers pass 48 kB (the host
-    // sets the launch's bytes: march3v_dynamic_bytes)
+    // sets the launch's bytes: lean_bytes in march.py)
     T* sh;
     if constexpr (march3v_dynamic<T, NT, V, BY>()) {
         extern __shared__ __align__(16) unsigned char march3v_mem[];
@@ -605,8 +605,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // lean3v: march3v's march with nothing but the update, for the blocks of a pass that need
 // nothing else: every id their pass loads is 0 (row 0 of the table: the grid's most common
 // combination of materials, whose coefficients are constant operands), no source or probe
-// lies in the cells they compute, and none of those cells wraps around the grid's ends; every
-// pass NT steps. The same tiles as march3v's whole-sector instance of NT steps and 32 x BY
+// lies in the cells they compute, and none of those cells wraps around the grid's ends (see
+// lean3v_one); every pass NT steps. The same tiles as march3v's whole-sector instance of NT steps and 32 x BY
 // threads (the first tile from the multiple of 8 at or before the box's x origin, the
 // overlap lane_halo<NT, V, 32 V, true>() cells along x and NT rows along y), so that the
 // blocks of the two partition the box: the host finds which blocks may (lean3v_one) and

@@ -1,5 +1,6 @@
 """Time each part of a 3D marching pass on its own: the pass's launches over the grid
-(for the lean pass, lean3v's and march3v's beside it separately) and the CPML boxes, each
+(for the lean pass, lean3v's and march3v's beside it separately) and the CPML boxes (with
+--each, every box alone too: its CPML axes, extent and launch shape), each
 repeated on one stream, in milliseconds a step (not overlapped, as the run overlaps the
 boxes with the pass on streams of their own).
 
@@ -29,6 +30,7 @@ def main() -> None:
     p.add_argument("--variant", default="temporal")
     p.add_argument("--dtype", default="float32")
     p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--each", action="store_true", help="time each CPML box alone too")
     a = p.parse_args()
     for scene in a.scenes:
         model = build_model(bench_scene(scene, a.n, 4))
@@ -42,6 +44,12 @@ def main() -> None:
                      "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
             if len(parts["pass"]) > 1:   # the lean pass: lean3v, then march3v beside it
                 parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][1:]
+            if a.each:   # box q: its launch shape, CPML axes and extent in the name
+                for q, ((bcfg, (_, ext), mask), launch) in enumerate(
+                        zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):
+                    axes = "".join(c for b, c in enumerate("xyz") if mask >> b & 1)
+                    parts[f"box {q} {axes} {'x'.join(map(str, ext))} "
+                          f"{','.join(map(str, bcfg))}"] = [launch]
             for name, launches in parts.items():
                 if not launches:
                     continue

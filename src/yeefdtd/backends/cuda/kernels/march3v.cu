@@ -794,8 +794,8 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles), 1
 // where the block may run lean3v: every cell its pass reads lies in the grid without
-// wrapping (planes kstart .. kend + 1, the tile's rows and columns; or along x in the rows'
-// padding, see below), and every id there is
+// wrapping (planes kstart .. kend + 1, the tile's rows and columns; or past the last column
+// or row, see below), and every id there is
 // 0, and each lane owns all of its V cells or none. cid: the cells' ids with every cell of a source or probe made nonzero (the host's
 // copy), so that the blocks computing those run march3v.
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v.
@@ -813,9 +813,13 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     const int kstart = z0 - NT, kend = z1 + NT - 2;
     // along x the lanes past the grid's last cell read the rows' padding (zeros, in the
-    // arrays) where no owned cell is within NT cells of them: then no value they give
-    // reaches an owned cell in NT steps
-    bool ok = gi >= 0 && gi + V <= (ox + bnx + NT <= nx ? px : nx) && gj >= 0 && gj < ny &&
+    // arrays), and along y the rows past its last row read the next plane's first rows
+    // (short of the arrays' last plane), where no owned cell is within NT cells of them:
+    // then no value they give reaches an owned cell in NT steps, and their ids do not
+    // matter (the padding's are 0)
+    const bool past = gj >= ny;
+    bool ok = gi >= 0 && gi + V <= (ox + bnx + NT <= nx ? px : nx) && gj >= 0 &&
+              (!past || (oy + bny + NT <= ny && gj < 2 * ny && kend + 2 < nz)) &&
               kstart >= 0 && kend + 1 < nz && px % V == 0 && gi % V == 0;
     if (ty >= NT && ty < BY - NT && gj - oy < bny && V * tx >= HX && V * tx < W - HX) {
         int om = 0;   // as lean3v finds it
@@ -824,7 +828,7 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
             if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
         ok = ok && (om == 0 || om == (1 << V) - 1);
     }
-    if (ok) {
+    if (ok && !past) {
         const bool zero = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx,
                                                true, nz, kstart, kend + 1);
         ok = zero;

@@ -689,9 +689,9 @@ class MarchStepper(CudaStepper):
     def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
                      ext: tuple):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
-        pass of launch shape ``cfg``: 1 where the block runs lean3v (every cell its pass
-        reads in the grid without wrapping, of id 0, and none a source's or a probe's;
-        lean3v_one in march3v.cu)."""
+        pass of launch shape ``cfg``: 1 where the block runs lean3v (every cell its owned
+        cells' values depend on in the grid without wrapping, of id 0, and none a source's
+        or a probe's; every cell its tile reads in the arrays; lean3v_one in march3v.cu)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells

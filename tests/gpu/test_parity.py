@@ -369,6 +369,28 @@ def test_lane_pass_bits(cfg, case, dtype):
     assert_same_bits(lanes, ref)
 
 
+def _clear_blocks_scene(case: int) -> yf.Scene:
+    """random_scene's on 150 x 61 x 47 cells with its objects replaced by four at x below
+    50 (some blocks of the passes clear of them, others not): case 1 periodic along x with
+    the lossy anisotropic m1 as background (vacuum in the others), case 2 with a pass from
+    an odd x (a CPML of 7 cells at x_min) and a PMC wall at z_max."""
+    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
+           "z_min": {"cells": 4}, "z_max": "pmc"}
+    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
+                         (150, 61, 47))
+    d = scene.grid.spacing
+
+    def at(i, j, k):
+        return (i * d[0], j * d[1], k * d[2])
+
+    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
+               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
+               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
+               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
+    return scene.model_copy(update={"objects": objects,
+                                    "background": "m1" if case == 1 else "vacuum"})
+
+
 @pytest.mark.parametrize("case", [0, 1, 2])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 16), (2, 64, 8, 24)], ids=str)
 def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
@@ -383,21 +405,7 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
     2's pass starts at an odd x. The passes march in segments of z shorter than the grid: a
     segment through case 2's PMC wall at z_max (rows of their own there) holds no clear
     block."""
-    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
-           "z_min": {"cells": 4}, "z_max": "pmc"}
-    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
-                         (150, 61, 47))
-    d = scene.grid.spacing
-
-    def at(i, j, k):
-        return (i * d[0], j * d[1], k * d[2])
-
-    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
-               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
-               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
-               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
-    scene = scene.model_copy(update={"objects": objects,
-                                     "background": "m1" if case == 1 else "vacuum"})
+    scene = _clear_blocks_scene(case)
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
     runs = []
     for flags in ("", "-DMARCH_UNIFORM=0", "-DMARCH_UNIFORM_ROW=1"):
@@ -422,24 +430,16 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
     float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
-    change. The grid and objects of test_one_material_blocks_keep_the_bits (random_scene's
-    sources and probes moved to x below 45 cells, case 1 periodic along x with a lossy
-    anisotropic background, case 2's pass from an odd x), with a point source and a probe
-    in a block that would otherwise run lean3v, and passes of fewer steps (at the snapshots
-    every 50 steps and at the end of 101)."""
-    odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
-           "z_min": {"cells": 4}, "z_max": "pmc"}
-    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
-                         (150, 61, 47))
+    change. The scene of _clear_blocks_scene (random_scene's sources and probes moved to x
+    below 45 cells), with a point source and a probe in a block that would otherwise run
+    lean3v, and passes of fewer steps (at the snapshots every 50 steps and at the end of
+    101)."""
+    scene = _clear_blocks_scene(case)
     d = scene.grid.spacing
 
     def at(i, j, k):
         return (i * d[0], j * d[1], k * d[2])
 
-    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
-               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
-               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
-               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
     def left(item):   # random_scene's sources and probes at x below 45 cells
         if getattr(item, "position", None) is None:
             return item
@@ -449,11 +449,9 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     src = yf.PointSource(position=at(80, 25, 24), component="ey",
                          waveform=scene.sources[0].waveform)
     probe = yf.Probe(name="lean", position=at(90, 30, 20))
-    scene = scene.model_copy(update={"objects": objects,
-                                     "run": scene.run.model_copy(update={"steps": 101}),
+    scene = scene.model_copy(update={"run": scene.run.model_copy(update={"steps": 101}),
                                      "sources": [*map(left, scene.sources), src],
-                                     "monitors": [*map(left, scene.monitors), probe],
-                                     "background": "m1" if case == 1 else "vacuum"})
+                                     "monitors": [*map(left, scene.monitors), probe]})
     cfg = (3, 64, 24, seg)
     runs = []
     for flags in ("", "-DMARCH_LEAN=0", "-DMARCH_UNIFORM_ROW=1"):

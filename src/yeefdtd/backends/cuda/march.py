@@ -643,9 +643,8 @@ class MarchStepper(CudaStepper):
         ``pass_box`` when None; ``full``: the instance for passes of cfg[0] steps, see
         full_pass; None: the one a pass of cfg[0] steps runs), worked out once per shape and
         box."""
-        if full is None:
-            full = box is None and self.full_pass(cfg)
-        key = (cfg, box, mask, full)
+        key = self._kernel_key(cfg, box, mask, full)
+        full = key[3]
         if key not in self._pass_kernels:
             from ...exceptions import KernelError
 
@@ -681,6 +680,13 @@ class MarchStepper(CudaStepper):
                     if al and all(grid) else np.uint64(0)
             self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
         return self._pass_kernels[key]
+
+    def _kernel_key(self, cfg: tuple, box: tuple | None, mask: int, full: bool | None) -> tuple:
+        """The key of _pass_kernels and _lean_side for _pass_kernel's arguments (``full``
+        None: that of the passes of cfg[0] steps over the grid)."""
+        if full is None:
+            full = box is None and self.full_pass(cfg)
+        return (cfg, box, mask, full)
 
     def _lean_finder(self, cfg: tuple) -> str:
         """The lean3v_one instance for the lean pass of launch shape ``cfg``."""
@@ -769,8 +775,8 @@ class MarchStepper(CudaStepper):
         full = None if nt == cfg[0] else False
         fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask, full)
         if side:
-            key = (cfg, box, mask, box is None and self.full_pass(cfg) if full is None else full)
-            fn, grid, block, seg, smem, one = self._lean_side[key]
+            fn, grid, block, seg, smem, one = self._lean_side[self._kernel_key(cfg, box, mask,
+                                                                               full)]
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -806,7 +812,7 @@ class MarchStepper(CudaStepper):
         if nt != cfg[0] or not self.variant.lean_shape(cfg) or not all(self.pass_box_of(nt)[1]):
             return False
         self._pass_kernel(cfg)
-        return (cfg, None, 0, self.full_pass(cfg)) in self._lean_side
+        return self._kernel_key(cfg, None, 0, None) in self._lean_side
 
     def _box_launches(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
                       g: dict) -> list:

@@ -204,6 +204,23 @@ struct LaneSync {
 
 // The overlap along x on each side of a tile W cells wide: NT cells rounded up to whole
 // lanes, and with AL as much more as makes the owned width a multiple of 8 cells.
+// Whether a lane of a tile of 32 V x BY cells (overlap HX cells along x, NT rows along y)
+// lies in the tile's owned rows and lanes, its row gj within the box's bny rows from oy.
+template <int NT, int V, int BY, int HX>
+__device__ __forceinline__ bool owned_lane(int tx, int ty, int gj, int oy, int bny) {
+    return ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX && tx * V < 32 * V - HX;
+}
+
+// Bit v set where the lane's cell v (from x = gi) lies in the box's bnx cells from ox.
+template <int V>
+__device__ __forceinline__ int owned_bits(int gi, int ox, int bnx) {
+    int om = 0;
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+        if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+    return om;
+}
+
 template <int NT, int V, int W, bool AL>
 __host__ __device__ constexpr int lane_halo() {
     int h = (NT + V - 1) / V * V;
@@ -288,7 +305,7 @@ __device__ __forceinline__ Lane3v lane3v_at(int nx, int ny, int nz, int px, int 
     // first tile, which starts before the box)
     L.om = 0;
     if (ty >= NT && ty < BY - NT && gj - oy < bny && tx * V >= HX && tx * V < W - HX) {
-        if constexpr (AL) {
+        if constexpr (AL) {   // (owned_bits, written out: the instances' code as measured)
 #pragma unroll
             for (int v = 0; v < V; ++v)
                 if (L.gi + v - ox >= 0 && L.gi + v - ox < bnx) L.om |= 1 << v;
@@ -541,9 +558,15 @@ __device__ __forceinline__ void march3v_run(const Lane3v& L, const S* const (&fl
 // The bytes of march3v's shared planes (see the kernel), and whether they go in dynamic
 // shared memory: where they and the barriers would pass the 48 kB of static shared memory
 // (3 steps a pass, rows of 12: 57 344 bytes).
+// The shared planes of march3v's and lean3v's march of NT steps (the x and z components):
+// E of step 0, E of steps 1 .. NT - 1 by the parity of their plane, H of steps 1 .. NT.
+template <int NT>
+__host__ __device__ constexpr int march_planes() {
+    return 2 + 4 * (NT - 1) + 2 * NT;
+}
 template <typename T, int NT, int V, int BY>
 __host__ __device__ constexpr int march3v_plane_bytes() {
-    return (2 + 4 * (NT - 1) + 2 * NT) * 32 * V * (BY + 2) * (int)sizeof(T);
+    return march_planes<NT>() * 32 * V * (BY + 2) * (int)sizeof(T);
 }
 template <typename T, int NT, int V, int BY>
 __host__ __device__ constexpr bool march3v_dynamic() {
@@ -565,8 +588,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
     constexpr int W = 32 * V;                       // tile width, cells
     constexpr int SP = W * (BY + 2);                // a shared plane: rows -1 .. BY
     // shared planes (see above): E of step 0 at 0, E of steps 1 .. NT - 1 from E1, H from HP
-    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1);
-    constexpr int NPL = HP + 2 * NT;
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     // read first: later, it made ptxas spill 4 bytes in the AL instances (see "One material")
     const bool uni = (LEAN || MARCH_UNIFORM) && AL && one != nullptr &&
         one[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)];
@@ -595,10 +617,14 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
                                                        bnx, bny, bnz, src, n0);
     const S* const fld[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
     S* const outs[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
-    if (!LEAN && uni)
-        march3v_run<T, S, ID, CT, NT, V, BY, AL, !LEAN>(lane, fld, outs, cid, gtab, sh, sync, lp);
-    else
-        march3v_run<T, S, ID, CT, NT, V, BY, AL, false>(lane, fld, outs, cid, gtab, sh, sync, lp);
+    if constexpr (!LEAN) {   // (LEAN: those blocks returned above)
+        if (uni) {
+            march3v_run<T, S, ID, CT, NT, V, BY, AL, true>(lane, fld, outs, cid, gtab, sh, sync,
+                                                           lp);
+            return;
+        }
+    }
+    march3v_run<T, S, ID, CT, NT, V, BY, AL, false>(lane, fld, outs, cid, gtab, sh, sync, lp);
 }
 
 // ---------------------------------------------------------------------------- lean3v
@@ -627,11 +653,6 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-template <int NT, int BY, int V>
-__host__ __device__ constexpr int lean_planes() {   // shared planes of 32 V x (BY + 2)
-    return 2 + 4 * (NT - 1) + 2 * NT;
-}
-
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
@@ -644,7 +665,7 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
     constexpr int W = 32 * V, SP = W * (BY + 2);
     constexpr int HX = lane_halo<NT, V, W, true>();
-    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = lean_planes<NT, BY, V>();
+    constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     if (!lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)]) return;
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
@@ -655,12 +676,8 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: none or all
     // (lean3v_one; storing some of them cell by cell made ptxas spill 8 bytes)
-    int om = 0;
-    if (ty >= NT && ty < BY - NT && gj - oy < bny && V * tx >= HX && V * tx < W - HX) {
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-            if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
-    }
+    const int om = owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny) ? owned_bits<V>(gi, ox, bnx)
+                                                                  : 0;
     const idx_t pl = (idx_t)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
     const idx_t c0 = (idx_t)gj * px + gi + pl * kstart;   // no cell wraps (the host's choice)
@@ -829,11 +846,8 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     bool ok = cx0 >= 0 && cx1 < nx && cy0 >= 0 && cy1 < ny && kstart >= 0 && kend + 1 < nz &&
               gi >= 0 && gi + V <= px && (gj < ny || (gj < 2 * ny && kend + 2 < nz)) &&
               px % V == 0 && gi % V == 0;
-    if (ty >= NT && ty < BY - NT && gj - oy < bny && V * tx >= HX && V * tx < W - HX) {
-        int om = 0;   // as lean3v finds it
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-            if (gi + v - ox >= 0 && gi + v - ox < bnx) om |= 1 << v;
+    if (owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny)) {   // as lean3v finds it
+        const int om = owned_bits<V>(gi, ox, bnx);
         ok = ok && (om == 0 || om == (1 << V) - 1);
     }
     if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1)   // in the cone

@@ -373,20 +373,25 @@ def _clear_blocks_scene(case: int) -> yf.Scene:
     """random_scene's on 150 x 61 x 47 cells with its objects replaced by four at x below
     50 (some blocks of the passes clear of them, others not): case 1 periodic along x with
     the lossy anisotropic m1 as background (vacuum in the others), case 2 with a pass from
-    an odd x (a CPML of 7 cells at x_min) and a PMC wall at z_max."""
+    an odd x at 2 steps (a CPML of 7 cells at x_min) and a PMC wall at z_max; case 3 with
+    the objects at x from 72 to 108 and CPML layers of 8 cells at both x ends, so that at
+    3 steps the pass runs from x = 11 to 138, both ends odd, with clear blocks at each."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}
-    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else odd,
-                         (150, 61, 47))
+    both = {"x_min": {"cells": 8}, "x_max": {"cells": 8}, "y_min": "pec", "y_max": "pmc",
+            "z_min": {"cells": 4}, "z_max": {"cells": 5}}
+    scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else
+                         (odd, both)[case - 2], (150, 61, 47))
     d = scene.grid.spacing
+    x0 = 60 if case == 3 else 0
 
     def at(i, j, k):
         return (i * d[0], j * d[1], k * d[2])
 
-    objects = [yf.Box(center=at(22, 30, 23), size=at(20, 24, 10), material="m0"),
-               yf.Sphere(center=at(40, 20, 30), radius=8 * d[0], material="m2"),
-               yf.Box(center=at(25, 45, 12), size=at(6, 5, 7), material="pec"),
-               yf.Sphere(center=at(30, 40, 36), radius=3 * d[0], material="pmc")]
+    objects = [yf.Box(center=at(x0 + 22, 30, 23), size=at(20, 24, 10), material="m0"),
+               yf.Sphere(center=at(x0 + 40, 20, 30), radius=8 * d[0], material="m2"),
+               yf.Box(center=at(x0 + 25, 45, 12), size=at(6, 5, 7), material="pec"),
+               yf.Sphere(center=at(x0 + 30, 40, 36), radius=3 * d[0], material="pmc")]
     return scene.model_copy(update={"objects": objects,
                                     "background": "m1" if case == 1 else "vacuum"})
 
@@ -423,7 +428,7 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
     assert any(not np.array_equal(row1.fields[c], v) for c, v in one.fields.items())
 
 
-@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("seg", [16, 9])
 def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     """The lean pass (3 steps, tiles of 64 x 24): its blocks that need nothing but the
@@ -433,22 +438,26 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     change. The scene of _clear_blocks_scene (random_scene's sources and probes moved to x
     below 45 cells), with a point source and a probe in a block that would otherwise run
     lean3v, and passes of fewer steps (at the snapshots every 50 steps and at the end of
-    101)."""
+    101). In case 3 (objects at x from 72 to 108) they are moved to x from 75 to 105, and
+    the pass's first and last lanes along x own one of their 2 cells each, in clear
+    blocks."""
     scene = _clear_blocks_scene(case)
     d = scene.grid.spacing
 
     def at(i, j, k):
         return (i * d[0], j * d[1], k * d[2])
 
-    def left(item):   # random_scene's sources and probes at x below 45 cells
+    lo, hi = (75, 105) if case == 3 else (0, 45)
+
+    def left(item):   # random_scene's sources and probes at x below 45 cells (case 3: 75-105)
         if getattr(item, "position", None) is None:
             return item
         x, y, z = item.position
-        return item.model_copy(update={"position": (min(x, 45 * d[0]), y, z)})
+        return item.model_copy(update={"position": (min(max(x, lo * d[0]), hi * d[0]), y, z)})
 
-    src = yf.PointSource(position=at(80, 25, 24), component="ey",
+    src = yf.PointSource(position=at(130 if case == 3 else 80, 25, 24), component="ey",
                          waveform=scene.sources[0].waveform)
-    probe = yf.Probe(name="lean", position=at(90, 30, 20))
+    probe = yf.Probe(name="lean", position=at(20 if case == 3 else 90, 30, 20))
     scene = scene.model_copy(update={"run": scene.run.model_copy(update={"steps": 101}),
                                      "sources": [*map(left, scene.sources), src],
                                      "monitors": [*map(left, scene.monitors), probe]})
@@ -467,6 +476,18 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     assert plain.stats["tile"]["one_material_blocks"] == 0
     assert_same_bits(lean, plain)
     assert any(not np.array_equal(row1.fields[c], v) for c, v in lean.fields.items())
+    if case == 3:   # the first and the last column of tiles along x hold lean blocks
+        from yeefdtd.build.model import build_model
+        from yeefdtd.run import make_stepper
+
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
+        st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal",
+                          tune=False, graphs=False, launch={"pass": cfg})
+        org, ext = st.pass_box_of(3)
+        assert (org[0], org[0] + ext[0]) == (11, 139)
+        _, grid, *_, blocks = st._pass_kernel(cfg)
+        blocks = blocks.get().reshape(grid[::-1])
+        assert grid[0] == 3 and blocks[..., 0].any() and blocks[..., -1].any()
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

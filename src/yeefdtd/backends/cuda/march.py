@@ -283,18 +283,8 @@ class MarchStepper(CudaStepper):
                 continue
             lo = max((hi for lo, hi in spans if lo == 0), default=0)
             hi = min((lo for lo, hi in spans if hi >= n), default=n)
-            if b == 0 and self._lean_steps(nt):   # x ends even: lanes of 2 cells all owned
-                lo, hi = min(lo + lo % 2, hi), hi - (hi % 2 if hi < n else 0)
             out.append((lo, max(lo, hi)))
         return out
-
-    def _lean_steps(self, nt: int) -> bool:
-        """Whether passes of ``nt`` steps may run the lean pass (March.lean_shape), whose
-        lanes of 2 cells along x must own both or neither (lean3v in march3v.cu): the boxes
-        beside it then end along x on even cells, taking a cell more where a layer's span
-        ends on an odd one (dipole-cpml 512, 3 steps: x from 13 -> 14)."""
-        v = self.variant
-        return nt == v.LEAN_SHAPE[0] and v.lean_shape(v.LEAN_SHAPE)
 
     def march_boxes(self, nt: int) -> list[tuple[tuple[int, int, int], tuple[int, int, int],
                                                   int, int]]:

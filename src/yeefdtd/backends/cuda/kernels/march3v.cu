@@ -674,8 +674,10 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const int gi = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: none or all
-    // (lean3v_one; storing some of them cell by cell made ptxas spill 8 bytes)
+    // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
+    // x ends a lane may own one of its 2 cells, stored alone (a box's x end on an odd cell:
+    // dipole-cpml 512 at 3 steps, x from 13, the x boxes 26 cells thick, one tile of 32
+    // each). ptxas spills 8 bytes for it (NVCC for sm_90): see the measurements there.
     const int om = owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny) ? owned_bits<V>(gi, ox, bnx)
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
@@ -784,11 +786,23 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 sstore<T, V>(me + eb, en[0]);
                 sstore<T, V>(me + eb + SP, en[2]);
             } else if (om && k >= z0) {   // k < z1: s <= kend
-                const idx_t o = (idx_t)(k - kstart) * pl;   // om: all V cells (lean3v_one)
+                const idx_t o = (idx_t)(k - kstart) * pl;
+                if (om == (1 << V) - 1) {   // every lane but those at the box's x ends
 #pragma unroll
-                for (int a = 0; a < 3; ++a) {
-                    sstore<T, V>(out[a] + o, en[a]);
-                    sstore<T, V>(out[a + 3] + o, hn[a]);
+                    for (int a = 0; a < 3; ++a) {
+                        sstore<T, V>(out[a] + o, en[a]);
+                        sstore<T, V>(out[a + 3] + o, hn[a]);
+                    }
+                } else {
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (om >> v & 1) {
+#pragma unroll
+                            for (int a = 0; a < 3; ++a) {
+                                out[a][o + v] = en[a][v];
+                                out[a + 3][o + v] = hn[a][v];
+                            }
+                        }
                 }
             }
             // step t - 1's planes move on to k + 1; step t's become k
@@ -817,8 +831,7 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // along x the owned cells and NT of the HX cells on either side). So a block may where
 // its cone lies in the grid without wrapping, every id in the cone is 0 (cid: the cells'
 // ids, with every source's and probe's cell made nonzero in the host's copy, so that the
-// blocks computing those run march3v), each lane owns all of its V cells or none, and
-// every cell the tile reads lies in the arrays: along x up to the rows' padding, along y
+// blocks computing those run march3v), and every cell the tile reads lies in the arrays: along x up to the rows' padding, along y
 // up to the next plane's rows short of the arrays' last plane. What lean3v computes
 // outside the cone (with row 0's coefficients, from whatever those cells hold) reaches no
 // owned cell. dipole-cpml 512, 3 steps, segments of 64 (H200): 91.9% of the blocks, the
@@ -846,10 +859,6 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     bool ok = cx0 >= 0 && cx1 < nx && cy0 >= 0 && cy1 < ny && kstart >= 0 && kend + 1 < nz &&
               gi >= 0 && gi + V <= px && (gj < ny || (gj < 2 * ny && kend + 2 < nz)) &&
               px % V == 0 && gi % V == 0;
-    if (owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny)) {   // as lean3v finds it
-        const int om = owned_bits<V>(gi, ox, bnx);
-        ok = ok && (om == 0 || om == (1 << V) - 1);
-    }
     if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1)   // in the cone
         ok = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx, true, nz,
                                   kstart, kend + 1);

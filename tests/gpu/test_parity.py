@@ -374,11 +374,12 @@ def _clear_blocks_scene(case: int) -> yf.Scene:
     50 (some blocks of the passes clear of them, others not): case 1 periodic along x with
     the lossy anisotropic m1 as background (vacuum in the others), case 2 with a pass from
     an odd x at 2 steps (a CPML of 7 cells at x_min) and a PMC wall at z_max; case 3 with
-    the objects at x from 72 to 108 and CPML layers of 8 cells at both x ends, so that at
-    3 steps the pass runs from x = 11 to 138, both ends odd, with clear blocks at each."""
+    the objects at x from 72 to 108 and CPML layers of 8 and 7 cells at the x ends, so that
+    at 3 steps the pass runs over x = 11 .. 140 (its first and last lanes of 2 cells own
+    one each), with clear blocks at both ends."""
     odd = {"x_min": {"cells": 7}, "x_max": "pec", "y_min": "pec", "y_max": "pec",
            "z_min": {"cells": 4}, "z_max": "pmc"}
-    both = {"x_min": {"cells": 8}, "x_max": {"cells": 8}, "y_min": "pec", "y_max": "pmc",
+    both = {"x_min": {"cells": 8}, "x_max": {"cells": 7}, "y_min": "pec", "y_max": "pmc",
             "z_min": {"cells": 4}, "z_max": {"cells": 5}}
     scene = random_scene("3d", 30 + case, BOUNDARIES_3D[case] if case < 2 else
                          (odd, both)[case - 2], (150, 61, 47))
@@ -484,7 +485,7 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
         st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal",
                           tune=False, graphs=False, launch={"pass": cfg})
         org, ext = st.pass_box_of(3)
-        assert (org[0], org[0] + ext[0]) == (11, 139)
+        assert (org[0], org[0] + ext[0]) == (11, 141)
         _, grid, *_, blocks = st._pass_kernel(cfg)
         blocks = blocks.get().reshape(grid[::-1])
         assert grid[0] == 3 and blocks[..., 0].any() and blocks[..., -1].any()

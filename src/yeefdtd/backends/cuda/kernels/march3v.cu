@@ -632,12 +632,12 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // nothing else: every id their pass loads is 0 (row 0 of the table: the grid's most common
 // combination of materials, whose coefficients are constant operands), no source or probe
 // lies in the cells they compute, and none of those cells wraps around the grid's ends (see
-// lean3v_one); every pass NT steps. The same tiles as march3v's whole-sector instance of NT steps and 32 x BY
-// threads (the first tile from the multiple of 8 at or before the box's x origin, the
-// overlap lane_halo<NT, V, 32 V, true>() cells along x and NT rows along y), so that the
-// blocks of the two partition the box: the host finds which blocks may (lean3v_one) and
-// runs the others on march3v with LEAN, over tiles of fewer rows whose owned rows split
-// these (see MarchStepper in march.py).
+// lean3v_one); every pass NT steps. The same tiles as march3v's whole-sector instance of NT
+// steps and 32 x BY threads (the first tile from the multiple of 8 at or before the box's x
+// origin, the overlap lane_halo<NT, V, 32 V, true>() cells along x and NT rows along y), so
+// that the blocks of the two partition the box: the host finds which blocks may
+// (lean3v_one) and runs the others on march3v with LEAN, over tiles of fewer rows whose
+// owned rows split these (see MarchStepper in march.py).
 //
 // Why: march3v issues about 225 lane slots an owned cell-step, of which the update's
 // arithmetic is a fifth; the rest is its generality and its pipeline (the planes of every
@@ -653,7 +653,7 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -666,7 +666,10 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     constexpr int W = 32 * V, SP = W * (BY + 2);
     constexpr int HX = lane_halo<NT, V, W, true>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
-    if (!lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)]) return;
+    static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
+    if (lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] !=
+        (EDGE ? 2 : 1))
+        return;
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -677,11 +680,14 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
     // x ends a lane may own one of its 2 cells (a box's x end on an odd cell: dipole-cpml
     // 512 at 3 steps, x from 13, so that the x boxes are 26 cells thick, one tile of 32
-    // each). The lanes store cell by cell, each cell where its bit is set: a lane's 2
-    // cells as one 8-byte store where it owns both and cell by cell otherwise made ptxas
-    // (NVCC for sm_90) spill 8 bytes, reloaded once an iteration behind the next plane's
-    // loads (a load from local memory waits with them), and lean3v took 0.965 ms a step
-    // against 0.615 (H200, dipole-cpml 512 float32, 3,64,24,64).
+    // each). The blocks with such lanes (byte 2, see lean3v_one) run the EDGE instance,
+    // which stores cell by cell, each cell where its bit is set; the others (byte 1) store
+    // a lane's cells as one 8-byte access. In one instance (H200, dipole-cpml 512 float32,
+    // 3,64,24,64, ms a step): a lane's 2 cells as one store where it owns both and cell by
+    // cell otherwise made ptxas (NVCC for sm_90) spill 8 bytes, reloaded once an iteration
+    // behind the next plane's loads (a load from local memory waits with them): lean3v
+    // 0.965 against 0.615 at x from 14 with whole lanes only; every lane cell by cell (two
+    // 4-byte stores a component): 0.765.
     const int om = owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny) ? owned_bits<V>(gi, ox, bnx)
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
@@ -791,10 +797,18 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                 sstore<T, V>(me + eb + SP, en[2]);
             } else if (om && k >= z0) {   // k < z1: s <= kend
                 const idx_t o = (idx_t)(k - kstart) * pl;
+                if constexpr (EDGE) {   // cell by cell: see om above
 #pragma unroll
-                for (int a = 0; a < 3; ++a) {   // cell by cell: see om above
-                    if (om & 1) { out[a][o] = en[a][0]; out[a + 3][o] = hn[a][0]; }
-                    if (om & 2) { out[a][o + 1] = en[a][1]; out[a + 3][o + 1] = hn[a][1]; }
+                    for (int a = 0; a < 3; ++a) {
+                        if (om & 1) { out[a][o] = en[a][0]; out[a + 3][o] = hn[a][0]; }
+                        if (om & 2) { out[a][o + 1] = en[a][1]; out[a + 3][o + 1] = hn[a][1]; }
+                    }
+                } else {   // om: all V cells (lean3v_one)
+#pragma unroll
+                    for (int a = 0; a < 3; ++a) {
+                        sstore<T, V>(out[a] + o, en[a]);
+                        sstore<T, V>(out[a + 3] + o, hn[a]);
+                    }
                 }
             }
             // step t - 1's planes move on to k + 1; step t's become k
@@ -815,21 +829,22 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     }
 }
 
-// lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles), 1
-// where the block may run lean3v. An owned cell's value after NT steps depends only on the
-// values, ids, sources of the cells within NT cells of it along each axis (each step
-// reaches one cell further each way): the block's cone, the owned cells widened by NT
-// (along z exactly the planes kstart .. kend + 1 the pass reads, along y the tile's rows,
-// along x the owned cells and NT of the HX cells on either side). So a block may where
-// its cone lies in the grid without wrapping, every id in the cone is 0 (cid: the cells'
-// ids, with every source's and probe's cell made nonzero in the host's copy, so that the
-// blocks computing those run march3v), and every cell the tile reads lies in the arrays: along x up to the rows' padding, along y
-// up to the next plane's rows short of the arrays' last plane. What lean3v computes
-// outside the cone (with row 0's coefficients, from whatever those cells hold) reaches no
-// owned cell. dipole-cpml 512, 3 steps, segments of 64 (H200): 91.9% of the blocks, the
-// pass 0.810 ms a step; with the ids of the whole tile checked 77.6% and 1.026 ms (the
-// tiles of the first and last rows and columns read the CPML layers' cells, whose ids
-// differ).
+// lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1
+// where the block may run lean3v, 2 where it may and has a lane that owns some of its cells
+// (at the box's x ends; lean3v's EDGE instance runs it), 0 elsewhere. An owned cell's value
+// after NT steps depends only on the values, ids, sources of the cells within NT cells of
+// it along each axis (each step reaches one cell further each way): the block's cone, the
+// owned cells widened by NT (along z exactly the planes kstart .. kend + 1 the pass reads,
+// along y the tile's rows, along x the owned cells and NT of the HX cells on either side).
+// So a block may where its cone lies in the grid without wrapping, every id in the cone is
+// 0 (cid: the cells' ids, with every source's and probe's cell made nonzero in the host's
+// copy, so that the blocks computing those run march3v), and every cell the tile reads lies
+// in the arrays: along x up to the rows' padding, along y up to the next plane's rows short
+// of the arrays' last plane. What lean3v computes outside the cone (with row 0's
+// coefficients, from whatever those cells hold) reaches no owned cell. dipole-cpml 512, 3
+// steps, segments of 64 (H200): 91.9% of the blocks, the pass 0.810 ms a step; with the ids
+// of the whole tile checked 77.6% and 1.026 ms (the tiles of the first and last rows and
+// columns read the CPML layers' cells, whose ids differ).
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v.
 #ifndef MARCH_LEAN
 #define MARCH_LEAN 1
@@ -854,6 +869,13 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1)   // in the cone
         ok = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx, true, nz,
                                   kstart, kend + 1);
+    bool part = false;   // a lane owning some of its cells: the block runs lean3v's EDGE
+    if (owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny)) {   // as lean3v finds it
+        const int om = owned_bits<V>(gi, ox, bnx);
+        part = om != 0 && om != (1 << V) - 1;
+    }
+    part = __syncthreads_or(part);
     if (__syncthreads_and(ok) && MARCH_LEAN && tx == 0 && ty == 0)
-        lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = 1;
+        lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] =
+            part ? 2 : 1;
 }

@@ -1,7 +1,7 @@
 """Time each part of a 3D marching pass on its own: the pass's launches over the grid
-(for the lean pass, lean3v's, its EDGE instance's and march3v's beside it separately) and
-the CPML boxes (with --each, every box alone too: its CPML axes, extent and launch shape),
-each repeated on one stream, in milliseconds a step (not overlapped, as the run overlaps the
+(for the lean pass, lean3v's and march3v's beside it separately) and the CPML boxes (with
+--each, every box alone too: its CPML axes, extent and launch shape), each
+repeated on one stream, in milliseconds a step (not overlapped, as the run overlaps the
 boxes with the pass on streams of their own).
 
     python3 benchmarks/pass_parts.py -n 512 --scenes dipole-cpml pec-box \
@@ -42,9 +42,8 @@ def main() -> None:
             f, g, src = st._f, st._g, st._src
             parts = {"pass": st._main_launch(cfg, nt, 0, src, f, g),
                      "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
-            if len(parts["pass"]) > 1:   # the lean pass: lean3v (its EDGE instance), march3v
-                parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][-1:]
-                parts["lean3v edge"] = parts["pass"][1:-1]
+            if len(parts["pass"]) > 1:   # the lean pass: lean3v, then march3v beside it
+                parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][1:]
             if a.each:   # box q: its launch shape, CPML axes and extent in the name
                 for q, ((bcfg, (_, ext), mask), launch) in enumerate(
                         zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):
@@ -70,8 +69,9 @@ def main() -> None:
             if st.lean_pass(cfg):
                 lean = st._pass_kernel(cfg)[5]
                 print(f"{scene} {a.n} {text} lean3v's share of blocks "
-                      f"{float((lean != 0).mean()):.4f} (EDGE {float((lean == 2).mean()):.4f}); "
-                      f"pass box {st.pass_box_of(nt)}", flush=True)
+                      f"{float((lean != 0).mean()):.4f} (with lanes owned in part "
+                      f"{float((lean == 2).mean()):.4f}); pass box {st.pass_box_of(nt)}",
+                      flush=True)
             del st, f, g, parts
             cp.get_default_memory_pool().free_all_blocks()
 

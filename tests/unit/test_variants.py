@@ -978,9 +978,6 @@ def test_the_lean_pass_and_the_tiles_beside_it_partition_the_same_box():
         assert v.kernel("pass", cfg, "3d", "float, float", "unsigned char", "true", 0, True,
                         True, True) == "lean3v<float, float, unsigned char, true, 3, 2, 24>"
         assert v.kernel("pass", cfg, "3d", "float, float", "unsigned char", "true", 0, True,
-                        True, True, True) == \
-            "lean3v<float, float, unsigned char, true, 3, 2, 24, true>"
-        assert v.kernel("pass", cfg, "3d", "float, float", "unsigned char", "true", 0, True,
                         True).startswith("march3v<float, float, unsigned char, true, 3, 2, 12, 1,"
                                          " true, true, true>")
     v.single = False
@@ -997,7 +994,6 @@ def test_the_dynamic_shared_memory_of_the_lean_pass_and_of_march3v():
 
     T, ID = "float, float", "unsigned char"
     assert lean_bytes(f"lean3v<{T}, {ID}, true, 3, 2, 24>", "float") == 16 * 64 * 26 * 4
-    assert lean_bytes(f"lean3v<{T}, {ID}, true, 3, 2, 24, true>", "float") == 16 * 64 * 26 * 4
     assert lean_bytes(f"march3v<{T}, {ID}, true, 3, 2, 12, 1, true, true, true>",
                       "float") == 16 * 64 * 14 * 4
     assert lean_bytes(f"march3v<{T}, {ID}, true, 2, 2, 16, 1, true>", "float") == 0

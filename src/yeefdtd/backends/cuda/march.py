@@ -87,8 +87,6 @@ class MarchStepper(CudaStepper):
         self._pass_kernels: dict = {}
         #: the same key -> march3v's launch beside lean3v's, as _pass_kernels holds them
         self._lean_side: dict = {}
-        #: the same key -> lean3v's EDGE launch, where some lean blocks hold lanes owned in part
-        self._lean_edge: dict = {}
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -546,8 +544,7 @@ class MarchStepper(CudaStepper):
                       for f in (False, True)]
             if self.const_table:
                 names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True,
-                                              True, True, edge) for edge in (False, True)]
-                names.append(self._lean_finder(c))
+                                              True, True), self._lean_finder(c)]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 
@@ -666,11 +663,6 @@ class MarchStepper(CudaStepper):
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 one = self._lean_blocks(cfg, grid, block, seg, org, ext)
                 self._lean_side[key] = self._lean_general(cfg, one, grid, org, ext)
-                if bool((one == 2).any()):   # lanes owned in part: lean3v's EDGE instance
-                    edge = self._fn(v.kernel("pass", cfg, *self._tparams, mask, al, full, lean,
-                                             edge=True))
-                    edge.max_dynamic_shared_size_bytes = smem
-                    self._lean_edge[key] = (edge, grid, block, seg, smem, one)
             elif shape:   # march3v over the lean pass's general tiles alone
                 one = np.uint64(0)
             elif name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
@@ -765,16 +757,16 @@ class MarchStepper(CudaStepper):
         return self._full[cfg]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
-                     box: tuple | None = None, mask: int = 0, part: str = "") -> tuple:
-        """The launch of the pass with launch shape ``cfg`` (``part``: "side", march3v's
-        beside lean3v's, see _lean_side; "edge", lean3v's EDGE instance, see _lean_edge)."""
+                     box: tuple | None = None, mask: int = 0, side: bool = False) -> tuple:
+        """The launch of the pass with launch shape ``cfg`` (``side``: march3v's beside
+        lean3v's, see _lean_side)."""
         nx, ny, nz = self.shape
         px, py = self.pitch
         full = None if nt == cfg[0] else False
         fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask, full)
-        if part:
-            parts = self._lean_side if part == "side" else self._lean_edge
-            fn, grid, block, seg, smem, one = parts[self._kernel_key(cfg, box, mask, full)]
+        if side:
+            fn, grid, block, seg, smem, one = self._lean_side[self._kernel_key(cfg, box, mask,
+                                                                               full)]
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -798,9 +790,7 @@ class MarchStepper(CudaStepper):
             return []
         out = [self._pass_launch(cfg, nt, n0, src, f, g)]
         if self._lean_side and self.lean_pass(cfg, nt):   # march3v beside lean3v
-            if self._kernel_key(cfg, None, 0, None) in self._lean_edge:
-                out.append(self._pass_launch(cfg, nt, n0, src, f, g, part="edge"))
-            out.append(self._pass_launch(cfg, nt, n0, src, f, g, part="side"))
+            out.append(self._pass_launch(cfg, nt, n0, src, f, g, side=True))
         return out
 
     def lean_pass(self, cfg: tuple, nt: int | None = None) -> bool:

@@ -547,19 +547,18 @@ class March(Variant):
         return self.stages * stage + 2 * 3 * sp * size[T]
 
     def kernel(self, role, cfg, mode, T, ID, CT, pml=0, sectors=False, full=False,
-               lean=False, edge=False):
+               lean=False):
         """The pass instance for launch shape ``cfg`` with the CPML terms of ``pml`` (3D
         march3: blocks per SM from min_blocks, terms inline from inline_axes; march3v with
         ``sectors``: tiles that write whole sectors, see lane_sectors; march2, and march3v
         with ``sectors``, with ``full``: for passes of exactly ``cfg[0]`` steps). The lean
         pass's shape (lean_shape) names march3v over its general tiles (lean_general), or
-        with ``sectors``, ``full`` and ``lean`` lean3v (with ``edge`` its EDGE instance, for
-        the blocks with lanes owned in part), and with ``sectors`` and ``full`` alone march3v
-        beside it (LEAN: the blocks lean3v runs return)."""
+        with ``sectors``, ``full`` and ``lean`` lean3v, and with ``sectors`` and ``full``
+        alone march3v beside it (LEAN: the blocks lean3v runs return)."""
         nt, a, b = cfg[:3]
         if mode == "3d" and self.lean_shape(cfg) and not pml:
             if sectors and full and lean:
-                return f"lean3v<{T}, {ID}, {CT}, {nt}, 2, {b}{', true' if edge else ''}>"
+                return f"lean3v<{T}, {ID}, {CT}, {nt}, 2, {b}>"
             g = self.lean_general(cfg)
             al = (", true, true, true" if full else ", true") if sectors else ""
             return f"march3v<{T}, {ID}, {CT}, {nt}, 2, {g[2]}, {self.lane_blocks(g[2])}{al}>"

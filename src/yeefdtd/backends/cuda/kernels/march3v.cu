@@ -653,23 +653,19 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE = false>
-__global__ void __launch_bounds__(32 * BY, 1)
-lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
-       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
-       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
-       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
-       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-       int src, long long n0, const unsigned char* __restrict__ lean) {
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE>
+__device__ __forceinline__ void
+lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+           const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+           S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+           S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+           const T* __restrict__ gtab, int px, int py, int zlen, int ox, int oy, int oz,
+           int bnx, int bny, int bnz) {
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
     constexpr int W = 32 * V, SP = W * (BY + 2);
     constexpr int HX = lane_halo<NT, V, W, true>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
-    if (lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] !=
-        (EDGE ? 2 : 1))
-        return;
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -680,14 +676,15 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
     // x ends a lane may own one of its 2 cells (a box's x end on an odd cell: dipole-cpml
     // 512 at 3 steps, x from 13, so that the x boxes are 26 cells thick, one tile of 32
-    // each). The blocks with such lanes (byte 2, see lean3v_one) run the EDGE instance,
+    // each). The blocks with such lanes (byte 2, see lean3v_one) run the march with EDGE,
     // which stores cell by cell, each cell where its bit is set; the others (byte 1) store
-    // a lane's cells as one 8-byte access. In one instance (H200, dipole-cpml 512 float32,
-    // 3,64,24,64, ms a step): a lane's 2 cells as one store where it owns both and cell by
+    // a lane's cells as one 8-byte access. H200, dipole-cpml 512 float32, 3,64,24,64, ms a
+    // step: one march storing a lane's 2 cells as one access where it owns both and cell by
     // cell otherwise made ptxas (NVCC for sm_90) spill 8 bytes, reloaded once an iteration
     // behind the next plane's loads (a load from local memory waits with them): lean3v
     // 0.965 against 0.615 at x from 14 with whole lanes only; every lane cell by cell (two
-    // 4-byte stores a component): 0.765.
+    // 4-byte stores a component): 0.765; EDGE as an instance of its own, launched after
+    // the other (11% of the blocks, 216 on 132 SMs): 0.528 + 0.143.
     const int om = owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny) ? owned_bits<V>(gi, ox, bnx)
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
@@ -829,6 +826,30 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     }
 }
 
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY, 1)
+lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+       int src, long long n0, const unsigned char* __restrict__ lean) {
+    // the block's byte (lean3v_one): 1 lanes that own both cells or none, 2 some that own
+    // one (see om in lean3v_run); a march each, so that neither's registers hold the other's
+    const unsigned char b = lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y *
+                                                           blockIdx.z)];
+    if (b == 1)
+        lean3v_run<T, S, ID, CT, NT, V, BY, false>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
+                                                   hx1, hy1, hz1, gtab, px, py, zlen, ox, oy,
+                                                   oz, bnx, bny, bnz);
+    else if (b == 2)
+        lean3v_run<T, S, ID, CT, NT, V, BY, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
+                                                  hx1, hy1, hz1, gtab, px, py, zlen, ox, oy,
+                                                  oz, bnx, bny, bnz);
+}
+
+
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1
 // where the block may run lean3v, 2 where it may and has a lane that owns some of its cells
 // (at the box's x ends; lean3v's EDGE instance runs it), 0 elsewhere. An owned cell's value
@@ -839,8 +860,8 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // So a block may where its cone lies in the grid without wrapping, every id in the cone is
 // 0 (cid: the cells' ids, with every source's and probe's cell made nonzero in the host's
 // copy, so that the blocks computing those run march3v), and every cell the tile reads lies
-// in the arrays: along x up to the rows' padding, along y up to the next plane's rows short
-// of the arrays' last plane. What lean3v computes outside the cone (with row 0's
+// in the arrays (of px py nz values: past a row's last column the tile reads the next row's
+// first, past a plane's last row the next plane's first). What lean3v computes outside the cone (with row 0's
 // coefficients, from whatever those cells hold) reaches no owned cell. dipole-cpml 512, 3
 // steps, segments of 64 (H200): 91.9% of the blocks, the pass 0.810 ms a step; with the ids
 // of the whole tile checked 77.6% and 1.026 ms (the tiles of the first and last rows and
@@ -863,8 +884,9 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     // the cone: [cx0, cx1] x [cy0, cy1] x [kstart, kend + 1]
     const int cx0 = max(tile_x, ox) - NT, cx1 = min(tile_x + W - 2 * HX, ox + bnx) - 1 + NT;
     const int cy0 = tile_y - NT, cy1 = min(tile_y + BY - 2 * NT, oy + bny) - 1 + NT;
+    const idx_t pl = (idx_t)px * py;   // the lane's last read (plane kend + 1) in the arrays
     bool ok = cx0 >= 0 && cx1 < nx && cy0 >= 0 && cy1 < ny && kstart >= 0 && kend + 1 < nz &&
-              gi >= 0 && gi + V <= px && (gj < ny || (gj < 2 * ny && kend + 2 < nz)) &&
+              gi >= 0 && (idx_t)gj * px + gi + V + pl * (kend + 1) <= pl * nz &&
               px % V == 0 && gi % V == 0;
     if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1)   // in the cone
         ok = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx, true, nz,

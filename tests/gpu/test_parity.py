@@ -193,6 +193,26 @@ def test_random_scenes_march_as_indexed(seed):
         assert fields < 1e-11 and probes < 1e-9 and snap < 1e-9, (variant, mode, cells, bnd)
 
 
+def test_thick_y_boxes_run_on_one_tile_of_32_rows():
+    """At 3 steps a pass, a y CPML box thicker than the 10 rows a tile of 32 x 16 owns
+    runs on one tile of 16 x 32 where that computes fewer cells (box_config): CPML layers
+    of 9 cells at both y ends, so that the y box (the spans at both ends, 12 rows each) is
+    24 rows thick; float64 fields, probes and snapshot as 'indexed''s to rounding."""
+    from yeefdtd.build.model import build_model
+    from yeefdtd.run import make_stepper
+
+    bnd = {"x_min": {"cells": 4}, "x_max": "pec", "y_min": {"cells": 9},
+           "y_max": {"cells": 9}, "z_min": "pmc", "z_max": {"cells": 3}}
+    scene = random_scene("3d", 41, bnd, (37, 60, 23))
+    st = make_stepper(build_model(scene), "cuda", "float64", variant="temporal", tune=False,
+                      graphs=False, launch={"pass": (3, 32, 8, 0)})
+    st.advance(0, 3)
+    plan = st._box_plan[(3, 32, 8, 0)]
+    assert [(b[:3], ext[1]) for b, (_, ext), _ in plan if b[2] == 32] == [((3, 16, 32), 24)]
+    (fields, probes, snap), _ = march_mismatch(scene, 60, "float64", "temporal:steps=3")
+    assert fields < 1e-11 and probes < 1e-9 and snap < 1e-9
+
+
 def _indexed_3d_shapes():
     from yeefdtd.backends.cuda.variants import make_variant
 

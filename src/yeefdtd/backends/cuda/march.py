@@ -343,7 +343,8 @@ class MarchStepper(CudaStepper):
         of 64 x 8 threads (one step per pass) or 32 x 16 and segments of the whole box; for
         x, the narrowest tile of 512 threads whose owned cells cover the box's thickness;
         for y, the same up to 16 rows (32 x 16 threads: rows of 32 cells, and a box
-        thicker than their 16 - 2 NT owned rows takes several along y); in 2D (x boxes),
+        thicker than their 16 - 2 NT owned rows takes several along y, unless one tile of 16
+        x 32 computes fewer cells); in 2D (x boxes),
         the fewest cells per lane that do, one warp per block and segments of BOX_ROWS_2D
         rows."""
         nt = cfg[0]
@@ -361,6 +362,16 @@ class MarchStepper(CudaStepper):
             # others (H200, 512 float32) against 1.26 for 26 cells on tiles of 32
             sides = tuple(w for w in sides if max(512 // w, 2 * nt + 2) - 2 * nt >= 4)
         side = next((w for w in sides if w - 2 * nt >= ext[axis]), sides[-1])
+
+        def cost(w):   # cells computed for each owned one, y boxes
+            o = max(512 // w, 2 * nt + 2)
+            return -(-ext[1] // (w - 2 * nt)) * w * o / (o - 2 * nt)
+
+        if axis == 1 and 32 - 2 * nt >= ext[1] > side - 2 * nt and cost(32) < cost(side):
+            # one tile of 16 x 32 where it computes fewer cells than several of 32 x 16:
+            # dipole-cpml 512 at 3 steps, the y box 26 rows thick (1.97 cells an owned one
+            # against 2.27); at 2 steps 24 rows take two of 32 x 16 (1.52 against 1.78)
+            side = 32
         other = max(512 // side, 2 * nt + 2)
         # segments of 16 planes: a box one tile thick has few columns (x boxes of 'fused'
         # at 512 with segments of 64: 144 blocks for 132 SMs; dipole-cpml 7.1 ms a step,

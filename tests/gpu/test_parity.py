@@ -497,8 +497,8 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     assert plain.stats["tile"]["one_material_blocks"] == 0
     assert_same_bits(lean, plain)
     assert any(not np.array_equal(row1.fields[c], v) for c, v in lean.fields.items())
-    if case == 3:   # the first and the last column of tiles along x hold lean blocks, on
-        # lean3v's EDGE instance (byte 2)
+    if case == 3:   # the first and the last column of tiles along x hold lean blocks that
+        # march with EDGE (byte 2: lanes owned in part)
         from yeefdtd.build.model import build_model
         from yeefdtd.run import make_stepper
 

@@ -849,10 +849,9 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                                   oz, bnx, bny, bnz);
 }
 
-
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1
 // where the block may run lean3v, 2 where it may and has a lane that owns some of its cells
-// (at the box's x ends; lean3v's EDGE instance runs it), 0 elsewhere. An owned cell's value
+// (at the box's x ends; lean3v marches it with EDGE), 0 elsewhere. An owned cell's value
 // after NT steps depends only on the values, ids, sources of the cells within NT cells of
 // it along each axis (each step reaches one cell further each way): the block's cone, the
 // owned cells widened by NT (along z exactly the planes kstart .. kend + 1 the pass reads,
@@ -861,11 +860,11 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // 0 (cid: the cells' ids, with every source's and probe's cell made nonzero in the host's
 // copy, so that the blocks computing those run march3v), and every cell the tile reads lies
 // in the arrays (of px py nz values: past a row's last column the tile reads the next row's
-// first, past a plane's last row the next plane's first). What lean3v computes outside the cone (with row 0's
-// coefficients, from whatever those cells hold) reaches no owned cell. dipole-cpml 512, 3
-// steps, segments of 64 (H200): 91.9% of the blocks, the pass 0.810 ms a step; with the ids
-// of the whole tile checked 77.6% and 1.026 ms (the tiles of the first and last rows and
-// columns read the CPML layers' cells, whose ids differ).
+// first, past a plane's last row the next plane's first). What lean3v computes outside the
+// cone (with row 0's coefficients, from whatever those cells hold) reaches no owned cell.
+// dipole-cpml 512, 3 steps, segments of 64 (H200, bbcb745): 91.9% of the blocks, the pass
+// 0.810 ms a step; with the ids of the whole tile checked 77.6% and 1.026 ms (the tiles of
+// the first and last rows and columns read the CPML layers' cells, whose ids differ).
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v.
 #ifndef MARCH_LEAN
 #define MARCH_LEAN 1

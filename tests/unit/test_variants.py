@@ -384,6 +384,19 @@ def test_cpml_boxes_cover_the_layers_and_the_cells_they_reach(nt):
             assert cfg[3] == 0   # one segment: the whole box along z
 
 
+@pytest.mark.parametrize("nt, rows, tile", [(3, 26, (16, 32)), (2, 24, (32, 16)),
+                                              (3, 7, (32, 16)), (1, 22, (32, 16)),
+                                              (3, 27, (32, 16))])
+def test_y_boxes_take_one_tall_tile_where_it_computes_fewer_cells(nt, rows, tile):
+    """A y box thicker than a 32 x 16 tile's owned rows runs on one tile of 16 x 32 where
+    that computes fewer cells for each it owns (dipole-cpml 512 at 3 steps: 26 rows, 1.97
+    against 2.27 on three tiles), else on 32 x 16 (24 rows at 2 steps: two tiles, 1.52
+    against 1.78; a box thinner than 16 - 2 NT rows, or thicker than 32 - 2 NT)."""
+    st = _march_stub((600, 600, 600), [])
+    cfg = st.box_config((nt, 64, 24, 64), 1, (487, rows, 487))
+    assert cfg == (nt, *tile, 16)
+
+
 def _box_cells(shape, org, ext):
     """A boolean mask of a box's cells, wrapped at the grid's ends as the kernels wrap."""
     import numpy as np

@@ -417,6 +417,19 @@ def _clear_blocks_scene(case: int) -> yf.Scene:
                                     "background": "m1" if case == 1 else "vacuum"})
 
 
+def _runs_with_flags(scene, cfg, monkeypatch, off: str) -> list:
+    """'temporal' float32 runs of ``scene`` with pass shape ``cfg``, compiled as they are,
+    with ``off`` (the shortcut under test turned off) and with -DMARCH_UNIFORM_ROW=1 (its
+    blocks given row 1's coefficients, so that the fields tell whether they ran)."""
+    runs = []
+    for flags in ("", off, "-DMARCH_UNIFORM_ROW=1"):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                           progress=False,
+                           stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
+    return runs
+
+
 @pytest.mark.parametrize("case", [0, 1, 2])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 16), (2, 64, 8, 24)], ids=str)
 def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
@@ -433,13 +446,7 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
     block."""
     scene = _clear_blocks_scene(case)
     monkeypatch.setenv("YEEFDTD_LANE_SECTORS", "on")
-    runs = []
-    for flags in ("", "-DMARCH_UNIFORM=0", "-DMARCH_UNIFORM_ROW=1"):
-        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
-                           progress=False,
-                           stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
-    one, plain, row1 = runs
+    one, plain, row1 = _runs_with_flags(scene, cfg, monkeypatch, "-DMARCH_UNIFORM=0")
     assert one.stats["launch"]["pass"] == list(cfg)
     assert one.stats["tile"]["whole_sectors"] is True
     share = one.stats["tile"]["one_material_blocks"]
@@ -483,13 +490,7 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
                                      "sources": [*map(left, scene.sources), src],
                                      "monitors": [*map(left, scene.monitors), probe]})
     cfg = (3, 64, 24, seg)
-    runs = []
-    for flags in ("", "-DMARCH_LEAN=0", "-DMARCH_UNIFORM_ROW=1"):
-        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
-                           progress=False,
-                           stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
-    lean, plain, row1 = runs
+    lean, plain, row1 = _runs_with_flags(scene, cfg, monkeypatch, "-DMARCH_LEAN=0")
     assert lean.stats["launch"]["pass"] == list(cfg)
     assert lean.stats["tile"]["lean_pass"] is True
     share = lean.stats["tile"]["one_material_blocks"]

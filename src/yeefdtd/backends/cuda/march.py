@@ -668,8 +668,7 @@ class MarchStepper(CudaStepper):
             grid, block, seg = v.launch(lcfg, ext, mask, org[0] if al else None)
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             smem += lean_bytes(name, self._tparams[1].split(", ")[0])
-            if smem + fn.shared_size_bytes > 48 * 1024:   # static and dynamic together
-                fn.max_dynamic_shared_size_bytes = smem
+            _allow_shared(fn, smem)
             one = None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 one = self._lean_blocks(cfg, grid, block, seg, org, ext)
@@ -696,9 +695,10 @@ class MarchStepper(CudaStepper):
     def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
                      ext: tuple):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
-        pass of launch shape ``cfg``: 1 where the block runs lean3v (every cell its owned
-        cells' values depend on in the grid without wrapping, of id 0, and none a source's
-        or a probe's; every cell its tile reads in the arrays; lean3v_one in march3v.cu)."""
+        pass of launch shape ``cfg``: nonzero where the block runs lean3v (every cell its
+        owned cells' values depend on in the grid without wrapping, of id 0, and none a
+        source's or a probe's; every cell its tile reads in the arrays), 2 of those where
+        a lane owns one of its 2 cells (lean3v_one in march3v.cu)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
@@ -725,8 +725,7 @@ class MarchStepper(CudaStepper):
         per = v.owned(cfg, sectors=True)[1] // v.owned(gcfg, sectors=True)[1]
         skip = lean.reshape(grid[2], grid[1], grid[0]).repeat(per, axis=1)[:, :ggrid[1]]
         smem = lean_bytes(name, self._tparams[1].split(", ")[0])
-        if smem + fn.shared_size_bytes > 48 * 1024:
-            fn.max_dynamic_shared_size_bytes = smem
+        _allow_shared(fn, smem)
         return (fn, ggrid, gblock, seg, smem, self._cp.ascontiguousarray(skip).ravel())
 
     def one_material_share(self, cfg: tuple) -> float:
@@ -1153,6 +1152,13 @@ class MarchStepper(CudaStepper):
         except Exception:   # attributes this CuPy does not expose: leave them out
             pass
         return out
+
+
+def _allow_shared(fn, smem: int) -> None:
+    """Let kernel ``fn`` take ``smem`` bytes of dynamic shared memory where they and its
+    static ones pass the 48 kB a launch gets without asking."""
+    if smem + fn.shared_size_bytes > 48 * 1024:
+        fn.max_dynamic_shared_size_bytes = smem
 
 
 def lean_bytes(name: str, T: str) -> int:

@@ -3,12 +3,13 @@ power drift during the run spreads over every shape rather than favouring one).
 
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
-        [--nvrtc= --nvrtc=-DMARCH2_MINB=4]
+        [--nvrtc= --nvrtc=-DMARCH2_MINB=4] [--env YEEFDTD_LEAN_Z=on --env YEEFDTD_LEAN_Z=off]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).
 ``--nvrtc`` runs each shape once per set of compiler options ($YEEFDTD_NVRTC_OPTIONS), so
-that a kernel switch is timed on and off in the same rounds.
+that a kernel switch is timed on and off in the same rounds; ``--env`` likewise for sets
+of environment variables (space-separated NAME=VALUE assignments).
 """
 
 from __future__ import annotations
@@ -33,7 +34,16 @@ def main() -> None:
     p.add_argument("--nvrtc", action="append", default=None,
                    help="a set of compiler options (--nvrtc=OPTS, repeatable), each set run "
                    "with every shape")
+    p.add_argument("--env", action="append", default=None,
+                   help="a set of environment variables (--env 'NAME=VALUE ...', repeatable), "
+                   "each set run with every shape")
     a = p.parse_args()
+    envs = []
+    for text in a.env or [""]:
+        pairs = [kv.partition("=") for kv in text.split()]
+        if any(not name or not eq for name, eq, _ in pairs):
+            p.error(f"--env: {text!r}: give NAME=VALUE assignments, space-separated")
+        envs.append({name: value for name, _, value in pairs})
     try:
         shapes = [tuple(int(x) for x in s.split(",")) for s in a.shapes]
     except ValueError:
@@ -43,10 +53,12 @@ def main() -> None:
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):
-        for opts in a.nvrtc or [None]:
+        for opts, env in ((o, e) for o in a.nvrtc or [None] for e in envs):
             if opts is not None:
                 os.environ["YEEFDTD_NVRTC_OPTIONS"] = opts
-            tag = f" [{opts}]" if opts is not None else ""
+            os.environ.update(env)
+            tag = (f" [{opts}]" if opts is not None else "") + \
+                "".join(f" {k}={v}" for k, v in env.items())
             for v in a.variant:
                 for s in shapes:
                     roles = (("pass",) if v.partition(":")[0] in ("fused", "temporal")

@@ -45,11 +45,12 @@ def main() -> None:
             if len(parts["pass"]) > 1:   # the lean pass: lean3v, then march3v beside it
                 parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][1:]
             if a.each:   # box q: its launch shape, CPML axes and extent in the name
-                for q, ((bcfg, (_, ext), mask), launch) in enumerate(
+                for q, ((bcfg, box, mask), launch) in enumerate(
                         zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):
                     axes = "".join(c for b, c in enumerate("xyz") if mask >> b & 1)
-                    parts[f"box {q} {axes} {'x'.join(map(str, ext))} "
-                          f"{','.join(map(str, bcfg))}"] = [launch]
+                    kind = "lean3z" if mask == 4 and st._lean_z(nt, box) is not None \
+                        else ",".join(map(str, bcfg))
+                    parts[f"box {q} {axes} {'x'.join(map(str, box[1]))} {kind}"] = [launch]
             for name, launches in parts.items():
                 if not launches:
                     continue

@@ -515,6 +515,78 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
         assert set(np.unique(blocks[..., 1])) <= {0, 1}, blocks
 
 
+def _z_faces_scene(case: int) -> yf.Scene:
+    """random_scene's on 100 x 61 x 60 cells with CPML layers on every face (7 and 6 cells
+    along z) and its objects replaced by four between z = 20 and 40 cells, so that the z
+    faces' box beside 3D 'temporal''s pass and its cone hold vacuum and the walls alone;
+    case 1 adds a probe at z = 3 cells, in that box."""
+    bnd = {"x_min": {"cells": 6}, "x_max": {"cells": 5}, "y_min": {"cells": 5},
+           "y_max": {"cells": 6}, "z_min": {"cells": 7}, "z_max": {"cells": 6}}
+    scene = random_scene("3d", 52, bnd, (100, 61, 60))
+    d = scene.grid.spacing
+
+    def at(i, j, k):
+        return (i * d[0], j * d[1], k * d[2])
+
+    objects = [yf.Box(center=at(40, 30, 30), size=at(20, 24, 16), material="m0"),
+               yf.Sphere(center=at(60, 25, 28), radius=7 * d[0], material="m2"),
+               yf.Box(center=at(55, 45, 32), size=at(6, 5, 7), material="pec"),
+               yf.Sphere(center=at(30, 40, 33), radius=3 * d[0], material="pmc")]
+    monitors = list(scene.monitors)
+    if case == 1:
+        monitors.append(yf.Probe(name="layer", position=at(50, 30, 3)))
+    return scene.model_copy(update={"objects": objects, "monitors": monitors,
+                                    "run": scene.run.model_copy(update={"steps": 101})})
+
+
+@pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("cfg", [(3, 64, 24, 16), (2, 64, 16, 0)], ids=str)
+def test_z_faces_box_on_lean3z_keeps_the_bits(cfg, case, monkeypatch):
+    """lean3z runs the z faces' CPML box beside 3D 'temporal''s pass (float32, passes of
+    all their steps) where every plane of its cone holds one combination of materials
+    (vacuum, and at the grid's z ends the walls' zero tangential E and the last plane's
+    unused slots) and no source or probe: bit for bit the fields and probes of march3 over
+    the box ($YEEFDTD_LEAN_Z=off), in passes that march through both ends of the grid (the
+    box wraps from the last plane to the first); and it ran: with row 1's coefficients
+    (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
+    probe in the box (case 1) march3 runs it."""
+    from yeefdtd.build.model import build_model
+    from yeefdtd.run import make_stepper
+
+    scene = _z_faces_scene(case)
+    opts = {"variant": "temporal", "launch": {"pass": cfg}}
+    runs = {}
+    for name, flags, lean in (("on", "", "on"), ("off", "", "off"),
+                              ("row1", "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1",
+                               "on"),
+                              ("row1off", "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 "
+                               "-DMARCH_UNIFORM_ROW=1", "off")):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        monkeypatch.setenv("YEEFDTD_LEAN_Z", lean)
+        runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                            progress=False, stepper_options=opts)
+    assert_same_bits(runs["on"], runs["off"])
+    kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
+    assert kernels["z"] == ("lean3z" if case == 0 else "march3"), kernels
+    assert {b["kernel"] for b in runs["off"].stats["cpml_boxes"]} == {"march3"}
+    changed = any(not np.array_equal(runs["row1"].fields[c], v)
+                  for c, v in runs["row1off"].fields.items())
+    assert changed == (case == 0)
+    monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
+    monkeypatch.setenv("YEEFDTD_LEAN_Z", "on")
+    st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
+                      graphs=False, launch={"pass": cfg})
+    (org, ext), = [(o, e) for o, e, _, mask in st.march_boxes(cfg[0]) if mask == 4]
+    assert org[2] + ext[2] > st.shape[2], (org, ext)   # the box wraps
+    z = st._lean_z(cfg[0], (org, ext))
+    assert (z is not None) == (case == 0)
+    if z is not None:   # the walls: the tangential E of plane 0, the last plane's unused
+        # slots (E, and H offset along z) kept zero; nothing else
+        mask = z[-1].get()
+        assert mask[0] == 0b000011 and mask[-1] == 0b011111, mask[[0, -1]]
+        assert not mask[1:-1].any()
+
+
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
 def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):

@@ -17,6 +17,8 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LANE_PITCH``: 3D 'temporal''s rows in float arithmetic padded to a multiple of
   this many cells (an even number from 2 to 256; default 8 over 4-byte values, 2 over
   16-bit ones).
+- ``YEEFDTD_LEAN_Z``: ``off`` to run 3D 'temporal''s z faces' CPML box on march3 rather
+  than lean3z where it may (default ``on``).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -104,3 +106,9 @@ def lane_pitch(default: int) -> int:
         raise SetupError(f"$YEEFDTD_LANE_PITCH: {_raw('YEEFDTD_LANE_PITCH')!r} is not "
                          "understood; set it to an even number from 2 to 256, or unset it")
     return got[0]
+
+
+def lean_z() -> bool:
+    """$YEEFDTD_LEAN_Z: whether 3D 'temporal' runs its z faces' CPML box on lean3z where it
+    may (``on``, the default) or always on march3 (``off``)."""
+    return choice("YEEFDTD_LEAN_Z", ("on", "off")) != "off"

@@ -653,14 +653,17 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE>
+// ZF: the terms of the CPML faces normal to z as well (lean3z, below).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
+          bool ZF = false>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
            S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
            S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-           const T* __restrict__ gtab, int px, int py, int zlen, int ox, int oy, int oz,
-           int bnx, int bny, int bnz) {
+           const T* __restrict__ gtab, int px, int py, int ox, int oy, int bnx, int bny,
+           int z0, int z1, int ny = 0, int nz = 0, int src = 0,
+           const unsigned char* __restrict__ zmask = nullptr) {
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
     constexpr int W = 32 * V, SP = W * (BY + 2);
     constexpr int HX = lane_halo<NT, V, W, true>();
@@ -672,7 +675,6 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     const int gi = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
-    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
     // x ends a lane may own one of its 2 cells (a box's x end on an odd cell: dipole-cpml
     // 512 at 3 steps, x from 13, so that the x boxes are 26 cells thick, one tile of 32
@@ -689,7 +691,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
-    const idx_t c0 = (idx_t)gj * px + gi + pl * kstart;   // no cell wraps (the host's choice)
+    // no cell wraps (the host's choice); with ZF the planes off the grid's ends (kstart < 0,
+    // kend + 1 >= nz) are not loaded but taken as zero (see lean3z)
+    const idx_t c0 = (idx_t)gj * px + gi + pl * kstart;
+    const auto on = [&](int p) { return !ZF || (p >= 0 && p < nz); };
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
     T* const me = sh + (ty + 1) * W + V * tx;
@@ -711,21 +716,91 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
             for (int t = 0; t <= NT; ++t) h[t][a][v] = T(0);
         }
+    if (on(kstart)) {
 #pragma unroll
-    for (int a = 0; a < 3; ++a) {
-        const Pack<T, V> x = load<S, V>(in[a], 0), y = load<S, V>(in[a + 3], 0);
+        for (int a = 0; a < 3; ++a) {
+            const Pack<T, V> x = load<S, V>(in[a], 0), y = load<S, V>(in[a + 3], 0);
 #pragma unroll
-        for (int v = 0; v < V; ++v) { e[0][a][v] = x.v[v]; h[0][a][v] = y.v[v]; }
+            for (int v = 0; v < V; ++v) { e[0][a][v] = x.v[v]; h[0][a][v] = y.v[v]; }
+        }
     }
 #pragma unroll
     for (int a = 0; a < 6; ++a) {
-        const Pack<T, V> x = load<S, V>(in[a], pl);
+        Pack<T, V> x;
+        if (on(kstart + 1)) x = load<S, V>(in[a], pl);
+        else {
+#pragma unroll
+            for (int v = 0; v < V; ++v) x.v[v] = T(0);
+        }
 #pragma unroll
         for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
     }
+    // ZF: the auxiliary values of the z faces, [h][w][v] (h: 0 E, 1 H; w: psi1 of the x
+    // component, psi2 of the y one): zn the first step's at plane s, loaded at the top of
+    // iteration s (loaded an iteration ahead, with the next plane's fields, lean3z took
+    // dipole-cpml 512's z box 0.140 ms a step against 0.132, H200, 3,64,24,64: 8 registers
+    // more, and ptxas spilled 48 bytes at 128); zc[t] step t's at its last plane (t = 1 ..
+    // NT - 1), read by step t + 1 an iteration on; zu step t - 1's at plane k + 1, this
+    // iteration's, moved into zc[t - 1] once step t has read that at k. lo: the lane's entry
+    // in a face's plane.
+    T zn[2][2][V], zc[NT][2][2][V], zu[2][2][V];
+    const idx_t lo = (idx_t)gj * px + gi;
+    const auto zfetch = [&](int k) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            int u;
+            idx_t at;
+            const Face* f = face_in<2>(&c_mfaces[src][hh][2][0], 0, 0, k, ny, px, u, at);
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                Pack<T, V> x;
+                if (f != nullptr)
+                    x = load<T, V>(static_cast<const T*>(w ? f->psi2 : f->psi1), at + lo);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; ++v) x.v[v] = T(0);
+                }
+#pragma unroll
+                for (int v = 0; v < V; ++v) zn[hh][w][v] = x.v[v];
+            }
+        }
+    };
+    if constexpr (ZF) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh)
+#pragma unroll
+            for (int w = 0; w < 2; ++w)
+#pragma unroll
+                for (int v = 0; v < V; ++v) {
+                    zu[hh][w][v] = T(0);
+#pragma unroll
+                    for (int t = 0; t < NT; ++t) zc[t][hh][w][v] = T(0);
+                }
+    }
+    // ZF: the face of half step hh at plane k (null where none), its profile there and the
+    // entry of the plane's first cell
+    struct ZFace { const Face* f; T b, c, ki; idx_t at; };
+    const auto zface = [&](int hh, int k) {
+        ZFace q;
+        int u;
+        q.f = face_in<2>(&c_mfaces[src][hh][2][0], 0, 0, k, ny, px, u, q.at);
+        q.b = q.c = q.ki = T(0);
+        if (q.f != nullptr) {
+            q.b = static_cast<const T*>(q.f->b)[u];
+            q.c = static_cast<const T*>(q.f->c)[u];
+            q.ki = static_cast<const T*>(q.f->k)[u];
+        }
+        return q;
+    };
+    // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): off the grid every one,
+    // on it those whose coefficients are all zero there (the host's zmask)
+    const auto zeros = [&](int k) -> unsigned {
+        return (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + k);
+    };
     idx_t off = 2 * pl;
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
+        if constexpr (ZF) zfetch(s);
         // step 0 at plane s + 1: what step 1 reads as the plane ahead
         T eu[3][V], hu[3][V];
 #pragma unroll
@@ -733,9 +808,15 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
             for (int v = 0; v < V; ++v) { eu[a][v] = nxt[a][v]; hu[a][v] = nxt[a + 3][v]; }
         if (s < kend) {
+            const bool live = on(s + 2);
 #pragma unroll
             for (int a = 0; a < 6; ++a) {
-                const Pack<T, V> x = load<S, V>(in[a], off);
+                Pack<T, V> x;
+                if (live) x = load<S, V>(in[a], off);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; ++v) x.v[v] = T(0);
+                }
 #pragma unroll
                 for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
             }
@@ -753,7 +834,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const Pack<T, V> exu = sload<T, V>(me + se + W), ezu = sload<T, V>(me + se + SP + W);
             const T eyr = __shfl_down_sync(0xffffffffu, e[t - 1][1][0], 1);
             const T ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
-            T hn[3][V];
+            T hn[3][V], zh[2][V];   // zh: ZF, this step's auxiliary values of H at k
+            ZFace fh{};
+            if constexpr (ZF) fh = zface(1, k);
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const T ex = e[t - 1][0][v], ey = e[t - 1][1][v], ez = e[t - 1][2][v];
@@ -766,6 +849,25 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     hn[a][v] = co(3 + a, 0) * h[t - 1][a][v] + co(3 + a, 1) * d[a][0]
                              + co(3 + a, 2) * d[a][1];
+                if constexpr (ZF) {   // as curl_face in march.cu: Hx by dEy/dz, Hy by dEx/dz
+                    zh[0][v] = zh[1][v] = T(0);
+                    if (fh.f != nullptr) {
+                        zh[0][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][0][v] : zc[t - 1][1][0][v],
+                                             d[0][1]);
+                        zh[1][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][1][v] : zc[t - 1][1][1][v],
+                                             d[1][0]);
+                        hn[0][v] += co(3, 2) * mpml_out(fh.ki, d[0][1], zh[0][v]);
+                        hn[1][v] += co(4, 1) * mpml_out(fh.ki, d[1][0], zh[1][v]);
+                    }
+                }
+            }
+            if constexpr (ZF) {
+                const unsigned zm = zeros(k);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (zm >> (3 + a) & 1u) hn[a][v] = T(0);
             }
             const int shp = (HP + 2 * (t - 1)) * SP;
             sstore<T, V>(me + shp, hn[0]);
@@ -776,7 +878,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const Pack<T, V> hxd = sload<T, V>(me + shp - W), hzd = sload<T, V>(me + shp + SP - W);
             const T hyl = __shfl_up_sync(0xffffffffu, hn[1][V - 1], 1);
             const T hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
-            T en[3][V];
+            T en[3][V], ze[2][V];   // ze: ZF, this step's auxiliary values of E at k
+            ZFace fe{};
+            if constexpr (ZF) fe = zface(0, k);
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const T hyx = v > 0 ? hn[1][v - 1] : hyl, hzx = v > 0 ? hn[2][v - 1] : hzl;
@@ -787,6 +891,25 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     en[a][v] = co(a, 0) * e[t - 1][a][v] + co(a, 1) * d[a][0]
                              + co(a, 2) * d[a][1];
+                if constexpr (ZF) {   // Ex by dHy/dz, Ey by dHx/dz
+                    ze[0][v] = ze[1][v] = T(0);
+                    if (fe.f != nullptr) {
+                        ze[0][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][0][v] : zc[t - 1][0][0][v],
+                                             d[0][1]);
+                        ze[1][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][1][v] : zc[t - 1][0][1][v],
+                                             d[1][0]);
+                        en[0][v] += co(0, 2) * mpml_out(fe.ki, d[0][1], ze[0][v]);
+                        en[1][v] += co(1, 1) * mpml_out(fe.ki, d[1][0], ze[1][v]);
+                    }
+                }
+            }
+            if constexpr (ZF) {
+                const unsigned zm = zeros(k);
+#pragma unroll
+                for (int a = 0; a < 3; ++a)
+#pragma unroll
+                    for (int v = 0; v < V; ++v)
+                        if (zm >> a & 1u) en[a][v] = T(0);
             }
             if (t < NT) {   // read by step t + 1 an iteration on
                 const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
@@ -807,6 +930,38 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                         sstore<T, V>(out[a + 3] + o, hn[a]);
                     }
                 }
+                if constexpr (ZF) {   // the auxiliary values, to the faces of the other set
+#pragma unroll
+                    for (int hh = 0; hh < 2; ++hh) {
+                        const ZFace& q = hh ? fh : fe;
+                        if (q.f == nullptr) continue;
+                        const Face* g = q.f + (src ? -12 : 12);
+#pragma unroll
+                        for (int w = 0; w < 2; ++w) {
+                            T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at + lo;
+                            const T(&x)[V] = hh ? zh[w] : ze[w];
+                            if constexpr (EDGE) {
+                                if (om & 1) p[0] = x[0];
+                                if (om & 2) p[1] = x[1];
+                            } else {
+                                sstore<T, V>(p, x);
+                            }
+                        }
+                    }
+                }
+            }
+            if constexpr (ZF) {   // step t's values move on (see zc above)
+#pragma unroll
+                for (int w = 0; w < 2; ++w)
+#pragma unroll
+                    for (int v = 0; v < V; ++v) {
+                        if (t > 1) {
+                            zc[t - 1][0][w][v] = zu[0][w][v];
+                            zc[t - 1][1][w][v] = zu[1][w][v];
+                        }
+                        zu[0][w][v] = ze[w][v];
+                        zu[1][w][v] = zh[w][v];
+                    }
             }
             // step t - 1's planes move on to k + 1; step t's become k
 #pragma unroll
@@ -839,14 +994,61 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     // one (see om in lean3v_run); a march each, so that neither's registers hold the other's
     const unsigned char b = lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y *
                                                            blockIdx.z)];
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
     if (b == 1)
         lean3v_run<T, S, ID, CT, NT, V, BY, false>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
-                                                   hx1, hy1, hz1, gtab, px, py, zlen, ox, oy,
-                                                   oz, bnx, bny, bnz);
+                                                   hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
+                                                   bny, z0, z1);
     else if (b == 2)
         lean3v_run<T, S, ID, CT, NT, V, BY, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
-                                                  hx1, hy1, hz1, gtab, px, py, zlen, ox, oy,
-                                                  oz, bnx, bny, bnz);
+                                                  hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
+                                                  bny, z0, z1);
+}
+
+// ---------------------------------------------------------------------------- lean3z
+// lean3z: lean3v's march with the terms of the CPML faces normal to z, over the box of
+// those faces beside 3D 'temporal''s pass (MarchStepper.march_boxes: the middle of the
+// grid along x and y, along z the span of each end, as one box from oz that wraps past the
+// last plane, nz, to the first). The host runs it where every plane of the box's cone
+// holds one combination of materials whose coefficients are row 0's or zero, component by
+// component (zmask: a plane's components of zero coefficients, bits 0-2 E, 3-5 H, kept
+// zero: the tangential E of the grid's walls, the unused slots of its last plane), and no
+// source or probe lies in the cone (MarchStepper._lean_z); otherwise march3 runs the box.
+// Two segments along z: blockIdx.z 0 the planes oz .. nz - 1, 1 the planes 0 .. oz + bnz
+// - nz - 1 (none where the box does not wrap). Off the grid's ends the march takes every
+// value as zero, as march3's wrapped cone finds them where an owned value depends on them
+// (the last plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only
+// for the tangential components, zero at the wall).
+// Per cell and step of a face the same operations on the same operands as march3's with
+// inline z terms (curl_face: psi <- b psi + c d, the component += its coefficient times
+// (1/kappa - 1) d + psi), the auxiliary values read from the source set's faces at the
+// first step and written to the other set's at the last (owned cells), carried in
+// registers between the steps (zc in lean3v_run: 16 values a lane at NT 3). Lanes that own
+// one of their 2 cells (an odd x end of the box) lie in the first and last columns of
+// tiles, which march with EDGE.
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY, 1)
+lean3z(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+       int src, long long n0, const unsigned char* __restrict__ zmask) {
+    const int z0 = blockIdx.z ? 0 : oz, z1 = blockIdx.z ? oz + bnz - nz : min(nz, oz + bnz);
+    if (z0 >= z1) return;
+    const bool edge = (blockIdx.x == 0 && (ox & 1)) ||
+                      (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1));
+    if (edge)
+        lean3v_run<T, S, ID, CT, NT, V, BY, true, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
+                                                        ez1, hx1, hy1, hz1, gtab, px, py, ox,
+                                                        oy, bnx, bny, z0, z1, ny, nz, src,
+                                                        zmask);
+    else
+        lean3v_run<T, S, ID, CT, NT, V, BY, false, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
+                                                         ey1, ez1, hx1, hy1, hz1, gtab, px, py,
+                                                         ox, oy, bnx, bny, z0, z1, ny, nz, src,
+                                                         zmask);
 }
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1

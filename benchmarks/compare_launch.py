@@ -3,7 +3,8 @@ power drift during the run spreads over every shape rather than favouring one).
 
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
-        [--nvrtc= --nvrtc=-DMARCH2_MINB=4] [--env YEEFDTD_LEAN_Z=on --env YEEFDTD_LEAN_Z=off]
+        [--nvrtc= --nvrtc=-DMARCH2_MINB=4] [--env YEEFDTD_LEAN_FACES=on \
+        --env YEEFDTD_LEAN_FACES=off]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).

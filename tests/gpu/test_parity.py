@@ -515,11 +515,12 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
         assert set(np.unique(blocks[..., 1])) <= {0, 1}, blocks
 
 
-def _z_faces_scene(case: int) -> yf.Scene:
-    """random_scene's on 100 x 61 x 60 cells with CPML layers on every face (7 and 6 cells
-    along z) and its objects replaced by four between z = 20 and 40 cells, so that the z
-    faces' box beside 3D 'temporal''s pass and its cone hold vacuum and the walls alone;
-    case 1 adds a probe at z = 3 cells, in that box."""
+def _faces_scene(case: int) -> yf.Scene:
+    """random_scene's on 100 x 61 x 60 cells with CPML layers on every face and its objects
+    replaced by four between z = 20 and 40 cells and y = 15 and 50, so that the boxes of the
+    y and z faces beside 3D 'temporal''s pass and their cones hold vacuum and the walls
+    alone; case 1 adds a probe at z = 3 cells (in the z faces' box), case 2 one at y = 2
+    (in the y faces')."""
     bnd = {"x_min": {"cells": 6}, "x_max": {"cells": 5}, "y_min": {"cells": 5},
            "y_max": {"cells": 6}, "z_min": {"cells": 7}, "z_max": {"cells": 6}}
     scene = random_scene("3d", 52, bnd, (100, 61, 60))
@@ -533,58 +534,60 @@ def _z_faces_scene(case: int) -> yf.Scene:
                yf.Box(center=at(55, 45, 32), size=at(6, 5, 7), material="pec"),
                yf.Sphere(center=at(30, 40, 33), radius=3 * d[0], material="pmc")]
     monitors = list(scene.monitors)
-    if case == 1:
-        monitors.append(yf.Probe(name="layer", position=at(50, 30, 3)))
+    if case:
+        monitors.append(yf.Probe(name="layer", position=at(50, 30, 3) if case == 1 else
+                                 at(50, 2, 30)))
     return scene.model_copy(update={"objects": objects, "monitors": monitors,
                                     "run": scene.run.model_copy(update={"steps": 101})})
 
 
-@pytest.mark.parametrize("case", [0, 1])
+@pytest.mark.parametrize("case", [0, 1, 2])
 @pytest.mark.parametrize("cfg", [(3, 64, 24, 16), (2, 64, 16, 0)], ids=str)
-def test_z_faces_box_on_lean3z_keeps_the_bits(cfg, case, monkeypatch):
-    """lean3z runs the z faces' CPML box beside 3D 'temporal''s pass (float32, passes of
-    all their steps) where every plane of its cone holds one combination of materials
-    (vacuum, and at the grid's z ends the walls' zero tangential E and the last plane's
-    unused slots) and no source or probe: bit for bit the fields and probes of march3 over
-    the box ($YEEFDTD_LEAN_Z=off), in passes that march through both ends of the grid (the
-    box wraps from the last plane to the first); and it ran: with row 1's coefficients
+def test_faces_boxes_on_lean3y_and_lean3z_keep_the_bits(cfg, case, monkeypatch):
+    """lean3y and lean3z run the CPML boxes of the y and the z faces beside 3D 'temporal''s
+    pass (float32, passes of all their steps) where every row or plane of the box's cone
+    across its faces holds one combination of materials (vacuum, and at the grid's ends
+    the walls' zero tangential E and the last row's or plane's unused slots) and no source
+    or probe: bit for bit the fields and probes of march3 over those boxes
+    ($YEEFDTD_LEAN_FACES=off), in passes that reach both ends of the grid (each box wraps
+    from the last row or plane to the first); and they ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in the box (case 1) march3 runs it."""
+    probe in a box (cases 1, z, and 2, y) march3 runs that one."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
-    scene = _z_faces_scene(case)
+    scene = _faces_scene(case)
     opts = {"variant": "temporal", "launch": {"pass": cfg}}
+    row1 = "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1"
     runs = {}
-    for name, flags, lean in (("on", "", "on"), ("off", "", "off"),
-                              ("row1", "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1",
-                               "on"),
-                              ("row1off", "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 "
-                               "-DMARCH_UNIFORM_ROW=1", "off")):
+    for name, flags, lean in (("on", "", "on"), ("off", "", "off"), ("row1", row1, "on"),
+                              ("row1off", row1, "off")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        monkeypatch.setenv("YEEFDTD_LEAN_Z", lean)
+        monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                             progress=False, stepper_options=opts)
     assert_same_bits(runs["on"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
-    assert kernels["z"] == ("lean3z" if case == 0 else "march3"), kernels
+    assert kernels["y"] == ("march3" if case == 2 else "lean3y"), kernels
+    assert kernels["z"] == ("march3" if case == 1 else "lean3z"), kernels
     assert {b["kernel"] for b in runs["off"].stats["cpml_boxes"]} == {"march3"}
-    changed = any(not np.array_equal(runs["row1"].fields[c], v)
-                  for c, v in runs["row1off"].fields.items())
-    assert changed == (case == 0)
+    assert any(not np.array_equal(runs["row1"].fields[c], v)
+               for c, v in runs["row1off"].fields.items())
     monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
-    monkeypatch.setenv("YEEFDTD_LEAN_Z", "on")
+    monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")
     st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
                       graphs=False, launch={"pass": cfg})
-    (org, ext), = [(o, e) for o, e, _, mask in st.march_boxes(cfg[0]) if mask == 4]
-    assert org[2] + ext[2] > st.shape[2], (org, ext)   # the box wraps
-    z = st._lean_z(cfg[0], (org, ext))
-    assert (z is not None) == (case == 0)
-    if z is not None:   # the walls: the tangential E of plane 0, the last plane's unused
-        # slots (E, and H offset along z) kept zero; nothing else
-        mask = z[-1].get()
-        assert mask[0] == 0b000011 and mask[-1] == 0b011111, mask[[0, -1]]
-        assert not mask[1:-1].any()
+    # the walls: the tangential E of the first row or plane, the last one's unused slots
+    # (E, and H offset along the axis) kept zero; nothing else
+    for axis, first, last in ((1, 0b000101, 0b101111), (2, 0b000011, 0b011111)):
+        (org, ext), = [(o, e) for o, e, _, mask in st.march_boxes(cfg[0]) if mask == 1 << axis]
+        assert org[axis] + ext[axis] > st.shape[axis], (org, ext)   # the box wraps
+        got = st._lean_face(cfg[0], (org, ext), axis)
+        assert (got is None) == (case == 3 - axis)
+        if got is not None:
+            mask = got[-1].get()
+            assert mask[0] == first and mask[-1] == last, (axis, mask[[0, -1]])
+            assert not mask[1:-1].any()
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

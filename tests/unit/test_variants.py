@@ -618,7 +618,7 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_BOX_STREAMS", "-1", lambda v: box_streams(6)),
     ("YEEFDTD_BOX_STREAMS", "many", lambda v: box_streams(6)),
     ("YEEFDTD_LANE_SECTORS", "yes", lambda v: make_variant("temporal").tuning_tag()),
-    ("YEEFDTD_LEAN_Z", "no", lambda v: make_variant("temporal").tuning_tag()),
+    ("YEEFDTD_LEAN_FACES", "x", lambda v: make_variant("temporal").tuning_tag()),
     ("YEEFDTD_LANE_PITCH", "7", lambda v: make_variant("temporal").pitches((513, 513, 513))),
     ("YEEFDTD_LANE_PITCH", "08x", lambda v: make_variant("temporal").lane_pitch),
     ("YEEFDTD_LANE_PITCH", "512", lambda v: make_variant("temporal").lane_pitch),
@@ -659,11 +659,13 @@ def test_the_switches_take_what_they_document(monkeypatch):
     assert box_streams(6) == 0
     t = make_variant("temporal")
     t.mode, t.single = "3d", True
-    assert "lean_z" not in t.tuning_tag()
-    monkeypatch.setenv("YEEFDTD_LEAN_Z", "off")   # march3 over the z box: tuned apart
-    assert t.tuning_tag().endswith(" lean_z=off")
-    monkeypatch.setenv("YEEFDTD_LEAN_Z", "on")
-    assert "lean_z" not in t.tuning_tag()
+    assert "lean_faces" not in t.tuning_tag()
+    for value, tag in (("off", ""), ("y", "y"), ("z", "z")):   # march3 over some faces'
+        # boxes: tuned apart
+        monkeypatch.setenv("YEEFDTD_LEAN_FACES", value)
+        assert t.tuning_tag().endswith(f" lean_faces={tag}")
+    monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")
+    assert "lean_faces" not in t.tuning_tag()
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(

@@ -17,8 +17,9 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LANE_PITCH``: 3D 'temporal''s rows in float arithmetic padded to a multiple of
   this many cells (an even number from 2 to 256; default 8 over 4-byte values, 2 over
   16-bit ones).
-- ``YEEFDTD_LEAN_Z``: ``off`` to run 3D 'temporal''s z faces' CPML box on march3 rather
-  than lean3z where it may (default ``on``).
+- ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s faces' CPML boxes run on lean3y and
+  lean3z where they may: ``on`` (both, the default), ``y``, ``z``, ``off`` (march3 runs
+  them).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -108,7 +109,8 @@ def lane_pitch(default: int) -> int:
     return got[0]
 
 
-def lean_z() -> bool:
-    """$YEEFDTD_LEAN_Z: whether 3D 'temporal' runs its z faces' CPML box on lean3z where it
-    may (``on``, the default) or always on march3 (``off``)."""
-    return choice("YEEFDTD_LEAN_Z", ("on", "off")) != "off"
+def lean_faces() -> tuple[int, ...]:
+    """$YEEFDTD_LEAN_FACES: the axes (1 y, 2 z) whose faces' CPML box 3D 'temporal' runs on
+    lean3y or lean3z where it may (``on``, the default: both; ``y``, ``z``; ``off``: none)."""
+    got = choice("YEEFDTD_LEAN_FACES", ("on", "off", "y", "z"))
+    return {None: (1, 2), "on": (1, 2), "off": (), "y": (1,), "z": (2,)}[got]

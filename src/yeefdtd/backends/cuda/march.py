@@ -92,7 +92,7 @@ class MarchStepper(CudaStepper):
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
         self._disjoint: dict = {}       # steps per pass -> pass_disjoint
         self._full: dict = {}           # pass shape -> full_pass
-        self._zlean: dict = {}          # (steps, box) -> lean3z's launch less the step, or None
+        self._zlean: dict = {}          # (steps, box, axis) -> _lean_face
 
     @property
     def split_cpml(self) -> bool:
@@ -557,9 +557,9 @@ class MarchStepper(CudaStepper):
             if self.const_table:
                 names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True,
                                               True, True), self._lean_finder(c)]
-        if self._lean_z_types():   # lean3z over the z faces' box, at each pass's steps
-            names += [self._lean_z_name(nt) for nt in sorted({c[0] for c in configs})
-                      if nt in self.LEAN_Z_STEPS]
+        for axis in self._lean_face_axes():   # lean3y, lean3z: at each pass's steps
+            names += [self._lean_face_name(nt, axis) for nt in sorted({c[0] for c in configs})
+                      if nt in self.LEAN_FACE_STEPS]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 
@@ -830,95 +830,119 @@ class MarchStepper(CudaStepper):
                                    for org, ext, a, mask in self.march_boxes(cfg[0])]
         out = []
         for bcfg, box, mask in self._box_plan[cfg]:
-            z = self._lean_z(nt, box) if mask == 4 and nt == cfg[0] else None
-            if z is not None:   # lean3z over the z faces' box
-                out.append(self._lean_z_launch(nt, box, n0, src, f, g, *z))
+            z = self._lean_face_of(nt, box, mask) if nt == cfg[0] else None
+            if z is not None:   # lean3y or lean3z over a face's box
+                out.append(self._lean_face_launch(nt, box, n0, src, f, g, *z))
             else:
                 out.append(self._pass_launch(bcfg, nt, n0, src, f, g, box, mask))
         return out
 
-    #: lean3z (march3v.cu): the steps a pass it is compiled for, and its tiles' rows (32 x
-    #: LEAN_Z_ROWS threads, 2 cells a lane, 64 x LEAN_Z_ROWS cells)
-    LEAN_Z_STEPS = (2, 3)
-    LEAN_Z_ROWS = 16
+    #: lean3y and lean3z (march3v.cu): the steps a pass they are compiled for, their tiles'
+    #: rows (32 x LEAN_FACE_ROWS threads, 2 cells a lane, 64 x LEAN_FACE_ROWS cells), and
+    #: lean3y's z segments
+    LEAN_FACE_STEPS = (2, 3)
+    LEAN_FACE_ROWS = 16
+    LEAN_Y_SEGMENT = 64
 
-    def _lean_z_types(self) -> bool:
-        """Whether this stepper may run lean3z over its z faces' box: 3D 'temporal' with its
-        layers in boxes, float values and arithmetic, the table in constant memory, layers
-        on a z face ($YEEFDTD_LEAN_Z=off: never)."""
-        from .experiments import lean_z
+    def _lean_face_axes(self) -> tuple[int, ...]:
+        """The axes (1 y, 2 z) whose faces' box this stepper may run on lean3y or lean3z: 3D
+        'temporal' with its layers in boxes, float values and arithmetic, the table in
+        constant memory, layers on a face of the axis ($YEEFDTD_LEAN_FACES picks fewer)."""
+        from .experiments import lean_faces
 
-        return (self.model.grid.mode == "3d" and self.variant.name == "temporal"
+        if not (self.model.grid.mode == "3d" and self.variant.name == "temporal"
                 and self.cpml_mode == "boxes" and self._tparams[1] == "float, float"
-                and self.const_table and lean_z()
-                and any(e["slab"].axis == 2 for e in self._slabs))
+                and self.const_table):
+            return ()
+        return tuple(a for a in lean_faces() if any(e["slab"].axis == a for e in self._slabs))
 
-    def _lean_z_name(self, nt: int) -> str:
-        return f"lean3z<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, 2, {self.LEAN_Z_ROWS}>"
+    def _lean_face_name(self, nt: int, axis: int) -> str:
+        return (f"lean3{'xyz'[axis]}<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, 2, "
+                f"{self.LEAN_FACE_ROWS}>")
 
-    def _lean_z(self, nt: int, box: tuple) -> tuple | None:
-        """(function, grid, block, dynamic shared bytes, zmask) of lean3z over the z faces'
-        box ``box`` (origin, extent; it wraps along z) in passes of ``nt`` steps, or None
-        where march3 runs it: lean3z's conditions (see lean3z in march3v.cu) checked on the
-        host, over the box's cone (the box widened by ``nt`` cells along x and y and ``nt``
-        planes along z, within the grid): every plane holds one combination of materials,
+    def _lean_face_of(self, nt: int, box: tuple, mask: int) -> tuple | None:
+        """_lean_face for the CPML box ``box`` with the terms of ``mask`` (None unless it is
+        a face's box, of the y or the z terms alone)."""
+        return self._lean_face(nt, box, mask // 2) if mask in (2, 4) else None
+
+    def _lean_face(self, nt: int, box: tuple, axis: int) -> tuple | None:
+        """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3y (``axis``
+        1) or lean3z (2) over the box of the faces normal to ``axis`` (origin, extent; it
+        wraps along ``axis``) in passes of ``nt`` steps, or None where march3 runs it:
+        their conditions (see lean3z in march3v.cu) checked on the host over the box's cone
+        (the box widened by ``nt`` cells along each axis, within the grid along the other
+        two): every plane of the cone across ``axis`` holds one combination of materials,
         each component's coefficients row 0's or all zero (those kept zero: zmask), no
-        source or probe, and every cell the tiles read lies in the fields' and the auxiliary
-        values' arrays."""
-        key = (nt, box)
+        source or probe lies in it, and every cell the tiles read lies in the fields' and
+        the auxiliary values' arrays."""
+        key = (nt, box, axis)
         if key in self._zlean:
             return self._zlean[key]
         out = None
-        if nt in self.LEAN_Z_STEPS and self._lean_z_types():
-            zmask = self._lean_z_mask(nt, box)
+        if nt in self.LEAN_FACE_STEPS and axis in self._lean_face_axes():
+            zmask = self._lean_face_mask(nt, box, axis)
             if zmask is not None:
-                name = self._lean_z_name(nt)
+                name = self._lean_face_name(nt, axis)
                 fn = self._fn(name)
                 smem = lean_bytes(name, "float")
                 _allow_shared(fn, smem)
-                grid, block, _ = self._lean_z_geometry(nt, box)
-                out = (fn, grid, block, smem, zmask)
+                grid, block, seg, _ = self._lean_face_geometry(nt, box, axis)
+                out = (fn, grid, block, seg, smem, zmask)
         self._zlean[key] = out
         return out
 
-    def _lean_z_geometry(self, nt: int, box: tuple) -> tuple:
-        """(grid, block) of lean3z over ``box`` at ``nt`` steps, and whether every cell its
-        tiles read lies in the arrays (no wrap along x or y)."""
-        (ox, oy, _), (bnx, bny, _) = box
-        by = self.LEAN_Z_ROWS
+    def _lean_face_geometry(self, nt: int, box: tuple, axis: int) -> tuple:
+        """(grid, block, z segment) of lean3y or lean3z over ``box`` at ``nt`` steps, and
+        whether every cell its tiles read lies in the arrays: lean3z's two segments along z
+        are the box's planes from oz to the grid's last and from the first on; lean3y's
+        rows wrap around the grid's y ends, its segments LEAN_Y_SEGMENT planes."""
+        (ox, oy, oz), (bnx, bny, bnz) = box
+        by = self.LEAN_FACE_ROWS
         w = self.variant.lane_owned((nt, 64, by, 0), True)   # owned cells along x
         hx = (64 - w) // 2
         gx, gy = _ceil(bnx + ox % 8, w), _ceil(bny, by - 2 * nt)
-        px, _ = self.pitch
-        ny = self.shape[1]
+        seg = self.LEAN_Y_SEGMENT if axis == 1 else 0
+        gz = _ceil(bnz, seg) if axis == 1 else 2
+        px, py = self.pitch
+        _, ny, nz = self.shape
         first_x = ox - ox % 8 - hx
         last_x = ox - ox % 8 + (gx - 1) * w + 62 - hx   # the last lane's first cell
         first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
-        fits = first_x >= 0 and first_y >= 0 and last_y * px + last_x + 2 <= px * ny
-        return (gx, gy, 2), (32, by, 1), fits
+        if axis == 1:   # rows wrap: every row is one of the grid's, once; past a row's end
+            # the lanes read the next row's first cells, past the last row's the next plane's
+            fits = (first_x >= 0 and first_y >= -ny and last_y < 2 * ny and
+                    (ny - 1) * px + last_x + 2 <= px * py * (nz - (oz + bnz + nt - 1)))
+        else:
+            fits = first_x >= 0 and first_y >= 0 and last_y * px + last_x + 2 <= px * ny
+        return (gx, gy, gz), (32, by, 1), seg, fits
 
-    def _lean_z_mask(self, nt: int, box: tuple):
-        """lean3z's zmask over ``box`` at ``nt`` steps (a device array of one byte a plane),
-        or None where lean3z may not run it (see _lean_z)."""
-        (ox, oy, oz), (bnx, bny, bnz) = box
-        nx, ny, nz = self.shape
-        _, _, fits = self._lean_z_geometry(nt, box)
-        x0, x1, y0, y1 = ox - nt, ox + bnx + nt, oy - nt, oy + bny + nt
-        if not fits or x0 < 0 or y0 < 0 or x1 > nx or y1 > ny or bnz > nz:
+    def _lean_face_mask(self, nt: int, box: tuple, axis: int):
+        """The zmask of lean3y or lean3z over ``box`` at ``nt`` steps (a device array of one
+        byte a row or plane along ``axis``), or None where it may not run it (see
+        _lean_face)."""
+        org, ext = box
+        *_, fits = self._lean_face_geometry(nt, box, axis)
+        if not fits or ext[axis] > self.shape[axis]:
             return None
-        hi = list(range(max(0, oz - nt), nz))
-        lo = list(range(0, min(nz, oz + bnz - nz + nt))) if oz + bnz > nz else []
-        planes = sorted(set(hi) | set(lo))
+        span = []   # per axis, the cone's cells: across ``axis`` wrapped, along the others
+        for b in range(3):
+            n, lo, hi = self.shape[b], org[b] - nt, org[b] + ext[b] + nt
+            if b == axis:
+                span.append(sorted({i % n for i in range(lo, hi)}))
+            elif lo < 0 or hi > n:
+                return None
+            else:
+                span.append(list(range(lo, hi)))
         ev = self._event_cells
-        if len(ev[0]) and np.any((ev[0] >= x0) & (ev[0] < x1) & (ev[1] >= y0) & (ev[1] < y1)
-                                 & np.isin(ev[2], planes)):
+        if len(ev[0]) and np.any(np.all([np.isin(ev[b], span[b]) for b in range(3)], axis=0)):
             return None
-        cells = self._cp.asnumpy(self._cells[x0:x1, y0:y1, planes])
+        sl = [slice(s[0], s[-1] + 1) if b != axis else s for b, s in enumerate(span)]
+        cells = np.moveaxis(self._cp.asnumpy(self._cells[tuple(sl)]), axis, 0)
         table = self._table_host   # [row, component in order, column]
         bits = [(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in self.order]
-        mask = np.zeros(nz, dtype=np.uint8)
-        for q, k in enumerate(planes):
-            rows = np.unique(cells[:, :, q])
+        mask = np.zeros(self.shape[axis], dtype=np.uint8)
+        for q, k in enumerate(span[axis]):
+            rows = np.unique(cells[q])
             if len(rows) != 1:
                 return None
             for j, bit in enumerate(bits):
@@ -929,15 +953,15 @@ class MarchStepper(CudaStepper):
                     return None
         return self._dev(mask)
 
-    def _lean_z_launch(self, nt: int, box: tuple, n0: int, src: int, f: dict, g: dict,
-                       fn, grid: tuple, block: tuple, smem: int, zmask) -> tuple:
-        """lean3z's launch over ``box`` (see _lean_z) for a pass from set ``f`` (auxiliary
-        set ``src``) to ``g`` from step ``n0``."""
+    def _lean_face_launch(self, nt: int, box: tuple, n0: int, src: int, f: dict, g: dict,
+                          fn, grid: tuple, block: tuple, seg: int, smem: int, zmask) -> tuple:
+        """The launch of lean3y or lean3z over ``box`` (see _lean_face) for a pass from set
+        ``f`` (auxiliary set ``src``) to ``g`` from step ``n0``."""
         nx, ny, nz = self.shape
         px, py = self.pitch
         org, ext = box
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
-                self._gtab, *[_i32(q) for q in (nx, ny, nz, px, py, nt, 0, *org, *ext, src)],
+                self._gtab, *[_i32(q) for q in (nx, ny, nz, px, py, nt, seg, *org, *ext, src)],
                 np.int64(n0), zmask)
         return (fn, grid, block, args, smem)
 
@@ -1231,13 +1255,13 @@ class MarchStepper(CudaStepper):
             if self.cpml_mode in ("boxes", "xboxes"):
                 out["cpml_boxes"] = []
                 for o, e, a, mask in self.march_boxes(cfg[0]):
-                    lean = mask == 4 and self._lean_z(cfg[0], (o, e)) is not None
-                    threads = [32, self.LEAN_Z_ROWS] if lean else \
+                    lean = self._lean_face_of(cfg[0], (o, e), mask) is not None
+                    threads = [32, self.LEAN_FACE_ROWS] if lean else \
                         list(self.box_config(cfg, a, e)[1:3])
                     out["cpml_boxes"].append(
                         {"origin": list(o), "extent": list(e), "threads": threads,
                          "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1),
-                         "kernel": "lean3z" if lean else "march3"})
+                         "kernel": f"lean3{'xyz'[a]}" if lean else "march3"})
         # the segment launched (March.launch lengthens short ones past CUDA's grid limits)
         org, ext = self.pass_box_of(cfg[0]) if self.model.grid.mode == "3d" else \
             ((0, 0, 0), self.shape)
@@ -1283,13 +1307,13 @@ def lean_bytes(name: str, T: str) -> int:
     """The dynamic shared memory of the instance ``name`` (arithmetic type T): lean3v's
     planes, and march3v's where they go there (march3v_dynamic in march3v.cu); 0 for the
     others."""
-    if not name.startswith(("lean3v<", "lean3z<", "march3v<")):
+    if not name.startswith(("lean3v<", "lean3y<", "lean3z<", "march3v<")):
         return 0
     args = [a.strip() for a in name[name.index("<") + 1:-1].split(",")]
     nt, v, by = (int(a) for a in args[4:7])
     size = {"float": 4, "double": 8}[T]
     planes = (2 + 4 * (nt - 1) + 2 * nt) * 32 * v * (by + 2) * size
-    if name.startswith(("lean3v<", "lean3z<")) or planes + 8 * (nt + 1) * by > 48 * 1024:
+    if name.startswith(("lean3v<", "lean3y<", "lean3z<")) or planes + 8 * (nt + 1) * by > 48 * 1024:
         return planes
     return 0
 

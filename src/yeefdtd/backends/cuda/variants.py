@@ -518,15 +518,16 @@ class March(Variant):
         candidate's time is scaled to 12 steps from the whole passes it runs (entries from
         before, where 5 steps a pass ran 10 steps against the others' 12 and were compared
         unscaled, are tuned again)."""
-        from .experiments import cpml_place, lane_sectors, lean_z
+        from .experiments import cpml_place, lane_sectors, lean_faces
 
         if self.mode != "3d":
             return "scaled"
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
         lanes = f" rows={self.lane_pitch} sectors={lane_sectors() or ''}" \
             if self.name == "temporal" and self.single else ""
-        if lanes and not lean_z():   # march3 over the z faces' box (see MarchStepper._lean_z)
-            lanes += " lean_z=off"
+        if lanes and lean_faces() != (1, 2):   # march3 over some faces' boxes (see
+            # MarchStepper._lean_face)
+            lanes += " lean_faces=" + "".join("xyz"[a] for a in lean_faces())
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

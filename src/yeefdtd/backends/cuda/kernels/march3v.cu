@@ -653,9 +653,10 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-// ZF: the terms of the CPML faces normal to z as well (lean3z, below).
+// FA: the terms of the CPML faces normal to axis FA as well, 1 (y: lean3y) or 2 (z: lean3z,
+// below); -1 none.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          bool ZF = false>
+          int FA = -1>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -669,6 +670,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     constexpr int HX = lane_halo<NT, V, W, true>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
+    static_assert(FA == -1 || FA == 1 || FA == 2, "lean3v: the terms of y or z faces");
+    constexpr bool ZF = FA >= 0;               // with a face axis's terms
+    constexpr int FX = FA == 1 ? 1 : 2;        // its axis (2 where none: unused)
+    constexpr int P = (FX + 1) % 3, Q = (FX + 2) % 3;   // the components it corrects
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -691,10 +696,12 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
-    // no cell wraps (the host's choice); with ZF the planes off the grid's ends (kstart < 0,
-    // kend + 1 >= nz) are not loaded but taken as zero (see lean3z)
-    const idx_t c0 = (idx_t)gj * px + gi + pl * kstart;
-    const auto on = [&](int p) { return !ZF || (p >= 0 && p < nz); };
+    // no cell wraps (the host's choice), but the rows of lean3y, which wrap around the grid's
+    // y ends as march3's do (gw: the row's place in the arrays); with lean3z the planes off
+    // the grid's ends (kstart < 0, kend + 1 >= nz) are not loaded but taken as zero
+    const int gw = FA == 1 ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : gj;
+    const idx_t c0 = (idx_t)gw * px + gi + pl * kstart;
+    const auto on = [&](int p) { return FA != 2 || (p >= 0 && p < nz); };
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
     T* const me = sh + (ty + 1) * W + V * tx;
@@ -735,27 +742,25 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
         for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
     }
-    // ZF: the auxiliary values of the z faces, [h][w][v] (h: 0 E, 1 H; w: psi1 of the x
-    // component, psi2 of the y one): zn the first step's at plane s, loaded at the top of
+    // ZF: the auxiliary values of the faces, [h][w][v] (h: 0 E, 1 H; w: psi1 of component
+    // P, psi2 of Q): zn the first step's at plane s, loaded at the top of
     // iteration s (loaded an iteration ahead, with the next plane's fields, lean3z took
     // dipole-cpml 512's z box 0.140 ms a step against 0.132, H200, 3,64,24,64: 8 registers
     // more, and ptxas spilled 48 bytes at 128); zc[t] step t's at its last plane (t = 1 ..
     // NT - 1), read by step t + 1 an iteration on; zu step t - 1's at plane k + 1, this
-    // iteration's, moved into zc[t - 1] once step t has read that at k. lo: the lane's entry
-    // in a face's plane.
+    // iteration's, moved into zc[t - 1] once step t has read that at k.
     T zn[2][2][V], zc[NT][2][2][V], zu[2][2][V];
-    const idx_t lo = (idx_t)gj * px + gi;
     const auto zfetch = [&](int k) {
 #pragma unroll
         for (int hh = 0; hh < 2; ++hh) {
             int u;
             idx_t at;
-            const Face* f = face_in<2>(&c_mfaces[src][hh][2][0], 0, 0, k, ny, px, u, at);
+            const Face* f = face_in<FX>(&c_mfaces[src][hh][FX][0], 0, gw, k, ny, px, u, at);
 #pragma unroll
             for (int w = 0; w < 2; ++w) {
                 Pack<T, V> x;
                 if (f != nullptr)
-                    x = load<T, V>(static_cast<const T*>(w ? f->psi2 : f->psi1), at + lo);
+                    x = load<T, V>(static_cast<const T*>(w ? f->psi2 : f->psi1), at + gi);
                 else {
 #pragma unroll
                     for (int v = 0; v < V; ++v) x.v[v] = T(0);
@@ -777,24 +782,58 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     for (int t = 0; t < NT; ++t) zc[t][hh][w][v] = T(0);
                 }
     }
-    // ZF: the face of half step hh at plane k (null where none), its profile there and the
-    // entry of the plane's first cell
+    // ZF: the face of half step hh holding the lane's row at plane k (null where none), its
+    // profile there and the entry of the row's first cell
     struct ZFace { const Face* f; T b, c, ki; idx_t at; };
+    // lean3y: a warp's row, so its faces, depths and profile, stay the same through the
+    // march. Found once, they are kept in shared memory and read where used (volatile, so
+    // that the compiler does not hoist them into registers across the march: in registers
+    // ptxas spilled 60 bytes at 128, NVCC for sm_90, NT 3, BY 16).
+    struct YRow { int side, u; T b, c, ki; unsigned zm; };   // zm: see zeros below
+    __shared__ YRow yrow[FA == 1 ? 2 * BY : 1];
+    if constexpr (FA == 1) {
+        if (tx < 2) {   // lane hh: the face of half step hh
+            int u;
+            idx_t at;
+            const Face* pair = &c_mfaces[src][tx][1][0];
+            const Face* f = face_in<1>(pair, 0, gw, 0, ny, px, u, at);
+            YRow r{-1, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + gw)};
+            if (f != nullptr)
+                r = YRow{(int)(f - pair), u, static_cast<const T*>(f->b)[u],
+                         static_cast<const T*>(f->c)[u], static_cast<const T*>(f->k)[u], r.zm};
+            yrow[2 * ty + tx] = r;
+        }
+    }
     const auto zface = [&](int hh, int k) {
         ZFace q;
-        int u;
-        q.f = face_in<2>(&c_mfaces[src][hh][2][0], 0, 0, k, ny, px, u, q.at);
         q.b = q.c = q.ki = T(0);
-        if (q.f != nullptr) {
-            q.b = static_cast<const T*>(q.f->b)[u];
-            q.c = static_cast<const T*>(q.f->c)[u];
-            q.ki = static_cast<const T*>(q.f->k)[u];
+        if constexpr (FA == 1) {
+            const volatile YRow& r = yrow[2 * ty + hh];
+            const int side = r.side;
+            q.f = side < 0 ? nullptr : &c_mfaces[src][hh][1][side];
+            q.at = 0;
+            if (q.f != nullptr) {
+                q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k);
+                q.b = r.b;
+                q.c = r.c;
+                q.ki = r.ki;
+            }
+        } else {
+            int u;
+            q.f = face_in<FX>(&c_mfaces[src][hh][FX][0], 0, gw, k, ny, px, u, q.at);
+            if (q.f != nullptr) {
+                q.b = static_cast<const T*>(q.f->b)[u];
+                q.c = static_cast<const T*>(q.f->c)[u];
+                q.ki = static_cast<const T*>(q.f->k)[u];
+            }
         }
         return q;
     };
-    // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): off the grid every one,
-    // on it those whose coefficients are all zero there (the host's zmask)
+    // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): those whose coefficients
+    // are all zero there (the host's zmask, one byte a plane with lean3z, a row with lean3y),
+    // and off the grid's z ends every one
     const auto zeros = [&](int k) -> unsigned {
+        if constexpr (FA == 1) return static_cast<const volatile YRow&>(yrow[2 * ty]).zm;
         return (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + k);
     };
     idx_t off = 2 * pl;
@@ -849,15 +888,17 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     hn[a][v] = co(3 + a, 0) * h[t - 1][a][v] + co(3 + a, 1) * d[a][0]
                              + co(3 + a, 2) * d[a][1];
-                if constexpr (ZF) {   // as curl_face in march.cu: Hx by dEy/dz, Hy by dEx/dz
+                if constexpr (ZF) {   // as curl_face in march.cu: P by its c-difference, Q by
+                    // its b-difference (z faces: Hx by dEy/dz, Hy by dEx/dz; y: Hz by dEx/dy,
+                    // Hx by dEz/dy)
                     zh[0][v] = zh[1][v] = T(0);
                     if (fh.f != nullptr) {
                         zh[0][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][0][v] : zc[t - 1][1][0][v],
-                                             d[0][1]);
+                                             d[P][1]);
                         zh[1][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][1][v] : zc[t - 1][1][1][v],
-                                             d[1][0]);
-                        hn[0][v] += co(3, 2) * mpml_out(fh.ki, d[0][1], zh[0][v]);
-                        hn[1][v] += co(4, 1) * mpml_out(fh.ki, d[1][0], zh[1][v]);
+                                             d[Q][0]);
+                        hn[P][v] += co(3 + P, 2) * mpml_out(fh.ki, d[P][1], zh[0][v]);
+                        hn[Q][v] += co(3 + Q, 1) * mpml_out(fh.ki, d[Q][0], zh[1][v]);
                     }
                 }
             }
@@ -891,15 +932,15 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     en[a][v] = co(a, 0) * e[t - 1][a][v] + co(a, 1) * d[a][0]
                              + co(a, 2) * d[a][1];
-                if constexpr (ZF) {   // Ex by dHy/dz, Ey by dHx/dz
+                if constexpr (ZF) {   // the same for E
                     ze[0][v] = ze[1][v] = T(0);
                     if (fe.f != nullptr) {
                         ze[0][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][0][v] : zc[t - 1][0][0][v],
-                                             d[0][1]);
+                                             d[P][1]);
                         ze[1][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][1][v] : zc[t - 1][0][1][v],
-                                             d[1][0]);
-                        en[0][v] += co(0, 2) * mpml_out(fe.ki, d[0][1], ze[0][v]);
-                        en[1][v] += co(1, 1) * mpml_out(fe.ki, d[1][0], ze[1][v]);
+                                             d[Q][0]);
+                        en[P][v] += co(P, 2) * mpml_out(fe.ki, d[P][1], ze[0][v]);
+                        en[Q][v] += co(Q, 1) * mpml_out(fe.ki, d[Q][0], ze[1][v]);
                     }
                 }
             }
@@ -938,7 +979,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                         const Face* g = q.f + (src ? -12 : 12);
 #pragma unroll
                         for (int w = 0; w < 2; ++w) {
-                            T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at + lo;
+                            T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at + gi;
                             const T(&x)[V] = hh ? zh[w] : ze[w];
                             if constexpr (EDGE) {
                                 if (om & 1) p[0] = x[0];
@@ -1040,15 +1081,43 @@ lean3z(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     const bool edge = (blockIdx.x == 0 && (ox & 1)) ||
                       (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1));
     if (edge)
-        lean3v_run<T, S, ID, CT, NT, V, BY, true, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
+        lean3v_run<T, S, ID, CT, NT, V, BY, true, 2>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
                                                         ez1, hx1, hy1, hz1, gtab, px, py, ox,
                                                         oy, bnx, bny, z0, z1, ny, nz, src,
                                                         zmask);
     else
-        lean3v_run<T, S, ID, CT, NT, V, BY, false, true>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
+        lean3v_run<T, S, ID, CT, NT, V, BY, false, 2>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
                                                          ey1, ez1, hx1, hy1, hz1, gtab, px, py,
                                                          ox, oy, bnx, bny, z0, z1, ny, nz, src,
                                                          zmask);
+}
+
+// lean3y: lean3z's counterpart for the box of the CPML faces normal to y (the middle of
+// the grid along x and z, along y the span of each end, as one box from oy that wraps past
+// the last row, ny, to the first): lean3v's march, tiles and z segments with the y faces'
+// terms, its rows wrapping around the grid's y ends as march3's do (the cone of an owned
+// cell next to a wall reaches across it only through components kept zero there). The
+// host's conditions are lean3z's, with zmask one byte a row (MarchStepper._lean_face).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY, 1)
+lean3y(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+       int src, long long n0, const unsigned char* __restrict__ zmask) {
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    const bool edge = (blockIdx.x == 0 && (ox & 1)) ||
+                      (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1));
+    if (edge)
+        lean3v_run<T, S, ID, CT, NT, V, BY, true, 1>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
+                                                     ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
+                                                     bnx, bny, z0, z1, ny, nz, src, zmask);
+    else
+        lean3v_run<T, S, ID, CT, NT, V, BY, false, 1>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
+                                                      ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
+                                                      bnx, bny, z0, z1, ny, nz, src, zmask);
 }
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1

@@ -517,10 +517,10 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
 
 def _faces_scene(case: int) -> yf.Scene:
     """random_scene's on 100 x 61 x 60 cells with CPML layers on every face and its objects
-    replaced by four between z = 20 and 40 cells and y = 15 and 50, so that the boxes of the
-    y and z faces beside 3D 'temporal''s pass and their cones hold vacuum and the walls
+    replaced by four between x = 20 and 80 cells, y = 15 and 50, z = 20 and 40, so that the
+    boxes of the faces beside 3D 'temporal''s pass and their cones hold vacuum and the walls
     alone; case 1 adds a probe at z = 3 cells (in the z faces' box), case 2 one at y = 2
-    (in the y faces')."""
+    (in the y faces'), case 3 one at x = 97 (in the x faces')."""
     bnd = {"x_min": {"cells": 6}, "x_max": {"cells": 5}, "y_min": {"cells": 5},
            "y_max": {"cells": 6}, "z_min": {"cells": 7}, "z_max": {"cells": 6}}
     scene = random_scene("3d", 52, bnd, (100, 61, 60))
@@ -535,24 +535,24 @@ def _faces_scene(case: int) -> yf.Scene:
                yf.Sphere(center=at(30, 40, 33), radius=3 * d[0], material="pmc")]
     monitors = list(scene.monitors)
     if case:
-        monitors.append(yf.Probe(name="layer", position=at(50, 30, 3) if case == 1 else
-                                 at(50, 2, 30)))
+        monitors.append(yf.Probe(name="layer", position=(at(50, 30, 3), at(50, 2, 30),
+                                                         at(97, 30, 30))[case - 1]))
     return scene.model_copy(update={"objects": objects, "monitors": monitors,
                                     "run": scene.run.model_copy(update={"steps": 101})})
 
 
-@pytest.mark.parametrize("case", [0, 1, 2])
+@pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(3, 64, 24, 16), (2, 64, 16, 0)], ids=str)
-def test_faces_boxes_on_lean3y_and_lean3z_keep_the_bits(cfg, case, monkeypatch):
-    """lean3y and lean3z run the CPML boxes of the y and the z faces beside 3D 'temporal''s
-    pass (float32, passes of all their steps) where every row or plane of the box's cone
-    across its faces holds one combination of materials (vacuum, and at the grid's ends
-    the walls' zero tangential E and the last row's or plane's unused slots) and no source
-    or probe: bit for bit the fields and probes of march3 over those boxes
+def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
+    """lean3x, lean3y and lean3z run the CPML boxes of the x, y and z faces beside 3D
+    'temporal''s pass (float32, passes of all their steps) where every cell, row or plane
+    of the box's cone across its faces holds one combination of materials (vacuum, and at
+    the grid's ends the walls' zero tangential E and the last one's unused slots) and no
+    source or probe: bit for bit the fields and probes of march3 over those boxes
     ($YEEFDTD_LEAN_FACES=off), in passes that reach both ends of the grid (each box wraps
-    from the last row or plane to the first); and they ran: with row 1's coefficients
+    from the last cell, row or plane to the first); and they ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a box (cases 1, z, and 2, y) march3 runs that one."""
+    probe in a box (cases 1, z, 2, y, and 3, x) march3 runs that one."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -568,8 +568,8 @@ def test_faces_boxes_on_lean3y_and_lean3z_keep_the_bits(cfg, case, monkeypatch):
                             progress=False, stepper_options=opts)
     assert_same_bits(runs["on"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
-    assert kernels["y"] == ("march3" if case == 2 else "lean3y"), kernels
-    assert kernels["z"] == ("march3" if case == 1 else "lean3z"), kernels
+    for axis, name in enumerate("xyz"):
+        assert kernels[name] == ("march3" if case == 3 - axis else f"lean3{name}"), kernels
     assert {b["kernel"] for b in runs["off"].stats["cpml_boxes"]} == {"march3"}
     assert any(not np.array_equal(runs["row1"].fields[c], v)
                for c, v in runs["row1off"].fields.items())
@@ -579,7 +579,8 @@ def test_faces_boxes_on_lean3y_and_lean3z_keep_the_bits(cfg, case, monkeypatch):
                       graphs=False, launch={"pass": cfg})
     # the walls: the tangential E of the first row or plane, the last one's unused slots
     # (E, and H offset along the axis) kept zero; nothing else
-    for axis, first, last in ((1, 0b000101, 0b101111), (2, 0b000011, 0b011111)):
+    for axis, first, last in ((0, 0b000110, 0b110111), (1, 0b000101, 0b101111),
+                              (2, 0b000011, 0b011111)):
         (org, ext), = [(o, e) for o, e, _, mask in st.march_boxes(cfg[0]) if mask == 1 << axis]
         assert org[axis] + ext[axis] > st.shape[axis], (org, ext)   # the box wraps
         got = st._lean_face(cfg[0], (org, ext), axis)

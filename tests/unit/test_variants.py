@@ -618,7 +618,7 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_BOX_STREAMS", "-1", lambda v: box_streams(6)),
     ("YEEFDTD_BOX_STREAMS", "many", lambda v: box_streams(6)),
     ("YEEFDTD_LANE_SECTORS", "yes", lambda v: make_variant("temporal").tuning_tag()),
-    ("YEEFDTD_LEAN_FACES", "x", lambda v: make_variant("temporal").tuning_tag()),
+    ("YEEFDTD_LEAN_FACES", "w", lambda v: make_variant("temporal").tuning_tag()),
     ("YEEFDTD_LANE_PITCH", "7", lambda v: make_variant("temporal").pitches((513, 513, 513))),
     ("YEEFDTD_LANE_PITCH", "08x", lambda v: make_variant("temporal").lane_pitch),
     ("YEEFDTD_LANE_PITCH", "512", lambda v: make_variant("temporal").lane_pitch),
@@ -660,8 +660,8 @@ def test_the_switches_take_what_they_document(monkeypatch):
     t = make_variant("temporal")
     t.mode, t.single = "3d", True
     assert "lean_faces" not in t.tuning_tag()
-    for value, tag in (("off", ""), ("y", "y"), ("z", "z")):   # march3 over some faces'
-        # boxes: tuned apart
+    # march3 over some faces' boxes: tuned apart
+    for value, tag in (("off", ""), ("x", "x"), ("yz", "yz"), ("z", "z")):
         monkeypatch.setenv("YEEFDTD_LEAN_FACES", value)
         assert t.tuning_tag().endswith(f" lean_faces={tag}")
     monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")

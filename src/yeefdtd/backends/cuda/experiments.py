@@ -17,9 +17,9 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LANE_PITCH``: 3D 'temporal''s rows in float arithmetic padded to a multiple of
   this many cells (an even number from 2 to 256; default 8 over 4-byte values, 2 over
   16-bit ones).
-- ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s faces' CPML boxes run on lean3y and
-  lean3z where they may: ``on`` (both, the default), ``y``, ``z``, ``off`` (march3 runs
-  them).
+- ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s faces' CPML boxes run on lean3x,
+  lean3y and lean3z where they may: ``on`` (all, the default), ``off`` (march3 runs them),
+  or the axes, ``x``, ``yz``, ....
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -109,8 +109,15 @@ def lane_pitch(default: int) -> int:
     return got[0]
 
 
+#: $YEEFDTD_LEAN_FACES's values besides on and off: the axes
+FACE_SETS = ("x", "y", "z", "xy", "xz", "yz", "xyz")
+
+
 def lean_faces() -> tuple[int, ...]:
-    """$YEEFDTD_LEAN_FACES: the axes (1 y, 2 z) whose faces' CPML box 3D 'temporal' runs on
-    lean3y or lean3z where it may (``on``, the default: both; ``y``, ``z``; ``off``: none)."""
-    got = choice("YEEFDTD_LEAN_FACES", ("on", "off", "y", "z"))
-    return {None: (1, 2), "on": (1, 2), "off": (), "y": (1,), "z": (2,)}[got]
+    """$YEEFDTD_LEAN_FACES: the axes (0 x, 1 y, 2 z) whose faces' CPML box 3D 'temporal' runs
+    on lean3x, lean3y or lean3z where it may (``on``, the default: all; ``off``: none; or
+    the axes' letters)."""
+    got = choice("YEEFDTD_LEAN_FACES", ("on", "off", *FACE_SETS))
+    if got in (None, "on"):
+        return (0, 1, 2)
+    return () if got == "off" else tuple("xyz".index(c) for c in got)

@@ -837,15 +837,19 @@ class MarchStepper(CudaStepper):
                 out.append(self._pass_launch(bcfg, nt, n0, src, f, g, box, mask))
         return out
 
-    #: lean3y and lean3z (march3v.cu): the steps a pass they are compiled for, their tiles'
-    #: rows (32 x LEAN_FACE_ROWS threads, 2 cells a lane, 64 x LEAN_FACE_ROWS cells), and
-    #: lean3y's z segments
+    #: lean3x, lean3y and lean3z (march3v.cu): the steps a pass they are compiled for, their
+    #: tiles' rows (lean3y, lean3z: 32 x LEAN_FACE_ROWS threads, 2 cells a lane, 64 x
+    #: LEAN_FACE_ROWS cells; lean3x: 32 x LEAN_X_ROWS threads and cells, 79 registers at 3
+    #: steps), and lean3x's and lean3y's z segments (lean3y's y box on dipole-cpml 512 took
+    #: 0.139 ms a step with segments of 32, 64 and 128 alike, H200)
     LEAN_FACE_STEPS = (2, 3)
     LEAN_FACE_ROWS = 16
-    LEAN_Y_SEGMENT = 64
+    LEAN_X_ROWS = 24
+    LEAN_SEGMENT = 64
 
     def _lean_face_axes(self) -> tuple[int, ...]:
-        """The axes (1 y, 2 z) whose faces' box this stepper may run on lean3y or lean3z: 3D
+        """The axes (0 x, 1 y, 2 z) whose faces' box this stepper may run on lean3x, lean3y or
+        lean3z: 3D
         'temporal' with its layers in boxes, float values and arithmetic, the table in
         constant memory, layers on a face of the axis ($YEEFDTD_LEAN_FACES picks fewer)."""
         from .experiments import lean_faces
@@ -857,17 +861,18 @@ class MarchStepper(CudaStepper):
         return tuple(a for a in lean_faces() if any(e["slab"].axis == a for e in self._slabs))
 
     def _lean_face_name(self, nt: int, axis: int) -> str:
-        return (f"lean3{'xyz'[axis]}<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, 2, "
-                f"{self.LEAN_FACE_ROWS}>")
+        v, rows = (1, self.LEAN_X_ROWS) if axis == 0 else (2, self.LEAN_FACE_ROWS)
+        return (f"lean3{'xyz'[axis]}<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, {v}, "
+                f"{rows}>")
 
     def _lean_face_of(self, nt: int, box: tuple, mask: int) -> tuple | None:
         """_lean_face for the CPML box ``box`` with the terms of ``mask`` (None unless it is
-        a face's box, of the y or the z terms alone)."""
-        return self._lean_face(nt, box, mask // 2) if mask in (2, 4) else None
+        a face's box, of one axis's terms)."""
+        return self._lean_face(nt, box, mask.bit_length() - 1) if mask in (1, 2, 4) else None
 
     def _lean_face(self, nt: int, box: tuple, axis: int) -> tuple | None:
-        """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3y (``axis``
-        1) or lean3z (2) over the box of the faces normal to ``axis`` (origin, extent; it
+        """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3x, lean3y or
+        lean3z (``axis`` 0, 1, 2) over the box of the faces normal to ``axis`` (origin, extent; it
         wraps along ``axis``) in passes of ``nt`` steps, or None where march3 runs it:
         their conditions (see lean3z in march3v.cu) checked on the host over the box's cone
         (the box widened by ``nt`` cells along each axis, within the grid along the other
@@ -892,19 +897,31 @@ class MarchStepper(CudaStepper):
         return out
 
     def _lean_face_geometry(self, nt: int, box: tuple, axis: int) -> tuple:
-        """(grid, block, z segment) of lean3y or lean3z over ``box`` at ``nt`` steps, and
-        whether every cell its tiles read lies in the arrays: lean3z's two segments along z
-        are the box's planes from oz to the grid's last and from the first on; lean3y's
-        rows wrap around the grid's y ends, its segments LEAN_Y_SEGMENT planes."""
+        """(grid, block, z segment) of lean3x, lean3y or lean3z over ``box`` at ``nt`` steps,
+        and whether every cell its tiles read lies in the arrays: lean3z's two segments along
+        z are the box's planes from oz to the grid's last and from the first on; lean3y's
+        rows and lean3x's lanes wrap around the grid's y or x ends, their segments
+        LEAN_SEGMENT planes."""
         (ox, oy, oz), (bnx, bny, bnz) = box
+        px, py = self.pitch
+        nx, ny, nz = self.shape
+        seg = self.LEAN_SEGMENT if axis < 2 else 0
+        gz = _ceil(bnz, seg) if axis < 2 else 2
+        if axis == 0:   # tiles of 32 lanes of one cell overlapping by nt
+            by, w = self.LEAN_X_ROWS, 32 - 2 * nt
+            gx, gy = _ceil(bnx, w), _ceil(bny, by - 2 * nt)
+            first_x, last_x = ox - nt, ox + (gx - 1) * w + 31 - nt
+            first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
+            # past the last row the tiles read the next plane's (of the fields and of the x
+            # faces' auxiliary values), in the arrays before the last plane
+            rest = nz - (oz + bnz + nt - 1)   # planes after the last the tiles read
+            fits = (first_x >= -nx and last_x < 2 * nx and first_y >= 0 and
+                    (last_y + 1) * px <= px * py * rest and last_y < ny * rest)
+            return (gx, gy, gz), (32, by, 1), seg, fits
         by = self.LEAN_FACE_ROWS
         w = self.variant.lane_owned((nt, 64, by, 0), True)   # owned cells along x
         hx = (64 - w) // 2
         gx, gy = _ceil(bnx + ox % 8, w), _ceil(bny, by - 2 * nt)
-        seg = self.LEAN_Y_SEGMENT if axis == 1 else 0
-        gz = _ceil(bnz, seg) if axis == 1 else 2
-        px, py = self.pitch
-        _, ny, nz = self.shape
         first_x = ox - ox % 8 - hx
         last_x = ox - ox % 8 + (gx - 1) * w + 62 - hx   # the last lane's first cell
         first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
@@ -917,7 +934,7 @@ class MarchStepper(CudaStepper):
         return (gx, gy, gz), (32, by, 1), seg, fits
 
     def _lean_face_mask(self, nt: int, box: tuple, axis: int):
-        """The zmask of lean3y or lean3z over ``box`` at ``nt`` steps (a device array of one
+        """The zmask of lean3x, lean3y or lean3z over ``box`` at ``nt`` steps (a device array of one
         byte a row or plane along ``axis``), or None where it may not run it (see
         _lean_face)."""
         org, ext = box
@@ -955,7 +972,7 @@ class MarchStepper(CudaStepper):
 
     def _lean_face_launch(self, nt: int, box: tuple, n0: int, src: int, f: dict, g: dict,
                           fn, grid: tuple, block: tuple, seg: int, smem: int, zmask) -> tuple:
-        """The launch of lean3y or lean3z over ``box`` (see _lean_face) for a pass from set
+        """The launch of lean3x, lean3y or lean3z over ``box`` (see _lean_face) for a pass from set
         ``f`` (auxiliary set ``src``) to ``g`` from step ``n0``."""
         nx, ny, nz = self.shape
         px, py = self.pitch
@@ -1256,8 +1273,8 @@ class MarchStepper(CudaStepper):
                 out["cpml_boxes"] = []
                 for o, e, a, mask in self.march_boxes(cfg[0]):
                     lean = self._lean_face_of(cfg[0], (o, e), mask) is not None
-                    threads = [32, self.LEAN_FACE_ROWS] if lean else \
-                        list(self.box_config(cfg, a, e)[1:3])
+                    rows = self.LEAN_X_ROWS if a == 0 else self.LEAN_FACE_ROWS
+                    threads = [32, rows] if lean else list(self.box_config(cfg, a, e)[1:3])
                     out["cpml_boxes"].append(
                         {"origin": list(o), "extent": list(e), "threads": threads,
                          "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1),
@@ -1303,17 +1320,21 @@ def _allow_shared(fn, smem: int) -> None:
         fn.max_dynamic_shared_size_bytes = smem
 
 
+#: the lean passes' kernels (march3v.cu), whose planes are in dynamic shared memory
+LEAN_KERNELS = ("lean3v<", "lean3x<", "lean3y<", "lean3z<")
+
+
 def lean_bytes(name: str, T: str) -> int:
     """The dynamic shared memory of the instance ``name`` (arithmetic type T): lean3v's
     planes, and march3v's where they go there (march3v_dynamic in march3v.cu); 0 for the
     others."""
-    if not name.startswith(("lean3v<", "lean3y<", "lean3z<", "march3v<")):
+    if not name.startswith((*LEAN_KERNELS, "march3v<")):
         return 0
     args = [a.strip() for a in name[name.index("<") + 1:-1].split(",")]
     nt, v, by = (int(a) for a in args[4:7])
     size = {"float": 4, "double": 8}[T]
     planes = (2 + 4 * (nt - 1) + 2 * nt) * 32 * v * (by + 2) * size
-    if name.startswith(("lean3v<", "lean3y<", "lean3z<")) or planes + 8 * (nt + 1) * by > 48 * 1024:
+    if name.startswith(LEAN_KERNELS) or planes + 8 * (nt + 1) * by > 48 * 1024:
         return planes
     return 0
 

@@ -525,7 +525,7 @@ class March(Variant):
         kind = ("aligned" if self.aligned else "overlap") if self.staged else "block"
         lanes = f" rows={self.lane_pitch} sectors={lane_sectors() or ''}" \
             if self.name == "temporal" and self.single else ""
-        if lanes and lean_faces() != (1, 2):   # march3 over some faces' boxes (see
+        if lanes and lean_faces() != (0, 1, 2):   # march3 over some faces' boxes (see
             # MarchStepper._lean_face)
             lanes += " lean_faces=" + "".join("xyz"[a] for a in lean_faces())
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"

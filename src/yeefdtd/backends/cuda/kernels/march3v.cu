@@ -653,8 +653,8 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-// FA: the terms of the CPML faces normal to axis FA as well, 1 (y: lean3y) or 2 (z: lean3z,
-// below); -1 none.
+// FA: the terms of the CPML faces normal to axis FA as well, 0 (x: lean3x), 1 (y: lean3y)
+// or 2 (z: lean3z, below); -1 none.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
           int FA = -1>
 __device__ __forceinline__ void
@@ -664,21 +664,24 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
            S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
            const T* __restrict__ gtab, int px, int py, int ox, int oy, int bnx, int bny,
            int z0, int z1, int ny = 0, int nz = 0, int src = 0,
-           const unsigned char* __restrict__ zmask = nullptr) {
+           const unsigned char* __restrict__ zmask = nullptr, int nx = 0) {
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
     constexpr int W = 32 * V, SP = W * (BY + 2);
-    constexpr int HX = lane_halo<NT, V, W, true>();
+    // (lean3x's tiles overlap by NT cells, its lanes one cell each, wrapping around the
+    // grid's x ends: see lean3x)
+    constexpr int HX = lane_halo<NT, V, W, FA != 0>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
-    static_assert(FA == -1 || FA == 1 || FA == 2, "lean3v: the terms of y or z faces");
+    static_assert(FA >= -1 && FA <= 2, "lean3v: the terms of one axis's faces, or none");
     constexpr bool ZF = FA >= 0;               // with a face axis's terms
-    constexpr int FX = FA == 1 ? 1 : 2;        // its axis (2 where none: unused)
+    constexpr int FX = FA >= 0 ? FA : 2;       // its axis (2 where none: unused)
     constexpr int P = (FX + 1) % 3, Q = (FX + 2) % 3;   // the components it corrects
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
-    const int gi = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
+    const int gi = FA == 0 ? ox + (int)blockIdx.x * (W - 2 * HX) + tx - HX
+                           : ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
     // x ends a lane may own one of its 2 cells (a box's x end on an odd cell: dipole-cpml
@@ -699,8 +702,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // no cell wraps (the host's choice), but the rows of lean3y, which wrap around the grid's
     // y ends as march3's do (gw: the row's place in the arrays); with lean3z the planes off
     // the grid's ends (kstart < 0, kend + 1 >= nz) are not loaded but taken as zero
-    const int gw = FA == 1 ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : gj;
-    const idx_t c0 = (idx_t)gw * px + gi + pl * kstart;
+    // gw: the lane's row (lean3y) or cell (lean3x) in the arrays
+    const int gw = FA == 1 ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj))
+                 : FA == 0 ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : gj;
+    const idx_t c0 = FA == 0 ? (idx_t)gj * px + gw + pl * kstart
+                             : (idx_t)gw * px + gi + pl * kstart;
     const auto on = [&](int p) { return FA != 2 || (p >= 0 && p < nz); };
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
@@ -750,26 +756,6 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // NT - 1), read by step t + 1 an iteration on; zu step t - 1's at plane k + 1, this
     // iteration's, moved into zc[t - 1] once step t has read that at k.
     T zn[2][2][V], zc[NT][2][2][V], zu[2][2][V];
-    const auto zfetch = [&](int k) {
-#pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            int u;
-            idx_t at;
-            const Face* f = face_in<FX>(&c_mfaces[src][hh][FX][0], 0, gw, k, ny, px, u, at);
-#pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                Pack<T, V> x;
-                if (f != nullptr)
-                    x = load<T, V>(static_cast<const T*>(w ? f->psi2 : f->psi1), at + gi);
-                else {
-#pragma unroll
-                    for (int v = 0; v < V; ++v) x.v[v] = T(0);
-                }
-#pragma unroll
-                for (int v = 0; v < V; ++v) zn[hh][w][v] = x.v[v];
-            }
-        }
-    };
     if constexpr (ZF) {
 #pragma unroll
         for (int hh = 0; hh < 2; ++hh)
@@ -782,38 +768,46 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     for (int t = 0; t < NT; ++t) zc[t][hh][w][v] = T(0);
                 }
     }
-    // ZF: the face of half step hh holding the lane's row at plane k (null where none), its
-    // profile there and the entry of the row's first cell
+    // ZF: the face of half step hh holding the lane's cells at plane k (null where none), its
+    // profile there and the entry of the lane's first cell
     struct ZFace { const Face* f; T b, c, ki; idx_t at; };
-    // lean3y: a warp's row, so its faces, depths and profile, stay the same through the
-    // march. Found once, they are kept in shared memory and read where used (volatile, so
-    // that the compiler does not hoist them into registers across the march: in registers
-    // ptxas spilled 60 bytes at 128, NVCC for sm_90, NT 3, BY 16).
-    struct YRow { int side, u; T b, c, ki; unsigned zm; };   // zm: see zeros below
-    __shared__ YRow yrow[FA == 1 ? 2 * BY : 1];
-    if constexpr (FA == 1) {
-        if (tx < 2) {   // lane hh: the face of half step hh
+    // lean3x, lean3y: a lane's column (x) or a warp's row (y), so its faces, depths and
+    // profile, stay the same through the march. Found once, they are kept in shared memory
+    // and read where used (volatile, so that the compiler does not hoist them into registers
+    // across the march: in registers ptxas spilled 60 bytes at 128 in lean3y, NVCC for
+    // sm_90, NT 3, BY 16). rel: lean3x's entry at row 0 and plane 0 (the cell's x less the
+    // face's base).
+    struct YRow { int side, u, rel; T b, c, ki; unsigned zm; };   // zm: see zeros below
+    constexpr int NR = FA == 0 ? 32 : (FA == 1 ? BY : 1);   // lanes or rows
+    __shared__ YRow yrow[2 * NR];
+    const int ri = FA == 0 ? tx : ty;   // this thread's entry (times 2, plus the half step)
+    if constexpr (FA == 0 || FA == 1) {
+        if (FA == 0 ? ty < 2 : tx < 2) {   // warp or lane hh: the face of half step hh
+            const int hh = FA == 0 ? ty : tx;
             int u;
             idx_t at;
-            const Face* pair = &c_mfaces[src][tx][1][0];
-            const Face* f = face_in<1>(pair, 0, gw, 0, ny, px, u, at);
-            YRow r{-1, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + gw)};
+            const Face* pair = &c_mfaces[src][hh][FX][0];
+            const Face* f = face_in<FX>(pair, gw, gw, 0, ny, px, u, at);   // (x = y = gw)
+            YRow r{-1, 0, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + gw)};
             if (f != nullptr)
-                r = YRow{(int)(f - pair), u, static_cast<const T*>(f->b)[u],
+                r = YRow{(int)(f - pair), u, gw - f->base, static_cast<const T*>(f->b)[u],
                          static_cast<const T*>(f->c)[u], static_cast<const T*>(f->k)[u], r.zm};
-            yrow[2 * ty + tx] = r;
+            yrow[2 * ri + hh] = r;
         }
     }
     const auto zface = [&](int hh, int k) {
         ZFace q;
         q.b = q.c = q.ki = T(0);
-        if constexpr (FA == 1) {
-            const volatile YRow& r = yrow[2 * ty + hh];
+        q.at = 0;
+        if constexpr (FA == 0 || FA == 1) {
+            const volatile YRow& r = yrow[2 * ri + hh];
             const int side = r.side;
-            q.f = side < 0 ? nullptr : &c_mfaces[src][hh][1][side];
-            q.at = 0;
+            q.f = side < 0 ? nullptr : &c_mfaces[src][hh][FX][side];
             if (q.f != nullptr) {
-                q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k);
+                if constexpr (FA == 1)   // i + px (u + L k), from the lane's first cell
+                    q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k) + gi;
+                else   // (i - base) + W (j + ny k)
+                    q.at = (idx_t)r.rel + (idx_t)q.f->W * ((idx_t)gj + (idx_t)ny * k);
                 q.b = r.b;
                 q.c = r.c;
                 q.ki = r.ki;
@@ -821,6 +815,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         } else {
             int u;
             q.f = face_in<FX>(&c_mfaces[src][hh][FX][0], 0, gw, k, ny, px, u, q.at);
+            q.at += gi;
             if (q.f != nullptr) {
                 q.b = static_cast<const T*>(q.f->b)[u];
                 q.c = static_cast<const T*>(q.f->c)[u];
@@ -829,11 +824,30 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
         return q;
     };
+    const auto zfetch = [&](int k) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            const ZFace q = zface(hh, k);
+#pragma unroll
+            for (int w = 0; w < 2; ++w) {
+                Pack<T, V> x;
+                if (q.f != nullptr)
+                    x = load<T, V>(static_cast<const T*>(w ? q.f->psi2 : q.f->psi1), q.at);
+                else {
+#pragma unroll
+                    for (int v = 0; v < V; ++v) x.v[v] = T(0);
+                }
+#pragma unroll
+                for (int v = 0; v < V; ++v) zn[hh][w][v] = x.v[v];
+            }
+        }
+    };
     // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): those whose coefficients
-    // are all zero there (the host's zmask, one byte a plane with lean3z, a row with lean3y),
-    // and off the grid's z ends every one
+    // are all zero there (the host's zmask, one byte a plane with lean3z, a row with lean3y,
+    // a column with lean3x), and off the grid's z ends every one
     const auto zeros = [&](int k) -> unsigned {
-        if constexpr (FA == 1) return static_cast<const volatile YRow&>(yrow[2 * ty]).zm;
+        if constexpr (FA == 0 || FA == 1)
+            return static_cast<const volatile YRow&>(yrow[2 * ri]).zm;
         return (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + k);
     };
     idx_t off = 2 * pl;
@@ -979,7 +993,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                         const Face* g = q.f + (src ? -12 : 12);
 #pragma unroll
                         for (int w = 0; w < 2; ++w) {
-                            T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at + gi;
+                            T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at;
                             const T(&x)[V] = hh ? zh[w] : ze[w];
                             if constexpr (EDGE) {
                                 if (om & 1) p[0] = x[0];
@@ -1118,6 +1132,29 @@ lean3y(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
         lean3v_run<T, S, ID, CT, NT, V, BY, false, 1>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
                                                       ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
                                                       bnx, bny, z0, z1, ny, nz, src, zmask);
+}
+
+// lean3x: the same for the box of the CPML faces normal to x (along x the span of each end,
+// as one box from ox that wraps past the last cell, nx, to the first; along y and z the
+// middle of the grid), on tiles of 32 x BY cells, one a lane (V = 1), overlapping by NT
+// cells along x: the box is 2 (NT + L + 1) cells thick for layers of L cells, so that at
+// NT 3 and L 10 one tile's 26 owned cells cover it. Each lane's cell wraps around the
+// grid's x ends as march3's do, and its x neighbours come by shuffles, so the tile's lanes
+// are consecutive in the wrapped order.
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+__global__ void __launch_bounds__(32 * BY, 1)
+lean3x(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
+       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
+       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
+       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
+       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
+       int src, long long n0, const unsigned char* __restrict__ zmask) {
+    static_assert(V == 1, "lean3x: one cell a lane");
+    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, 0>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
+                                                  hx1, hy1, hz1, gtab, px, py, ox, oy, bnx, bny,
+                                                  z0, z1, ny, nz, src, zmask, nx);
 }
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1

@@ -48,7 +48,7 @@ def main() -> None:
                 for q, ((bcfg, box, mask), launch) in enumerate(
                         zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):
                     axes = "".join(c for b, c in enumerate("xyz") if mask >> b & 1)
-                    kind = f"lean3{axes}" if st._lean_face_of(nt, box, mask) is not None \
+                    kind = "lean3f" if st._lean_face(nt, box, mask) is not None \
                         else ",".join(map(str, bcfg))
                     parts[f"box {q} {axes} {'x'.join(map(str, box[1]))} {kind}"] = [launch]
             for name, launches in parts.items():

@@ -516,14 +516,15 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
 
 
 def _faces_scene(case: int) -> yf.Scene:
-    """random_scene's on 100 x 61 x 60 cells with CPML layers on every face and its objects
+    """random_scene's on 120 x 61 x 60 cells with CPML layers on every face and its objects
     replaced by four between x = 20 and 80 cells, y = 15 and 50, z = 20 and 40, so that the
-    boxes of the faces beside 3D 'temporal''s pass and their cones hold vacuum and the walls
-    alone; case 1 adds a probe at z = 3 cells (in the z faces' box), case 2 one at y = 2
-    (in the y faces'), case 3 one at x = 97 (in the x faces')."""
+    CPML boxes beside 3D 'temporal''s pass and their cones hold vacuum and the walls alone
+    (120 cells along x: the last lanes of the yz edge's tiles lie in the arrays); case 1
+    adds a probe at z = 3 cells (in the z faces' box), case 2 one at y = 2 (in the y
+    faces'), case 3 one at x = 117 (in the x faces')."""
     bnd = {"x_min": {"cells": 6}, "x_max": {"cells": 5}, "y_min": {"cells": 5},
            "y_max": {"cells": 6}, "z_min": {"cells": 7}, "z_max": {"cells": 6}}
-    scene = random_scene("3d", 52, bnd, (100, 61, 60))
+    scene = random_scene("3d", 52, bnd, (120, 61, 60))
     d = scene.grid.spacing
 
     def at(i, j, k):
@@ -536,7 +537,7 @@ def _faces_scene(case: int) -> yf.Scene:
     monitors = list(scene.monitors)
     if case:
         monitors.append(yf.Probe(name="layer", position=(at(50, 30, 3), at(50, 2, 30),
-                                                         at(97, 30, 30))[case - 1]))
+                                                         at(117, 30, 30))[case - 1]))
     return scene.model_copy(update={"objects": objects, "monitors": monitors,
                                     "run": scene.run.model_copy(update={"steps": 101})})
 
@@ -544,15 +545,15 @@ def _faces_scene(case: int) -> yf.Scene:
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(3, 64, 24, 16), (2, 64, 16, 0)], ids=str)
 def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
-    """lean3x, lean3y and lean3z run the CPML boxes of the x, y and z faces beside 3D
-    'temporal''s pass (float32, passes of all their steps) where every cell, row or plane
-    of the box's cone across its faces holds one combination of materials (vacuum, and at
-    the grid's ends the walls' zero tangential E and the last one's unused slots) and no
-    source or probe: bit for bit the fields and probes of march3 over those boxes
-    ($YEEFDTD_LEAN_FACES=off), in passes that reach both ends of the grid (each box wraps
-    from the last cell, row or plane to the first); and they ran: with row 1's coefficients
+    """lean3f runs the CPML boxes beside 3D 'temporal''s pass (float32, passes of all their
+    steps), of the faces (x, y, z terms) and of the edges (xz, yz, xyz), where every cell
+    of the box's cone holds one combination of materials (vacuum, and at the grid's ends
+    the walls' zero tangential E and the last cells' unused slots) and no source or probe:
+    bit for bit the fields and probes of march3 over those boxes ($YEEFDTD_LEAN_FACES=off),
+    in passes that reach both ends of the grid (each box wraps from the last cell, row or
+    plane to the first along its axes); and it ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a box (cases 1, z, 2, y, and 3, x) march3 runs that one."""
+    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -569,7 +570,8 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     assert_same_bits(runs["on"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
     for axis, name in enumerate("xyz"):
-        assert kernels[name] == ("march3" if case == 3 - axis else f"lean3{name}"), kernels
+        assert kernels[name] == ("march3" if case == 3 - axis else "lean3f"), kernels
+    assert {kernels[e] for e in ("xz", "yz", "xyz")} == {"lean3f"}, kernels   # the edges
     assert {b["kernel"] for b in runs["off"].stats["cpml_boxes"]} == {"march3"}
     assert any(not np.array_equal(runs["row1"].fields[c], v)
                for c, v in runs["row1off"].fields.items())
@@ -577,18 +579,24 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")
     st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
                       graphs=False, launch={"pass": cfg})
-    # the walls: the tangential E of the first row or plane, the last one's unused slots
-    # (E, and H offset along the axis) kept zero; nothing else
-    for axis, first, last in ((0, 0b000110, 0b110111), (1, 0b000101, 0b101111),
-                              (2, 0b000011, 0b011111)):
-        (org, ext), = [(o, e) for o, e, _, mask in st.march_boxes(cfg[0]) if mask == 1 << axis]
-        assert org[axis] + ext[axis] > st.shape[axis], (org, ext)   # the box wraps
-        got = st._lean_face(cfg[0], (org, ext), axis)
-        assert (got is None) == (case == 3 - axis)
-        if got is not None:
-            mask = got[-1].get()
-            assert mask[0] == first and mask[-1] == last, (axis, mask[[0, -1]])
-            assert not mask[1:-1].any()
+    # the walls: the tangential E of the first column, row or plane, the last one's unused
+    # slots (E, and H offset along the axis) kept zero, along the box's axes; nothing else
+    walls = {0: (0b000110, 0b110111), 1: (0b000101, 0b101111), 2: (0b000011, 0b011111)}
+    at = np.cumsum([0, *st.shape])
+    for org, ext, _, fm in st.march_boxes(cfg[0]):
+        got = st._lean_face(cfg[0], (org, ext), fm)
+        assert (got is None) == (fm == 1 << (3 - case)), fm
+        if got is None:
+            continue
+        mask = got[-1].get()
+        for axis in range(3):
+            part = mask[at[axis]:at[axis + 1]]
+            if fm >> axis & 1:
+                assert org[axis] + ext[axis] > st.shape[axis] or axis == 2, (org, ext)
+                assert (part[0], part[-1]) == walls[axis], (fm, axis, part[[0, -1]])
+                assert not part[1:-1].any()
+            else:
+                assert not part.any(), (fm, axis)
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

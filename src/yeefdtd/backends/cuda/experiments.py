@@ -17,9 +17,9 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LANE_PITCH``: 3D 'temporal''s rows in float arithmetic padded to a multiple of
   this many cells (an even number from 2 to 256; default 8 over 4-byte values, 2 over
   16-bit ones).
-- ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s faces' CPML boxes run on lean3x,
-  lean3y and lean3z where they may: ``on`` (all, the default), ``off`` (march3 runs them),
-  or the axes, ``x``, ``yz``, ....
+- ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s CPML boxes run on lean3f where they
+  may: ``on`` (all, the default), ``off`` (march3 runs them), or axes (``x``, ``yz``,
+  ...): the boxes whose CPML terms are those axes' alone.
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -114,9 +114,9 @@ FACE_SETS = ("x", "y", "z", "xy", "xz", "yz", "xyz")
 
 
 def lean_faces() -> tuple[int, ...]:
-    """$YEEFDTD_LEAN_FACES: the axes (0 x, 1 y, 2 z) whose faces' CPML box 3D 'temporal' runs
-    on lean3x, lean3y or lean3z where it may (``on``, the default: all; ``off``: none; or
-    the axes' letters)."""
+    """$YEEFDTD_LEAN_FACES: the axes (0 x, 1 y, 2 z) whose CPML terms 3D 'temporal''s boxes
+    may take on lean3f (a box of those axes' terms alone runs there where it may; ``on``,
+    the default: all; ``off``: none; or the axes' letters)."""
     got = choice("YEEFDTD_LEAN_FACES", ("on", "off", *FACE_SETS))
     if got in (None, "on"):
         return (0, 1, 2)

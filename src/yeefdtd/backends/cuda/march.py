@@ -94,6 +94,12 @@ class MarchStepper(CudaStepper):
         self._full: dict = {}           # pass shape -> full_pass
         self._zlean: dict = {}          # (steps, box, axis) -> _lean_face
 
+    def psi_slack(self, slab) -> int:
+        """A row of auxiliary values past a y face's last, so that the lanes of lean3f
+        (march3v.cu) past a row's last cell read within the array (see
+        _lean_face_geometry)."""
+        return self.pitch[0] if slab.axis == 1 else 0
+
     @property
     def split_cpml(self) -> bool:
         """Whether the CPML layers are updated beside the pass rather than in it."""
@@ -557,9 +563,10 @@ class MarchStepper(CudaStepper):
             if self.const_table:
                 names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True,
                                               True, True), self._lean_finder(c)]
-        for axis in self._lean_face_axes():   # lean3y, lean3z: at each pass's steps
-            names += [self._lean_face_name(nt, axis) for nt in sorted({c[0] for c in configs})
-                      if nt in self.LEAN_FACE_STEPS]
+        if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
+            for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
+                names += [self._lean_face_name(nt, mask) for *_, mask in self.march_boxes(nt)
+                          if self._lean_face_allowed(mask)]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
 
@@ -830,150 +837,177 @@ class MarchStepper(CudaStepper):
                                    for org, ext, a, mask in self.march_boxes(cfg[0])]
         out = []
         for bcfg, box, mask in self._box_plan[cfg]:
-            z = self._lean_face_of(nt, box, mask) if nt == cfg[0] else None
-            if z is not None:   # lean3y or lean3z over a face's box
+            z = self._lean_face(nt, box, mask) if nt == cfg[0] else None
+            if z is not None:   # lean3f over the box
                 out.append(self._lean_face_launch(nt, box, n0, src, f, g, *z))
             else:
                 out.append(self._pass_launch(bcfg, nt, n0, src, f, g, box, mask))
         return out
 
-    #: lean3x, lean3y and lean3z (march3v.cu): the steps a pass they are compiled for, their
-    #: tiles' rows (lean3y, lean3z: 32 x LEAN_FACE_ROWS threads, 2 cells a lane, 64 x
-    #: LEAN_FACE_ROWS cells; lean3x: 32 x LEAN_X_ROWS threads and cells, 79 registers at 3
-    #: steps), and lean3x's and lean3y's z segments (lean3y's y box on dipole-cpml 512 took
-    #: 0.139 ms a step with segments of 32, 64 and 128 alike, H200)
+    #: lean3f (march3v.cu): the steps a pass it is compiled for, its tiles' rows (32 x
+    #: LEAN_FACE_ROWS threads; the x faces' box LEAN_X_ROWS, 80 registers at 3 steps) and its
+    #: z segments where a box does not wrap along z (fewer planes where the box would take
+    #: fewer than LEAN_FILL_BLOCKS blocks). The y faces' box of dipole-cpml 512 took 0.139
+    #: ms a step with segments of 32, 64 and 128 alike (H200).
     LEAN_FACE_STEPS = (2, 3)
     LEAN_FACE_ROWS = 16
     LEAN_X_ROWS = 24
     LEAN_SEGMENT = 64
+    LEAN_FILL_BLOCKS = 264
 
-    def _lean_face_axes(self) -> tuple[int, ...]:
-        """The axes (0 x, 1 y, 2 z) whose faces' box this stepper may run on lean3x, lean3y or
-        lean3z: 3D
-        'temporal' with its layers in boxes, float values and arithmetic, the table in
-        constant memory, layers on a face of the axis ($YEEFDTD_LEAN_FACES picks fewer)."""
+    def _lean_face_allowed(self, fm: int) -> bool:
+        """Whether this stepper may run lean3f over its CPML box with the terms of ``fm`` (1
+        x, 2 y, 4 z): 3D 'temporal' with its layers in boxes, float values and arithmetic,
+        the table in constant memory, layers on a face of each of fm's axes
+        ($YEEFDTD_LEAN_FACES: the boxes whose axes it names)."""
         from .experiments import lean_faces
 
         if not (self.model.grid.mode == "3d" and self.variant.name == "temporal"
                 and self.cpml_mode == "boxes" and self._tparams[1] == "float, float"
                 and self.const_table):
-            return ()
-        return tuple(a for a in lean_faces() if any(e["slab"].axis == a for e in self._slabs))
+            return False
+        axes = [a for a in range(3) if fm >> a & 1]
+        return bool(axes) and all(a in lean_faces() and
+                                  any(e["slab"].axis == a for e in self._slabs) for a in axes)
 
-    def _lean_face_name(self, nt: int, axis: int) -> str:
-        v, rows = (1, self.LEAN_X_ROWS) if axis == 0 else (2, self.LEAN_FACE_ROWS)
-        return (f"lean3{'xyz'[axis]}<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, {v}, "
-                f"{rows}>")
+    @staticmethod
+    def _lean_face_lanes(fm: int) -> int:
+        """Cells a lane of lean3f with the terms of ``fm``: one with the x terms or two axes
+        of terms or more (2 with the y and z terms spilled 316 bytes at 128 registers),
+        two for the y or the z terms alone."""
+        return 2 if fm in (2, 4) else 1
 
-    def _lean_face_of(self, nt: int, box: tuple, mask: int) -> tuple | None:
-        """_lean_face for the CPML box ``box`` with the terms of ``mask`` (None unless it is
-        a face's box, of one axis's terms)."""
-        return self._lean_face(nt, box, mask.bit_length() - 1) if mask in (1, 2, 4) else None
+    def _lean_face_name(self, nt: int, fm: int) -> str:
+        rows = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
+        return (f"lean3f<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, "
+                f"{self._lean_face_lanes(fm)}, {rows}, {fm}>")
 
-    def _lean_face(self, nt: int, box: tuple, axis: int) -> tuple | None:
-        """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3x, lean3y or
-        lean3z (``axis`` 0, 1, 2) over the box of the faces normal to ``axis`` (origin, extent; it
-        wraps along ``axis``) in passes of ``nt`` steps, or None where march3 runs it:
-        their conditions (see lean3z in march3v.cu) checked on the host over the box's cone
-        (the box widened by ``nt`` cells along each axis, within the grid along the other
-        two): every plane of the cone across ``axis`` holds one combination of materials,
-        each component's coefficients row 0's or all zero (those kept zero: zmask), no
-        source or probe lies in it, and every cell the tiles read lies in the fields' and
-        the auxiliary values' arrays."""
-        key = (nt, box, axis)
+    def _lean_face(self, nt: int, box: tuple, fm: int) -> tuple | None:
+        """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3f over the
+        CPML box ``box`` (origin, extent; it wraps along the axes of ``fm``, its CPML mask)
+        in passes of ``nt`` steps, or None where march3 runs it: lean3f's conditions (see
+        lean3f in march3v.cu) checked on the host over the box's cone (the box widened by
+        ``nt`` cells along each axis, within the grid along those not in fm): every cell of
+        the cone holds a combination of materials whose coefficients are row 0's or all
+        zero component by component, the zero ones a column's, a row's and a plane's along
+        fm's axes (zmask), no source or probe lies in it, and every cell the tiles read lies
+        in the fields' and the auxiliary values' arrays."""
+        key = (nt, box, fm)
         if key in self._zlean:
             return self._zlean[key]
         out = None
-        if nt in self.LEAN_FACE_STEPS and axis in self._lean_face_axes():
-            zmask = self._lean_face_mask(nt, box, axis)
+        if nt in self.LEAN_FACE_STEPS and self._lean_face_allowed(fm):
+            zmask = self._lean_face_mask(nt, box, fm)
             if zmask is not None:
-                name = self._lean_face_name(nt, axis)
+                name = self._lean_face_name(nt, fm)
                 fn = self._fn(name)
                 smem = lean_bytes(name, "float")
                 _allow_shared(fn, smem)
-                grid, block, seg, _ = self._lean_face_geometry(nt, box, axis)
+                grid, block, seg, _ = self._lean_face_geometry(nt, box, fm)
                 out = (fn, grid, block, seg, smem, zmask)
         self._zlean[key] = out
         return out
 
-    def _lean_face_geometry(self, nt: int, box: tuple, axis: int) -> tuple:
-        """(grid, block, z segment) of lean3x, lean3y or lean3z over ``box`` at ``nt`` steps,
-        and whether every cell its tiles read lies in the arrays: lean3z's two segments along
-        z are the box's planes from oz to the grid's last and from the first on; lean3y's
-        rows and lean3x's lanes wrap around the grid's y or x ends, their segments
-        LEAN_SEGMENT planes."""
+    def _lean_face_geometry(self, nt: int, box: tuple, fm: int) -> tuple:
+        """(grid, block, z segment) of lean3f over ``box`` at ``nt`` steps with the terms of
+        ``fm``, and whether every cell its tiles read lies in the arrays (see lean3f: the
+        pieces along z, wrapping along x and y)."""
         (ox, oy, oz), (bnx, bny, bnz) = box
         px, py = self.pitch
         nx, ny, nz = self.shape
-        seg = self.LEAN_SEGMENT if axis < 2 else 0
-        gz = _ceil(bnz, seg) if axis < 2 else 2
-        if axis == 0:   # tiles of 32 lanes of one cell overlapping by nt
-            by, w = self.LEAN_X_ROWS, 32 - 2 * nt
-            gx, gy = _ceil(bnx, w), _ceil(bny, by - 2 * nt)
+        v = self._lean_face_lanes(fm)
+        by = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
+        if v == 1:   # 32 lanes of one cell overlapping by nt
+            w = 32 - 2 * nt
+            gx = _ceil(bnx, w)
             first_x, last_x = ox - nt, ox + (gx - 1) * w + 31 - nt
-            first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
-            # past the last row the tiles read the next plane's (of the fields and of the x
-            # faces' auxiliary values), in the arrays before the last plane
-            rest = nz - (oz + bnz + nt - 1)   # planes after the last the tiles read
-            fits = (first_x >= -nx and last_x < 2 * nx and first_y >= 0 and
-                    (last_y + 1) * px <= px * py * rest and last_y < ny * rest)
-            return (gx, gy, gz), (32, by, 1), seg, fits
-        by = self.LEAN_FACE_ROWS
-        w = self.variant.lane_owned((nt, 64, by, 0), True)   # owned cells along x
-        hx = (64 - w) // 2
-        gx, gy = _ceil(bnx + ox % 8, w), _ceil(bny, by - 2 * nt)
-        first_x = ox - ox % 8 - hx
-        last_x = ox - ox % 8 + (gx - 1) * w + 62 - hx   # the last lane's first cell
+        else:   # lean3v's tiles
+            w = self.variant.lane_owned((nt, 64, by, 0), True)
+            hx = (64 - w) // 2
+            gx = _ceil(bnx + ox % 8, w)
+            first_x = ox - ox % 8 - hx
+            last_x = ox - ox % 8 + (gx - 1) * w + 63 - hx   # the last lane's last cell
+        gy = _ceil(bny, by - 2 * nt)
         first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
-        if axis == 1:   # rows wrap: every row is one of the grid's, once; past a row's end
-            # the lanes read the next row's first cells, past the last row's the next plane's
-            fits = (first_x >= 0 and first_y >= -ny and last_y < 2 * ny and
-                    (ny - 1) * px + last_x + 2 <= px * py * (nz - (oz + bnz + nt - 1)))
+        hi, lo = min(nz, oz + bnz), oz + bnz - nz   # the pieces along z: oz .. hi, 0 .. lo
+
+        def segments(per):
+            return _ceil(hi - oz, per) + (_ceil(lo, per) if lo > 0 else 0)
+
+        if fm & 4 and lo > 0:   # a box wrapping along z: its two pieces whole
+            seg, per = 0, max(hi - oz, lo, 1)
         else:
-            fits = first_x >= 0 and first_y >= 0 and last_y * px + last_x + 2 <= px * ny
+            seg = self.LEAN_SEGMENT
+            if gx * gy * segments(seg) < self.LEAN_FILL_BLOCKS:
+                seg = 16
+            per = seg
+        gz = segments(per)
+        fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0) and \
+            (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0)
+        max_row = ny - 1 if fm & 2 else last_y
+        max_x = nx - 1 if fm & 1 else last_x
+        read = nz - 1 if fm & 4 else oz + bnz + nt - 1   # the last plane the tiles read
+        done = nz - 1 if fm & 4 else read - 1            # the last they compute
+        fits = fits and read < nz and max_row * px + max_x + 1 + px * py * read <= px * py * nz
+        if fm & 1:   # the x faces' auxiliary values: (i - base) + W (j + ny k)
+            fits = fits and max_row + ny * done < ny * nz
+        if fm & 2:   # the y faces': i + px (u + L k), one row more (psi_slack)
+            fits = fits and (max_x < 2 * px or done < nz - 1)
+        if fm & 4:   # the z faces': i + px (j + ny u)
+            fits = fits and max_row * px + max_x + 1 <= px * ny
         return (gx, gy, gz), (32, by, 1), seg, fits
 
-    def _lean_face_mask(self, nt: int, box: tuple, axis: int):
-        """The zmask of lean3x, lean3y or lean3z over ``box`` at ``nt`` steps (a device array of one
-        byte a row or plane along ``axis``), or None where it may not run it (see
-        _lean_face)."""
+    def _lean_face_mask(self, nt: int, box: tuple, fm: int):
+        """lean3f's zmask over ``box`` at ``nt`` steps with the terms of ``fm`` (a device
+        array of nx + ny + nz bytes: along each axis of fm the components kept zero in each
+        column, row or plane), or None where lean3f may not run it (see _lean_face)."""
         org, ext = box
-        *_, fits = self._lean_face_geometry(nt, box, axis)
-        if not fits or ext[axis] > self.shape[axis]:
+        *_, fits = self._lean_face_geometry(nt, box, fm)
+        if not fits or any(ext[b] > self.shape[b] for b in range(3)):
             return None
-        span = []   # per axis, the cone's cells: across ``axis`` wrapped, along the others
+        span = []   # per axis, the cone's cells: along fm's axes wrapped, else in the grid
         for b in range(3):
             n, lo, hi = self.shape[b], org[b] - nt, org[b] + ext[b] + nt
-            if b == axis:
-                span.append(sorted({i % n for i in range(lo, hi)}))
+            if fm >> b & 1:
+                span.append(np.array(sorted({i % n for i in range(lo, hi)})))
             elif lo < 0 or hi > n:
                 return None
             else:
-                span.append(list(range(lo, hi)))
+                span.append(np.arange(lo, hi))
         ev = self._event_cells
         if len(ev[0]) and np.any(np.all([np.isin(ev[b], span[b]) for b in range(3)], axis=0)):
             return None
-        sl = [slice(s[0], s[-1] + 1) if b != axis else s for b, s in enumerate(span)]
-        cells = np.moveaxis(self._cp.asnumpy(self._cells[tuple(sl)]), axis, 0)
+        cp = self._cp
+        cells = cp.asnumpy(self._cells[cp.ix_(*[cp.asarray(s) for s in span])])
+        # each row's components of zero coefficients (bits 0-2 E, 3-5 H), 255 where another
+        # is not row 0's
         table = self._table_host   # [row, component in order, column]
-        bits = [(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in self.order]
-        mask = np.zeros(self.shape[axis], dtype=np.uint8)
-        for q, k in enumerate(span[axis]):
-            rows = np.unique(cells[q])
-            if len(rows) != 1:
-                return None
-            for j, bit in enumerate(bits):
-                coef = table[rows[0], j]
-                if not coef.any():
-                    mask[k] |= 1 << bit
-                elif not np.array_equal(coef, table[0, j]):
-                    return None
-        return self._dev(mask)
+        bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in self.order])
+        zero = ~table.any(axis=2)
+        same = (table == table[0]).all(axis=2)
+        rows = np.where((zero | same).all(axis=1),
+                        (zero << bits).sum(axis=1), 255).astype(np.uint16)
+        got = rows[cells]
+        if (got == 255).any():
+            return None
+        parts, whole = [], np.zeros_like(got)
+        for b in range(3):   # the bits every cell of a column, row or plane shares
+            others = tuple(q for q in range(3) if q != b)
+            part = np.bitwise_and.reduce(got, axis=others) if fm >> b & 1 else \
+                np.zeros(len(span[b]), dtype=got.dtype)
+            parts.append(part)
+            whole |= part.reshape([-1 if q == b else 1 for q in range(3)])
+        if not np.array_equal(whole, got):
+            return None
+        mask = [np.zeros(n, dtype=np.uint8) for n in self.shape]
+        for b in range(3):
+            mask[b][span[b]] = parts[b]
+        return self._dev(np.concatenate(mask))
 
     def _lean_face_launch(self, nt: int, box: tuple, n0: int, src: int, f: dict, g: dict,
                           fn, grid: tuple, block: tuple, seg: int, smem: int, zmask) -> tuple:
-        """The launch of lean3x, lean3y or lean3z over ``box`` (see _lean_face) for a pass from set
-        ``f`` (auxiliary set ``src``) to ``g`` from step ``n0``."""
+        """The launch of lean3f over ``box`` (see _lean_face) for a pass from set ``f``
+        (auxiliary set ``src``) to ``g`` from step ``n0``."""
         nx, ny, nz = self.shape
         px, py = self.pitch
         org, ext = box
@@ -1272,13 +1306,13 @@ class MarchStepper(CudaStepper):
             if self.cpml_mode in ("boxes", "xboxes"):
                 out["cpml_boxes"] = []
                 for o, e, a, mask in self.march_boxes(cfg[0]):
-                    lean = self._lean_face_of(cfg[0], (o, e), mask) is not None
-                    rows = self.LEAN_X_ROWS if a == 0 else self.LEAN_FACE_ROWS
-                    threads = [32, rows] if lean else list(self.box_config(cfg, a, e)[1:3])
+                    lean = self._lean_face(cfg[0], (o, e), mask)
+                    threads = list(lean[2][:2]) if lean else \
+                        list(self.box_config(cfg, a, e)[1:3])
                     out["cpml_boxes"].append(
                         {"origin": list(o), "extent": list(e), "threads": threads,
                          "cpml_axes": "".join(c for q, c in enumerate("xyz") if mask >> q & 1),
-                         "kernel": f"lean3{'xyz'[a]}" if lean else "march3"})
+                         "kernel": "lean3f" if lean else "march3"})
         # the segment launched (March.launch lengthens short ones past CUDA's grid limits)
         org, ext = self.pass_box_of(cfg[0]) if self.model.grid.mode == "3d" else \
             ((0, 0, 0), self.shape)
@@ -1321,7 +1355,7 @@ def _allow_shared(fn, smem: int) -> None:
 
 
 #: the lean passes' kernels (march3v.cu), whose planes are in dynamic shared memory
-LEAN_KERNELS = ("lean3v<", "lean3x<", "lean3y<", "lean3z<")
+LEAN_KERNELS = ("lean3v<", "lean3f<")
 
 
 def lean_bytes(name: str, T: str) -> int:

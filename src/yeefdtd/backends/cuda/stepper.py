@@ -200,7 +200,7 @@ class CudaStepper(Stepper):
             entry = {"slab": slab, "e": {}, "h": {}}
             for kind, prof in (("e", slab.e), ("h", slab.h)):
                 size = psi_entries(slab, prof.start, self.shape, self.pitch[0],
-                                   self.variant.fused_cpml)
+                                   self.variant.fused_cpml) + self.psi_slack(slab)
                 a1, a2 = f"{kind}{'xyz'[(s + 1) % 3]}", f"{kind}{'xyz'[(s + 2) % 3]}"
                 entry[kind] = {
                     "start": prof.start,
@@ -210,6 +210,10 @@ class CudaStepper(Stepper):
                     "comps": (a1, a2),
                 }
             self._slabs.append(entry)
+
+    def psi_slack(self, slab) -> int:
+        """Auxiliary values allocated past the last of ``slab``'s (none here)."""
+        return 0
 
     def _alloc_sources(self, model: Model) -> None:
         self._sources = {"e": [], "h": []}

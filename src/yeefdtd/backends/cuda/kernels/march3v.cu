@@ -653,35 +653,40 @@ march3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restric
 // and BY stay zero. Neighbouring blocks: halo recomputation, as march3v.
 // The same operations on the same operands as march3v's pass of one material (curl3: C0
 // old + C1 d0 + C2 d1, with the differences in the same order).
-// FA: the terms of the CPML faces normal to axis FA as well, 0 (x: lean3x), 1 (y: lean3y)
-// or 2 (z: lean3z, below); -1 none.
+// An axis as a type, for the generic lambdas that take one face axis at a time (A: a
+// compile-time constant inside them).
+template <int N> struct Ax { static constexpr int value = N; };
+
+// FM: the terms of the CPML faces normal to the axes of mask FM (1 x, 2 y, 4 z) as well
+// (lean3f, below); 0 none (lean3v). Along x with FM & 1 (one cell a lane, V = 1) and along
+// y with FM & 2 the tile's cells wrap around the grid's ends as march3's do; along z with
+// FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
+// a lane (V = 1) overlap by NT cells; those of 2 are lean3v's.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FA = -1>
+          int FM = 0>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
            S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
            S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
            const T* __restrict__ gtab, int px, int py, int ox, int oy, int bnx, int bny,
-           int z0, int z1, int ny = 0, int nz = 0, int src = 0,
-           const unsigned char* __restrict__ zmask = nullptr, int nx = 0) {
+           int z0, int z1, int nx = 0, int ny = 0, int nz = 0, int src = 0,
+           const unsigned char* __restrict__ zmask = nullptr) {
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
+    static_assert(FM >= 0 && FM <= 7, "lean3v: a mask of face axes");
+    static_assert(!(FM & 1) || V == 1, "lean3v: the x faces' terms take one cell a lane");
+    constexpr bool ZF = FM != 0;   // with faces' terms
     constexpr int W = 32 * V, SP = W * (BY + 2);
-    // (lean3x's tiles overlap by NT cells, its lanes one cell each, wrapping around the
-    // grid's x ends: see lean3x)
-    constexpr int HX = lane_halo<NT, V, W, FA != 0>();
+    // (tiles of one cell a lane overlap by NT cells)
+    constexpr int HX = lane_halo<NT, V, W, V != 1>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
-    static_assert(FA >= -1 && FA <= 2, "lean3v: the terms of one axis's faces, or none");
-    constexpr bool ZF = FA >= 0;               // with a face axis's terms
-    constexpr int FX = FA >= 0 ? FA : 2;       // its axis (2 where none: unused)
-    constexpr int P = (FX + 1) % 3, Q = (FX + 2) % 3;   // the components it corrects
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
-    const int gi = FA == 0 ? ox + (int)blockIdx.x * (W - 2 * HX) + tx - HX
-                           : ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
+    const int gi = V == 1 ? ox + (int)blockIdx.x * (W - 2 * HX) + tx - HX
+                          : ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
     // owned cells of the lane (bit v), as march3v's whole-sector tiles own them: at the box's
     // x ends a lane may own one of its 2 cells (a box's x end on an odd cell: dipole-cpml
@@ -699,15 +704,12 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                                                                   : 0;
     const idx_t pl = (idx_t)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
-    // no cell wraps (the host's choice), but the rows of lean3y, which wrap around the grid's
-    // y ends as march3's do (gw: the row's place in the arrays); with lean3z the planes off
-    // the grid's ends (kstart < 0, kend + 1 >= nz) are not loaded but taken as zero
-    // gw: the lane's row (lean3y) or cell (lean3x) in the arrays
-    const int gw = FA == 1 ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj))
-                 : FA == 0 ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : gj;
-    const idx_t c0 = FA == 0 ? (idx_t)gj * px + gw + pl * kstart
-                             : (idx_t)gw * px + gi + pl * kstart;
-    const auto on = [&](int p) { return FA != 2 || (p >= 0 && p < nz); };
+    // gx, gy: the lane's first cell and row in the arrays (wrapped along x with FM & 1 and
+    // along y with FM & 2; otherwise no cell wraps, the host's choice)
+    const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : gi;
+    const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : gj;
+    const idx_t c0 = (idx_t)gy * px + gx + pl * kstart;
+    const auto on = [&](int p) { return !(FM & 4) || (p >= 0 && p < nz); };
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
     T* const me = sh + (ty + 1) * W + V * tx;
@@ -748,74 +750,94 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
         for (int v = 0; v < V; ++v) nxt[a][v] = x.v[v];
     }
-    // ZF: the auxiliary values of the faces, [h][w][v] (h: 0 E, 1 H; w: psi1 of component
-    // P, psi2 of Q): zn the first step's at plane s, loaded at the top of
-    // iteration s (loaded an iteration ahead, with the next plane's fields, lean3z took
-    // dipole-cpml 512's z box 0.140 ms a step against 0.132, H200, 3,64,24,64: 8 registers
-    // more, and ptxas spilled 48 bytes at 128); zc[t] step t's at its last plane (t = 1 ..
-    // NT - 1), read by step t + 1 an iteration on; zu step t - 1's at plane k + 1, this
-    // iteration's, moved into zc[t - 1] once step t has read that at k.
-    T zn[2][2][V], zc[NT][2][2][V], zu[2][2][V];
-    if constexpr (ZF) {
+    // the face axes of FM in order (x, y, z: the order of curl3's terms, so the same
+    // roundings), each as Ax<A>
+    const auto each_axis = [&](auto body) {
+        if constexpr ((FM & 1) != 0) body(Ax<0>{});
+        if constexpr ((FM & 2) != 0) body(Ax<1>{});
+        if constexpr ((FM & 4) != 0) body(Ax<2>{});
+    };
+    // ZF: the auxiliary values of axis A's faces, [A][h][w][v] (h: 0 E, 1 H; w: psi1 of
+    // component P = A + 1, psi2 of Q = A + 2): zn the first step's at plane s, loaded at the
+    // top of iteration s (loaded an iteration ahead, with the next plane's fields, the z
+    // faces' box of dipole-cpml 512 took 0.140 ms a step against 0.132, H200, 3,64,24,64: 8
+    // registers more, and ptxas spilled 48 bytes at 128); zc[t] step t's at its last plane
+    // (t = 1 .. NT - 1), read by step t + 1 an iteration on; zu step t - 1's at plane k + 1,
+    // this iteration's, moved into zc[t - 1] once step t has read that at k.
+    T zn[3][2][2][V], zc[3][NT][2][2][V], zu[3][2][2][V];
+    each_axis([&](auto ax) {
+        constexpr int A = decltype(ax)::value;
 #pragma unroll
         for (int hh = 0; hh < 2; ++hh)
 #pragma unroll
             for (int w = 0; w < 2; ++w)
 #pragma unroll
                 for (int v = 0; v < V; ++v) {
-                    zu[hh][w][v] = T(0);
+                    zu[A][hh][w][v] = T(0);
 #pragma unroll
-                    for (int t = 0; t < NT; ++t) zc[t][hh][w][v] = T(0);
+                    for (int t = 0; t < NT; ++t) zc[A][t][hh][w][v] = T(0);
                 }
-    }
+    });
     // ZF: the face of half step hh holding the lane's cells at plane k (null where none), its
     // profile there and the entry of the lane's first cell
     struct ZFace { const Face* f; T b, c, ki; idx_t at; };
-    // lean3x, lean3y: a lane's column (x) or a warp's row (y), so its faces, depths and
-    // profile, stay the same through the march. Found once, they are kept in shared memory
-    // and read where used (volatile, so that the compiler does not hoist them into registers
-    // across the march: in registers ptxas spilled 60 bytes at 128 in lean3y, NVCC for
-    // sm_90, NT 3, BY 16). rel: lean3x's entry at row 0 and plane 0 (the cell's x less the
-    // face's base).
-    struct YRow { int side, u, rel; T b, c, ki; unsigned zm; };   // zm: see zeros below
-    constexpr int NR = FA == 0 ? 32 : (FA == 1 ? BY : 1);   // lanes or rows
-    __shared__ YRow yrow[2 * NR];
-    const int ri = FA == 0 ? tx : ty;   // this thread's entry (times 2, plus the half step)
-    if constexpr (FA == 0 || FA == 1) {
-        if (FA == 0 ? ty < 2 : tx < 2) {   // warp or lane hh: the face of half step hh
-            const int hh = FA == 0 ? ty : tx;
+    // A lane's column (x faces) or a warp's row (y faces), so its faces, depths and profile,
+    // stay the same through the march. Found once, they are kept in shared memory and read
+    // where used (volatile, so that the compiler does not hoist them into registers across
+    // the march: in registers ptxas spilled 60 bytes at 128 with the y faces, NVCC for sm_90,
+    // NT 3, BY 16). rel: an x face's entry at row 0 and plane 0 (the cell's x less the face's
+    // base); zm: see zeros below.
+    struct YRow { int side, u, rel; T b, c, ki; unsigned zm; };
+    __shared__ YRow xrow[(FM & 1) ? 2 * 32 : 1], yrow[(FM & 2) ? 2 * BY : 1];
+    if constexpr ((FM & 1) != 0) {
+        if (ty < 2) {   // warp hh: the faces of half step hh, lane by lane
             int u;
             idx_t at;
-            const Face* pair = &c_mfaces[src][hh][FX][0];
-            const Face* f = face_in<FX>(pair, gw, gw, 0, ny, px, u, at);   // (x = y = gw)
-            YRow r{-1, 0, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + gw)};
+            const Face* pair = &c_mfaces[src][ty][0][0];
+            const Face* f = face_in<0>(pair, gx, 0, 0, ny, px, u, at);
+            YRow r{-1, 0, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + gx)};
             if (f != nullptr)
-                r = YRow{(int)(f - pair), u, gw - f->base, static_cast<const T*>(f->b)[u],
+                r = YRow{(int)(f - pair), u, gx - f->base, static_cast<const T*>(f->b)[u],
                          static_cast<const T*>(f->c)[u], static_cast<const T*>(f->k)[u], r.zm};
-            yrow[2 * ri + hh] = r;
+            xrow[2 * tx + ty] = r;
         }
     }
-    const auto zface = [&](int hh, int k) {
+    if constexpr ((FM & 2) != 0) {
+        if (tx < 2) {   // lane hh: the face of half step hh, for its warp's row
+            int u;
+            idx_t at;
+            const Face* pair = &c_mfaces[src][tx][1][0];
+            const Face* f = face_in<1>(pair, 0, gy, 0, ny, px, u, at);
+            YRow r{-1, 0, 0, T(0), T(0), T(0), (unsigned)__ldg(zmask + nx + gy)};
+            if (f != nullptr)
+                r = YRow{(int)(f - pair), u, 0, static_cast<const T*>(f->b)[u],
+                         static_cast<const T*>(f->c)[u], static_cast<const T*>(f->k)[u], r.zm};
+            yrow[2 * ty + tx] = r;
+        }
+    }
+    const auto zface = [&](auto ax, int hh, int k) {
+        constexpr int A = decltype(ax)::value;
         ZFace q;
         q.b = q.c = q.ki = T(0);
         q.at = 0;
-        if constexpr (FA == 0 || FA == 1) {
-            const volatile YRow& r = yrow[2 * ri + hh];
+        if constexpr (A < 2) {   // (none off the grid's z ends: those planes stay zero)
+            const volatile YRow& r = A == 0 ? xrow[2 * tx + hh] : yrow[2 * ty + hh];
             const int side = r.side;
-            q.f = side < 0 ? nullptr : &c_mfaces[src][hh][FX][side];
+            q.f = side < 0 || ((FM & 4) && (k < 0 || k >= nz)) ? nullptr
+                                                               : &c_mfaces[src][hh][A][side];
             if (q.f != nullptr) {
-                if constexpr (FA == 1)   // i + px (u + L k), from the lane's first cell
-                    q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k) + gi;
+                if constexpr (A == 1)   // i + px (u + L k)
+                    q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k) + gx;
                 else   // (i - base) + W (j + ny k)
-                    q.at = (idx_t)r.rel + (idx_t)q.f->W * ((idx_t)gj + (idx_t)ny * k);
+                    q.at = (idx_t)r.rel + (idx_t)q.f->W * ((idx_t)gy + (idx_t)ny * k);
                 q.b = r.b;
                 q.c = r.c;
                 q.ki = r.ki;
             }
-        } else {
+        } else {   // i + px (j + ny u)
             int u;
-            q.f = face_in<FX>(&c_mfaces[src][hh][FX][0], 0, gw, k, ny, px, u, q.at);
-            q.at += gi;
+            q.f = face_in<2>(&c_mfaces[src][hh][2][0], 0, gy, k, ny, px, u, q.at);
+            q.at += gx;
             if (q.f != nullptr) {
                 q.b = static_cast<const T*>(q.f->b)[u];
                 q.c = static_cast<const T*>(q.f->c)[u];
@@ -825,30 +847,53 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         return q;
     };
     const auto zfetch = [&](int k) {
+        each_axis([&](auto ax) {
+            constexpr int A = decltype(ax)::value;
 #pragma unroll
-        for (int hh = 0; hh < 2; ++hh) {
-            const ZFace q = zface(hh, k);
+            for (int hh = 0; hh < 2; ++hh) {
+                const ZFace q = zface(ax, hh, k);
 #pragma unroll
-            for (int w = 0; w < 2; ++w) {
-                Pack<T, V> x;
-                if (q.f != nullptr)
-                    x = load<T, V>(static_cast<const T*>(w ? q.f->psi2 : q.f->psi1), q.at);
-                else {
+                for (int w = 0; w < 2; ++w) {
+                    Pack<T, V> x;
+                    if (q.f != nullptr)
+                        x = load<T, V>(static_cast<const T*>(w ? q.f->psi2 : q.f->psi1), q.at);
+                    else {
 #pragma unroll
-                    for (int v = 0; v < V; ++v) x.v[v] = T(0);
+                        for (int v = 0; v < V; ++v) x.v[v] = T(0);
+                    }
+#pragma unroll
+                    for (int v = 0; v < V; ++v) zn[A][hh][w][v] = x.v[v];
                 }
-#pragma unroll
-                for (int v = 0; v < V; ++v) zn[hh][w][v] = x.v[v];
             }
-        }
+        });
     };
     // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): those whose coefficients
-    // are all zero there (the host's zmask, one byte a plane with lean3z, a row with lean3y,
-    // a column with lean3x), and off the grid's z ends every one
+    // are all zero there (the host's zmask: one byte a column along x, then a row along y,
+    // then a plane along z, for the axes of FM), and off the grid's z ends every one
     const auto zeros = [&](int k) -> unsigned {
-        if constexpr (FA == 0 || FA == 1)
-            return static_cast<const volatile YRow&>(yrow[2 * ri]).zm;
-        return (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + k);
+        unsigned m = 0;
+        if constexpr ((FM & 1) != 0) m |= static_cast<const volatile YRow&>(xrow[2 * tx]).zm;
+        if constexpr ((FM & 2) != 0) m |= static_cast<const volatile YRow&>(yrow[2 * ty]).zm;
+        if constexpr ((FM & 4) != 0)
+            m |= (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + nx + ny + k);
+        return m;
+    };
+    // One half step's terms of axis A's faces (as curl_face in march.cu: component P by its
+    // c-difference, Q by its b-difference; the z faces: x by d/dz of y, y by d/dz of x) at
+    // step t for cell v: the face q, the differences d, the new values out, and the
+    // auxiliary values z (this step's, for the moves and stores below).
+    const auto terms = [&](auto ax, int hh, int t, int v, const ZFace& q, const T (&d)[3][2],
+                           T (&outv)[3][V], T (&z)[3][2][V]) {
+        constexpr int A = decltype(ax)::value, P = (A + 1) % 3, Q = (A + 2) % 3;
+        z[A][0][v] = z[A][1][v] = T(0);
+        if (q.f != nullptr) {
+            z[A][0][v] = mpml_step(q.b, q.c, t == 1 ? zn[A][hh][0][v] : zc[A][t - 1][hh][0][v],
+                                   d[P][1]);
+            z[A][1][v] = mpml_step(q.b, q.c, t == 1 ? zn[A][hh][1][v] : zc[A][t - 1][hh][1][v],
+                                   d[Q][0]);
+            outv[P][v] += co(3 * hh + P, 2) * mpml_out(q.ki, d[P][1], z[A][0][v]);
+            outv[Q][v] += co(3 * hh + Q, 1) * mpml_out(q.ki, d[Q][0], z[A][1][v]);
+        }
     };
     idx_t off = 2 * pl;
     __syncthreads();
@@ -887,9 +932,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const Pack<T, V> exu = sload<T, V>(me + se + W), ezu = sload<T, V>(me + se + SP + W);
             const T eyr = __shfl_down_sync(0xffffffffu, e[t - 1][1][0], 1);
             const T ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
-            T hn[3][V], zh[2][V];   // zh: ZF, this step's auxiliary values of H at k
-            ZFace fh{};
-            if constexpr (ZF) fh = zface(1, k);
+            T hn[3][V], zh[3][2][V];   // zh: ZF, this step's auxiliary values of H at k
+            ZFace fh[3] = {};
+            each_axis([&](auto ax) { fh[decltype(ax)::value] = zface(ax, 1, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const T ex = e[t - 1][0][v], ey = e[t - 1][1][v], ez = e[t - 1][2][v];
@@ -902,19 +947,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     hn[a][v] = co(3 + a, 0) * h[t - 1][a][v] + co(3 + a, 1) * d[a][0]
                              + co(3 + a, 2) * d[a][1];
-                if constexpr (ZF) {   // as curl_face in march.cu: P by its c-difference, Q by
-                    // its b-difference (z faces: Hx by dEy/dz, Hy by dEx/dz; y: Hz by dEx/dy,
-                    // Hx by dEz/dy)
-                    zh[0][v] = zh[1][v] = T(0);
-                    if (fh.f != nullptr) {
-                        zh[0][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][0][v] : zc[t - 1][1][0][v],
-                                             d[P][1]);
-                        zh[1][v] = mpml_step(fh.b, fh.c, t == 1 ? zn[1][1][v] : zc[t - 1][1][1][v],
-                                             d[Q][0]);
-                        hn[P][v] += co(3 + P, 2) * mpml_out(fh.ki, d[P][1], zh[0][v]);
-                        hn[Q][v] += co(3 + Q, 1) * mpml_out(fh.ki, d[Q][0], zh[1][v]);
-                    }
-                }
+                each_axis([&](auto ax) {
+                    terms(ax, 1, t, v, fh[decltype(ax)::value], d, hn, zh);
+                });
             }
             if constexpr (ZF) {
                 const unsigned zm = zeros(k);
@@ -933,9 +968,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const Pack<T, V> hxd = sload<T, V>(me + shp - W), hzd = sload<T, V>(me + shp + SP - W);
             const T hyl = __shfl_up_sync(0xffffffffu, hn[1][V - 1], 1);
             const T hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
-            T en[3][V], ze[2][V];   // ze: ZF, this step's auxiliary values of E at k
-            ZFace fe{};
-            if constexpr (ZF) fe = zface(0, k);
+            T en[3][V], ze[3][2][V];   // ze: ZF, this step's auxiliary values of E at k
+            ZFace fe[3] = {};
+            each_axis([&](auto ax) { fe[decltype(ax)::value] = zface(ax, 0, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const T hyx = v > 0 ? hn[1][v - 1] : hyl, hzx = v > 0 ? hn[2][v - 1] : hzl;
@@ -946,17 +981,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a)
                     en[a][v] = co(a, 0) * e[t - 1][a][v] + co(a, 1) * d[a][0]
                              + co(a, 2) * d[a][1];
-                if constexpr (ZF) {   // the same for E
-                    ze[0][v] = ze[1][v] = T(0);
-                    if (fe.f != nullptr) {
-                        ze[0][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][0][v] : zc[t - 1][0][0][v],
-                                             d[P][1]);
-                        ze[1][v] = mpml_step(fe.b, fe.c, t == 1 ? zn[0][1][v] : zc[t - 1][0][1][v],
-                                             d[Q][0]);
-                        en[P][v] += co(P, 2) * mpml_out(fe.ki, d[P][1], ze[0][v]);
-                        en[Q][v] += co(Q, 1) * mpml_out(fe.ki, d[Q][0], ze[1][v]);
-                    }
-                }
+                each_axis([&](auto ax) {
+                    terms(ax, 0, t, v, fe[decltype(ax)::value], d, en, ze);
+                });
             }
             if constexpr (ZF) {
                 const unsigned zm = zeros(k);
@@ -985,16 +1012,18 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                         sstore<T, V>(out[a + 3] + o, hn[a]);
                     }
                 }
-                if constexpr (ZF) {   // the auxiliary values, to the faces of the other set
+                // the auxiliary values, to the faces of the other set
+                each_axis([&](auto ax) {
+                    constexpr int A = decltype(ax)::value;
 #pragma unroll
                     for (int hh = 0; hh < 2; ++hh) {
-                        const ZFace& q = hh ? fh : fe;
+                        const ZFace& q = hh ? fh[A] : fe[A];
                         if (q.f == nullptr) continue;
                         const Face* g = q.f + (src ? -12 : 12);
 #pragma unroll
                         for (int w = 0; w < 2; ++w) {
                             T* p = static_cast<T*>(w ? g->psi2 : g->psi1) + q.at;
-                            const T(&x)[V] = hh ? zh[w] : ze[w];
+                            const T(&x)[V] = hh ? zh[A][w] : ze[A][w];
                             if constexpr (EDGE) {
                                 if (om & 1) p[0] = x[0];
                                 if (om & 2) p[1] = x[1];
@@ -1003,21 +1032,22 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                             }
                         }
                     }
-                }
+                });
             }
-            if constexpr (ZF) {   // step t's values move on (see zc above)
+            each_axis([&](auto ax) {   // step t's auxiliary values move on (see zc above)
+                constexpr int A = decltype(ax)::value;
 #pragma unroll
                 for (int w = 0; w < 2; ++w)
 #pragma unroll
                     for (int v = 0; v < V; ++v) {
                         if (t > 1) {
-                            zc[t - 1][0][w][v] = zu[0][w][v];
-                            zc[t - 1][1][w][v] = zu[1][w][v];
+                            zc[A][t - 1][0][w][v] = zu[A][0][w][v];
+                            zc[A][t - 1][1][w][v] = zu[A][1][w][v];
                         }
-                        zu[0][w][v] = ze[w][v];
-                        zu[1][w][v] = zh[w][v];
+                        zu[A][0][w][v] = ze[A][w][v];
+                        zu[A][1][w][v] = zh[A][w][v];
                     }
-            }
+            });
             // step t - 1's planes move on to k + 1; step t's become k
 #pragma unroll
             for (int a = 0; a < 3; ++a)
@@ -1035,7 +1065,6 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
     }
 }
-
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
@@ -1060,101 +1089,70 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                                   bny, z0, z1);
 }
 
-// ---------------------------------------------------------------------------- lean3z
-// lean3z: lean3v's march with the terms of the CPML faces normal to z, over the box of
-// those faces beside 3D 'temporal''s pass (MarchStepper.march_boxes: the middle of the
-// grid along x and y, along z the span of each end, as one box from oz that wraps past the
-// last plane, nz, to the first). The host runs it where every plane of the box's cone
-// holds one combination of materials whose coefficients are row 0's or zero, component by
-// component (zmask: a plane's components of zero coefficients, bits 0-2 E, 3-5 H, kept
-// zero: the tangential E of the grid's walls, the unused slots of its last plane), and no
-// source or probe lies in the cone (MarchStepper._lean_z); otherwise march3 runs the box.
-// Two segments along z: blockIdx.z 0 the planes oz .. nz - 1, 1 the planes 0 .. oz + bnz
-// - nz - 1 (none where the box does not wrap). Off the grid's ends the march takes every
-// value as zero, as march3's wrapped cone finds them where an owned value depends on them
-// (the last plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only
-// for the tangential components, zero at the wall).
-// Per cell and step of a face the same operations on the same operands as march3's with
-// inline z terms (curl_face: psi <- b psi + c d, the component += its coefficient times
-// (1/kappa - 1) d + psi), the auxiliary values read from the source set's faces at the
-// first step and written to the other set's at the last (owned cells), carried in
-// registers between the steps (zc in lean3v_run: 16 values a lane at NT 3). Lanes that own
-// one of their 2 cells (an odd x end of the box) lie in the first and last columns of
-// tiles, which march with EDGE.
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+// ---------------------------------------------------------------------------- lean3f
+// lean3f: lean3v's march with the terms of the CPML faces normal to the axes of FM (1 x,
+// 2 y, 4 z), over one of the CPML boxes beside 3D 'temporal''s pass (MarchStepper.
+// march_boxes): a face's box (the middle of the grid along the two other axes, along its
+// own the span of each end, as one box that wraps past the grid's last cell to its first)
+// or an edge's (two or three axes of terms). The host runs it where every cell of the
+// box's cone holds a combination of materials whose coefficients are row 0's or zero,
+// component by component, the zero ones given by the cell's column, row and plane along
+// the axes of FM (zmask: one byte a column along x, then a row along y, then a plane along
+// z, bits 0-2 E, 3-5 H; the tangential E of the grid's walls, the unused slots of its last
+// cells), and no source or probe lies in the cone (MarchStepper._lean_face); otherwise
+// march3 runs the box.
+// Tiles of 32 lanes of one cell (V = 1) overlapping by NT cells, for the x terms (at NT 3
+// one tile's 26 owned cells cover the 26 of dipole-cpml 512's x box) and the edges' (with
+// 2 cells a lane the y and z terms spill 316 bytes at 128 registers), each lane's cell
+// wrapping around the grid's x ends with FM & 1 as march3's do and its neighbours coming
+// by shuffles, so that the lanes are consecutive in the wrapped order; otherwise lean3v's
+// tiles of 2 cells a lane (the lanes that own one of their 2 cells, at an odd x end of the
+// box, in the first and last columns of tiles, march with EDGE). Along y with FM & 2 the
+// rows wrap likewise. Along z the box's planes from oz to the grid's last and those from
+// the first on (where it wraps) are two pieces, each in segments of zlen planes (0: the
+// whole piece); with FM & 4 the march takes every value off the grid's z ends as zero, as
+// march3's wrapped cone finds them where an owned value depends on them (the last
+// plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only for the
+// tangential components, zero at the wall).
+// Per cell and step of a face the same operations on the same operands as march3's
+// (curl3, curl_face: psi <- b psi + c d, the component += its coefficient times
+// (1/kappa - 1) d + psi, axis by axis in the order x, y, z), the auxiliary values read
+// from the source set's faces at the first step and written to the other set's at the
+// last (owned cells), carried in registers between the steps (zc in lean3v_run).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int FM>
 __global__ void __launch_bounds__(32 * BY, 1)
-lean3z(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
+lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
        S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
        int src, long long n0, const unsigned char* __restrict__ zmask) {
-    const int z0 = blockIdx.z ? 0 : oz, z1 = blockIdx.z ? oz + bnz - nz : min(nz, oz + bnz);
+    static_assert(FM > 0 && FM <= 7, "lean3f: a mask of face axes");
+    const int hi = min(nz, oz + bnz), lo = oz + bnz - nz;   // the pieces: oz .. hi, 0 .. lo
+    const int per = zlen > 0 ? zlen : max(hi - oz, max(lo, 1));
+    const int nhi = (hi - oz + per - 1) / per;
+    int z0, z1;
+    if ((int)blockIdx.z < nhi) {
+        z0 = oz + (int)blockIdx.z * per;
+        z1 = min(hi, z0 + per);
+    } else {
+        z0 = ((int)blockIdx.z - nhi) * per;
+        z1 = min(lo, z0 + per);
+    }
     if (z0 >= z1) return;
-    const bool edge = (blockIdx.x == 0 && (ox & 1)) ||
-                      (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1));
-    if (edge)
-        lean3v_run<T, S, ID, CT, NT, V, BY, true, 2>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
-                                                        ez1, hx1, hy1, hz1, gtab, px, py, ox,
-                                                        oy, bnx, bny, z0, z1, ny, nz, src,
-                                                        zmask);
-    else
-        lean3v_run<T, S, ID, CT, NT, V, BY, false, 2>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
-                                                         ey1, ez1, hx1, hy1, hz1, gtab, px, py,
-                                                         ox, oy, bnx, bny, z0, z1, ny, nz, src,
-                                                         zmask);
-}
-
-// lean3y: lean3z's counterpart for the box of the CPML faces normal to y (the middle of
-// the grid along x and z, along y the span of each end, as one box from oy that wraps past
-// the last row, ny, to the first): lean3v's march, tiles and z segments with the y faces'
-// terms, its rows wrapping around the grid's y ends as march3's do (the cone of an owned
-// cell next to a wall reaches across it only through components kept zero there). The
-// host's conditions are lean3z's, with zmask one byte a row (MarchStepper._lean_face).
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
-__global__ void __launch_bounds__(32 * BY, 1)
-lean3y(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
-       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
-       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
-       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
-       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-       int src, long long n0, const unsigned char* __restrict__ zmask) {
-    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    const bool edge = (blockIdx.x == 0 && (ox & 1)) ||
-                      (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1));
-    if (edge)
-        lean3v_run<T, S, ID, CT, NT, V, BY, true, 1>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
-                                                     ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
-                                                     bnx, bny, z0, z1, ny, nz, src, zmask);
-    else
-        lean3v_run<T, S, ID, CT, NT, V, BY, false, 1>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1,
-                                                      ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
-                                                      bnx, bny, z0, z1, ny, nz, src, zmask);
-}
-
-// lean3x: the same for the box of the CPML faces normal to x (along x the span of each end,
-// as one box from ox that wraps past the last cell, nx, to the first; along y and z the
-// middle of the grid), on tiles of 32 x BY cells, one a lane (V = 1), overlapping by NT
-// cells along x: the box is 2 (NT + L + 1) cells thick for layers of L cells, so that at
-// NT 3 and L 10 one tile's 26 owned cells cover it. Each lane's cell wraps around the
-// grid's x ends as march3's do, and its x neighbours come by shuffles, so the tile's lanes
-// are consecutive in the wrapped order.
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
-__global__ void __launch_bounds__(32 * BY, 1)
-lean3x(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
-       const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
-       S* __restrict__ ex1, S* __restrict__ ey1, S* __restrict__ ez1,
-       S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
-       const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
-       int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-       int src, long long n0, const unsigned char* __restrict__ zmask) {
-    static_assert(V == 1, "lean3x: one cell a lane");
-    const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    lean3v_run<T, S, ID, CT, NT, V, BY, false, 0>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
-                                                  hx1, hy1, hz1, gtab, px, py, ox, oy, bnx, bny,
-                                                  z0, z1, ny, nz, src, zmask, nx);
+    if constexpr (V == 2) {
+        if ((blockIdx.x == 0 && (ox & 1)) || (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1))) {
+            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
+                                                          ey1, ez1, hx1, hy1, hz1, gtab, px, py,
+                                                          ox, oy, bnx, bny, z0, z1, nx, ny, nz,
+                                                          src, zmask);
+            return;
+        }
+    }
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
+                                                   hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
+                                                   bny, z0, z1, nx, ny, nz, src, zmask);
 }
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1

@@ -92,7 +92,7 @@ class MarchStepper(CudaStepper):
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
         self._disjoint: dict = {}       # steps per pass -> pass_disjoint
         self._full: dict = {}           # pass shape -> full_pass
-        self._zlean: dict = {}          # (steps, box, axis) -> _lean_face
+        self._zlean: dict = {}          # (steps, box, CPML mask) -> _lean_face
 
     def psi_slack(self, slab) -> int:
         """A row of auxiliary values past a y face's last, so that the lanes of lean3f

@@ -1021,3 +1021,45 @@ def test_the_dynamic_shared_memory_of_the_lean_pass_and_of_march3v():
                       "float") == 16 * 64 * 14 * 4
     assert lean_bytes(f"march3v<{T}, {ID}, true, 2, 2, 16, 1, true>", "float") == 0
     assert lean_bytes(f"march3<{T}, {ID}, true, 2, 32, 12, 0, 0, 2, 0>", "float") == 0
+
+
+def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():
+    """lean3f keeps a cell's components zero where its column's, row's or plane's mask
+    (along the box's CPML axes) says so, and takes row 0's coefficients for the others: the
+    host finds those masks from the cells' combinations of materials (zero_masks), and
+    refuses a cone whose zero components are not such a union, or that holds a component
+    whose coefficients are neither row 0's nor zero."""
+    import numpy as np
+
+    from yeefdtd.backends.cuda.march import zero_masks
+
+    order = ("ex", "ey", "ez", "hx", "hy", "hz")
+    vac = np.tile([1.0, 0.5, -0.5], (6, 1))
+
+    def row(zero=(), other=()):
+        r = vac.copy()
+        r[list(zero)] = 0.0
+        r[list(other), 1] = 0.25
+        return r
+
+    # 0 vacuum, 1 an x wall (Ey, Ez zero), 2 a z wall (Ex, Ey), 3 their corner, 4 another
+    # material
+    table = np.stack([row(), row((1, 2)), row((0, 1)), row((0, 1, 2)), row(other=(0,))])
+    cells = np.zeros((5, 4, 6), dtype=np.uint8)
+    cells[0] = 1
+    cells[:, :, 0] = 2
+    cells[0, :, 0] = 3
+    parts = zero_masks(cells, table, order, 0b101)
+    assert parts is not None
+    assert list(parts[0]) == [0b110, 0, 0, 0, 0]
+    assert not parts[1].any()
+    assert list(parts[2]) == [0b011, 0, 0, 0, 0, 0]
+    assert zero_masks(cells, table, order, 0b100) is None   # the x wall is no plane's
+    odd = cells.copy()
+    odd[2, 2, 3] = 1   # an x wall's combination inside the cone
+    assert zero_masks(odd, table, order, 0b101) is None
+    other = cells.copy()
+    other[2, 1, 4] = 4
+    assert zero_masks(other, table, order, 0b101) is None
+    assert [list(p) for p in zero_masks(np.zeros((2, 3, 4), np.uint8), table, order, 7)] == \
+        [[0, 0], [0, 0, 0], [0, 0, 0, 0]]

@@ -979,25 +979,8 @@ class MarchStepper(CudaStepper):
             return None
         cp = self._cp
         cells = cp.asnumpy(self._cells[cp.ix_(*[cp.asarray(s) for s in span])])
-        # each row's components of zero coefficients (bits 0-2 E, 3-5 H), 255 where another
-        # is not row 0's
-        table = self._table_host   # [row, component in order, column]
-        bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in self.order])
-        zero = ~table.any(axis=2)
-        same = (table == table[0]).all(axis=2)
-        rows = np.where((zero | same).all(axis=1),
-                        (zero << bits).sum(axis=1), 255).astype(np.uint16)
-        got = rows[cells]
-        if (got == 255).any():
-            return None
-        parts, whole = [], np.zeros_like(got)
-        for b in range(3):   # the bits every cell of a column, row or plane shares
-            others = tuple(q for q in range(3) if q != b)
-            part = np.bitwise_and.reduce(got, axis=others) if fm >> b & 1 else \
-                np.zeros(len(span[b]), dtype=got.dtype)
-            parts.append(part)
-            whole |= part.reshape([-1 if q == b else 1 for q in range(3)])
-        if not np.array_equal(whole, got):
+        parts = zero_masks(cells, self._table_host, self.order, fm)
+        if parts is None:
             return None
         mask = [np.zeros(n, dtype=np.uint8) for n in self.shape]
         for b in range(3):
@@ -1352,6 +1335,32 @@ def _allow_shared(fn, smem: int) -> None:
     static ones pass the 48 kB a launch gets without asking."""
     if smem + fn.shared_size_bytes > 48 * 1024:
         fn.max_dynamic_shared_size_bytes = smem
+
+
+def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | None:
+    """lean3f's zero masks over a box's cone: ``cells`` the cone's cells' rows of
+    ``table`` ([row, component in ``order``, column]), indexed [x, y, z]. Per axis (x, y,
+    z) the components (bits 0-2 E, 3-5 H) kept zero in each of the cone's columns, rows or
+    planes: zero along the axes not in ``fm``, and along those in fm the bits every cell of
+    the column, row or plane shares. None where a cell holds a combination with a component
+    whose coefficients are neither row 0's nor all zero, or where the zero components of
+    some cell are not the union of its column's, row's and plane's."""
+    bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in order])
+    zero = ~table.any(axis=2)
+    same = (table == table[0]).all(axis=2)
+    rows = np.where((zero | same).all(axis=1),
+                    (zero << bits).sum(axis=1), 255).astype(np.uint16)
+    got = rows[cells]
+    if (got == 255).any():
+        return None
+    parts, whole = [], np.zeros_like(got)
+    for b in range(3):   # the bits every cell of a column, row or plane shares
+        others = tuple(q for q in range(3) if q != b)
+        part = np.bitwise_and.reduce(got, axis=others) if fm >> b & 1 else \
+            np.zeros(got.shape[b], dtype=got.dtype)
+        parts.append(part)
+        whole |= part.reshape([-1 if q == b else 1 for q in range(3)])
+    return parts if np.array_equal(whole, got) else None
 
 
 #: the lean passes' kernels (march3v.cu), whose planes are in dynamic shared memory

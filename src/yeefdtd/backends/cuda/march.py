@@ -897,13 +897,13 @@ class MarchStepper(CudaStepper):
             return self._zlean[key]
         out = None
         if nt in self.LEAN_FACE_STEPS and self._lean_face_allowed(fm):
-            zmask = self._lean_face_mask(nt, box, fm)
+            grid, block, seg, fits = self._lean_face_geometry(nt, box, fm)
+            zmask = self._lean_face_mask(nt, box, fm) if fits else None
             if zmask is not None:
                 name = self._lean_face_name(nt, fm)
                 fn = self._fn(name)
                 smem = lean_bytes(name, "float")
                 _allow_shared(fn, smem)
-                grid, block, seg, _ = self._lean_face_geometry(nt, box, fm)
                 out = (fn, grid, block, seg, smem, zmask)
         self._zlean[key] = out
         return out
@@ -960,10 +960,10 @@ class MarchStepper(CudaStepper):
     def _lean_face_mask(self, nt: int, box: tuple, fm: int):
         """lean3f's zmask over ``box`` at ``nt`` steps with the terms of ``fm`` (a device
         array of nx + ny + nz bytes: along each axis of fm the components kept zero in each
-        column, row or plane), or None where lean3f may not run it (see _lean_face)."""
+        column, row or plane), or None where lean3f may not run it (see _lean_face; its
+        tiles' reads, _lean_face_geometry, are checked there)."""
         org, ext = box
-        *_, fits = self._lean_face_geometry(nt, box, fm)
-        if not fits or any(ext[b] > self.shape[b] for b in range(3)):
+        if any(ext[b] > self.shape[b] for b in range(3)):
             return None
         span = []   # per axis, the cone's cells: along fm's axes wrapped, else in the grid
         for b in range(3):

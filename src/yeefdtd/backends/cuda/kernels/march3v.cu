@@ -878,6 +878,14 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             m |= (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + nx + ny + k);
         return m;
     };
+    // ZF: the components of bits 0-2 of zm set to zero
+    const auto clear = [&](T (&x)[3][V], unsigned zm) {
+#pragma unroll
+        for (int a = 0; a < 3; ++a)
+#pragma unroll
+            for (int v = 0; v < V; ++v)
+                if (zm >> a & 1u) x[a][v] = T(0);
+    };
     // One half step's terms of axis A's faces (as curl_face in march.cu: component P by its
     // c-difference, Q by its b-difference; the z faces: x by d/dz of y, y by d/dz of x) at
     // step t for cell v: the face q, the differences d, the new values out, and the
@@ -951,14 +959,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     terms(ax, 1, t, v, fh[decltype(ax)::value], d, hn, zh);
                 });
             }
-            if constexpr (ZF) {
-                const unsigned zm = zeros(k);
-#pragma unroll
-                for (int a = 0; a < 3; ++a)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        if (zm >> (3 + a) & 1u) hn[a][v] = T(0);
-            }
+            if constexpr (ZF) clear(hn, zeros(k) >> 3);
             const int shp = (HP + 2 * (t - 1)) * SP;
             sstore<T, V>(me + shp, hn[0]);
             sstore<T, V>(me + shp + SP, hn[2]);
@@ -985,14 +986,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     terms(ax, 0, t, v, fe[decltype(ax)::value], d, en, ze);
                 });
             }
-            if constexpr (ZF) {
-                const unsigned zm = zeros(k);
-#pragma unroll
-                for (int a = 0; a < 3; ++a)
-#pragma unroll
-                    for (int v = 0; v < V; ++v)
-                        if (zm >> a & 1u) en[a][v] = T(0);
-            }
+            if constexpr (ZF) clear(en, zeros(k));
             if (t < NT) {   // read by step t + 1 an iteration on
                 const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
                 sstore<T, V>(me + eb, en[0]);

@@ -40,10 +40,11 @@ def main() -> None:
                               graphs=False, launch={"pass": cfg})
             nt = cfg[0]
             f, g, src = st._f, st._g, st._src
-            parts = {"pass": st._main_launch(cfg, nt, 0, src, f, g),
-                     "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
-            if len(parts["pass"]) > 1:   # the lean pass: lean3v, then march3v beside it
-                parts["lean3v"], parts["march3v"] = parts["pass"][:1], parts["pass"][1:]
+            main = st._main_launch(cfg, nt, 0, src, f, g)
+            beside = st._beside_launches(cfg, nt, 0, src, f, g)
+            parts = {"pass": main + beside, "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
+            if len(main) > 1:   # the lean pass: lean3v, its blocks with ids, march3v beside
+                parts["lean3v"], parts["ids"], parts["march3v"] = main[:1], beside, main[1:]
             if a.each:   # box q: its launch shape, CPML axes and extent in the name
                 for q, ((bcfg, box, mask), launch) in enumerate(
                         zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):
@@ -68,10 +69,11 @@ def main() -> None:
                 print(f"{scene} {a.n} {text} {name:8s} {len(launches)} launches "
                       f"{ms:.3f} ms/step", flush=True)
             if st.lean_pass(cfg):
-                lean = st._pass_kernel(cfg)[5]
+                lean = st._pass_kernel(cfg)[5][0]
                 print(f"{scene} {a.n} {text} lean3v's share of blocks "
                       f"{float((lean != 0).mean()):.4f} (with lanes owned in part "
-                      f"{float((lean == 2).mean()):.4f}); pass box {st.pass_box_of(nt)}",
+                      f"{float((lean == 2).mean()):.4f}, with ids "
+                      f"{float((lean == 3).mean()):.4f}); pass box {st.pass_box_of(nt)}",
                       flush=True)
             del st, f, g, parts
             cp.get_default_memory_pool().free_all_blocks()

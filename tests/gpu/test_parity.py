@@ -508,11 +508,59 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
                           tune=False, graphs=False, launch={"pass": cfg})
         org, ext = st.pass_box_of(3)
         assert (org[0], org[0] + ext[0]) == (11, 141), (org, ext)
-        _, grid, *_, blocks = st._pass_kernel(cfg)
+        _, grid, *_, (blocks, _) = st._pass_kernel(cfg)
         blocks = blocks.get().reshape(grid[::-1])
         assert grid[0] == 3, grid
         assert (blocks[..., 0] == 2).any() and (blocks[..., -1] == 2).any(), blocks
-        assert set(np.unique(blocks[..., 1])) <= {0, 1}, blocks
+        assert set(np.unique(blocks[..., 1])) <= {0, 1, 3}, blocks
+
+
+@pytest.mark.parametrize("case", [0, 1, 3])
+def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
+    """The lean pass's blocks whose cone holds other combinations of materials than row 0
+    (and no source or probe, no wrapping, no lane owned in part) run lean3v's march with
+    ids, the table's rows copied to shared memory: bit for bit the fields and probes of
+    those blocks on march3v (-DMARCH_LEAN_IDS=0), float32, over _clear_blocks_scene's
+    objects (lossy anisotropic materials, PEC, PMC; cases 0 and 1 with them moved 60 cells
+    along x, off the first column of tiles, whose cones reach the grid's x ends; case 1 on
+    a lossy anisotropic background, so that those blocks hold other rows than row 0
+    alone); and they ran: with every cell of theirs given row 0's coefficients
+    (-DMARCH_IDS_ROW=0) the fields change, where with those blocks on march3v they do
+    not."""
+    scene = _clear_blocks_scene(case)
+    d = scene.grid.spacing[0]
+    if case < 3:
+        scene = scene.model_copy(update={"objects": [
+            o.model_copy(update={"center": (o.center[0] + 60 * d, *o.center[1:])})
+            for o in scene.objects]})
+
+    def left(item):   # the sources and probes at x below 40 cells, off the objects' tiles
+        if getattr(item, "position", None) is None:
+            return item
+        x, y, z = item.position
+        return item.model_copy(update={"position": (min(x, 40 * d), y, z)})
+
+    scene = scene.model_copy(update={"run": scene.run.model_copy(update={"steps": 61}),
+                                     "sources": [*map(left, scene.sources)],
+                                     "monitors": [*map(left, scene.monitors)]})
+    cfg = (3, 64, 24, 16)
+    runs = {}
+    for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
+                        ("row0", "-DMARCH_IDS_ROW=0"),
+                        ("row0off", "-DMARCH_LEAN_IDS=0 -DMARCH_IDS_ROW=0")):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+                            progress=False,
+                            stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
+    tile = runs["ids"].stats["tile"]
+    assert tile["lean_pass"] is True
+    assert 0 < tile["lean_ids_blocks"] < 1, tile
+    assert runs["off"].stats["tile"]["lean_ids_blocks"] == 0
+    assert tile["one_material_blocks"] == runs["off"].stats["tile"]["one_material_blocks"]
+    assert_same_bits(runs["ids"], runs["off"])
+    assert_same_bits(runs["row0off"], runs["off"])
+    assert any(not np.array_equal(runs["row0"].fields[c], v)
+               for c, v in runs["ids"].fields.items())
 
 
 def _faces_scene(case: int) -> yf.Scene:

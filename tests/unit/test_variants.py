@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from yeefdtd.backends.cuda.experiments import box_streams
@@ -1021,6 +1022,34 @@ def test_the_dynamic_shared_memory_of_the_lean_pass_and_of_march3v():
                       "float") == 16 * 64 * 14 * 4
     assert lean_bytes(f"march3v<{T}, {ID}, true, 2, 2, 16, 1, true>", "float") == 0
     assert lean_bytes(f"march3<{T}, {ID}, true, 2, 32, 12, 0, 0, 2, 0>", "float") == 0
+
+
+def test_the_lean_pass_s_march_with_ids_its_instance_mark_and_shared_memory():
+    """lean3v's blocks of other ids run an instance of their own (IDS), with the same
+    planes as lean3v's and, past them, the table's rows and a ring of NT + 1 words of 2 ids
+    a lane; the finder takes the table's row count as the sources' and probes' cells' id
+    (no cell holds it), or -1 where the ids take every value of their type."""
+    from types import SimpleNamespace
+
+    from yeefdtd.backends.cuda.march import MarchStepper, lean_bytes, lean_ids_kernel
+
+    name = "lean3v<float, float, unsigned char, true, 3, 2, 24>"
+    ids = lean_ids_kernel(name)
+    assert ids == "lean3v<float, float, unsigned char, true, 3, 2, 24, true>"
+    assert lean_bytes(ids, "float") == lean_bytes(name, "float") == 16 * 64 * 26 * 4
+
+    def st(rows, dtype):
+        return SimpleNamespace(R=rows, id_dtype=np.dtype(dtype),
+                               _table_host=np.zeros((rows, 6, 3), np.float32))
+
+    assert MarchStepper._lean_mark(st(45, np.uint8)) == 45
+    assert MarchStepper._lean_mark(st(255, np.uint8)) == 255
+    assert MarchStepper._lean_mark(st(256, np.uint8)) == -1
+    assert MarchStepper._lean_mark(st(300, np.uint16)) == 300
+    assert MarchStepper._lean_ids_bytes(st(45, np.uint8), (3, 64, 24, 64)) == \
+        45 * 18 * 4 + 4 * 32 * 24 * 2
+    assert MarchStepper._lean_ids_bytes(st(300, np.uint16), (3, 64, 24, 64)) == \
+        300 * 18 * 4 + 4 * 32 * 24 * 4
 
 
 def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():

@@ -87,6 +87,8 @@ class MarchStepper(CudaStepper):
         self._pass_kernels: dict = {}
         #: the same key -> march3v's launch beside lean3v's, as _pass_kernels holds them
         self._lean_side: dict = {}
+        #: the same key -> lean3v's launch with ids (its blocks of byte 3), or None
+        self._lean_ids: dict = {}
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -561,8 +563,9 @@ class MarchStepper(CudaStepper):
             names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True, f)
                       for f in (False, True)]
             if self.const_table:
-                names += [self.variant.kernel("pass", c, *self._tparams, self.pass_mask(), True,
-                                              True, True), self._lean_finder(c)]
+                lean_name = self.variant.kernel("pass", c, *self._tparams, self.pass_mask(),
+                                                True, True, True)
+                names += [lean_name, lean_ids_kernel(lean_name), self._lean_finder(c)]
         if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
             for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
                 names += [self._lean_face_name(nt, mask) for *_, mask in self.march_boxes(nt)
@@ -679,16 +682,24 @@ class MarchStepper(CudaStepper):
             grid, block, seg = v.launch(lcfg, ext, mask, org[0] if al else None)
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             smem += lean_bytes(name, self._tparams[1].split(", ")[0])
-            _allow_shared(fn, smem)
             one = None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
-                one = self._lean_blocks(cfg, grid, block, seg, org, ext)
-                self._lean_side[key] = self._lean_general(cfg, one, grid, org, ext)
+                blocks = self._lean_blocks(cfg, grid, block, seg, org, ext)
+                self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
+                one = (blocks, _i32(self.R))   # and the table's rows (IDS)
+                ids = None
+                if bool((blocks == 3).any()):   # lean3v's instance with ids (_lean_ids)
+                    ids_fn = self._fn(lean_ids_kernel(name))
+                    ids_smem = smem + self._lean_ids_bytes(cfg)
+                    _allow_shared(ids_fn, ids_smem)
+                    ids = (ids_fn, grid, block, seg, ids_smem, one)
+                self._lean_ids[key] = ids
             elif shape:   # march3v over the lean pass's general tiles alone
                 one = np.uint64(0)
             elif name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
                 one = self._one_material(name, grid, block, seg, org, ext) \
                     if al and all(grid) else np.uint64(0)
+            _allow_shared(fn, smem)
             self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
         return self._pass_kernels[key]
 
@@ -699,6 +710,18 @@ class MarchStepper(CudaStepper):
             full = box is None and self.full_pass(cfg)
         return (cfg, box, mask, full)
 
+    def _lean_ids_bytes(self, cfg: tuple) -> int:
+        """The dynamic shared memory lean3v's march with ids (IDS in march3v.cu) takes past
+        its planes: the table's rows and a ring of cfg[0] + 1 words of 2 ids a lane."""
+        return (self._table_host.nbytes
+                + (cfg[0] + 1) * 32 * cfg[2] * 2 * self.id_dtype.itemsize)
+
+    def _lean_mark(self) -> int:
+        """The id lean3v_one takes as a source's or probe's cell (one no cell holds: the
+        table's row count), or -1 where the ids take every value of their type (no block
+        then runs lean3v's march with ids)."""
+        return self.R if self.R < 1 << 8 * self.id_dtype.itemsize else -1
+
     def _lean_finder(self, cfg: tuple) -> str:
         """The lean3v_one instance for the lean pass of launch shape ``cfg``."""
         return f"lean3v_one<{self._tparams[2]}, {cfg[0]}, 2, {cfg[2]}>"
@@ -707,18 +730,21 @@ class MarchStepper(CudaStepper):
                      ext: tuple):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
         pass of launch shape ``cfg``: nonzero where the block runs lean3v (every cell its
-        owned cells' values depend on in the grid without wrapping, of id 0, and none a
-        source's or a probe's; every cell its tile reads in the arrays), 2 of those where
-        a lane owns one of its 2 cells (lean3v_one in march3v.cu)."""
+        owned cells' values depend on in the grid without wrapping, and none a source's or
+        a probe's; every cell its tile reads in the arrays): 1 where those cells hold id 0,
+        2 of those where a lane owns one of its 2 cells, 3 where they hold other ids and
+        every lane owns both of its cells or none (lean3v_one in march3v.cu)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
-        if len(self._event_cells[0]):   # a copy, with those cells made nonzero
+        mark = self._lean_mark()
+        if len(self._event_cells[0]):   # a copy, with those cells made the mark
             cells = cells.copy(order="F")   # the kernel reads the pitched layout
-            cells[tuple(cp.asarray(a) for a in self._event_cells)] = 1
+            cells[tuple(cp.asarray(a) for a in self._event_cells)] = mark if mark >= 0 else 1
         nx, ny, nz = self.shape
         px, py = self.pitch
-        args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean)
+        args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean,
+                _i32(mark))
         self._fn(self._lean_finder(cfg))(grid, block, args)
         cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
         return lean
@@ -739,16 +765,33 @@ class MarchStepper(CudaStepper):
         _allow_shared(fn, smem)
         return (fn, ggrid, gblock, seg, smem, self._cp.ascontiguousarray(skip).ravel())
 
+    def _block_bytes(self, cfg: tuple):
+        """The bytes a block of the pass with launch shape ``cfg`` (march3v_one's or
+        lean3v_one's), or None."""
+        if not all(self.pass_box_of(cfg[0])[1]):
+            return None
+        one = self._pass_kernel(cfg)[5]
+        one = one[0] if isinstance(one, tuple) else one   # lean3v's: (bytes, rows)
+        if one is None or isinstance(one, np.generic) or not one.size:
+            return None
+        return one
+
     def one_material_share(self, cfg: tuple) -> float:
         """The share of the blocks of the pass with launch shape ``cfg`` whose cells all hold
         row 0 of the table: flagged to run as a pass of one material (march3v.cu, "One
         material"; its whole-sector tiles only), unless compiled with -DMARCH_UNIFORM=0."""
-        if not all(self.pass_box_of(cfg[0])[1]):
+        one = self._block_bytes(cfg)
+        if one is None:
             return 0.0
-        one = self._pass_kernel(cfg)[5]
-        if one is None or isinstance(one, np.generic) or not one.size:
+        return float(((one == 1) | (one == 2)).mean())   # march3v's: 1; lean3v's: 1 or 2
+
+    def lean_ids_share(self, cfg: tuple) -> float:
+        """The share of the blocks of the lean pass with launch shape ``cfg`` that run
+        lean3v's march with ids (byte 3 of lean3v_one; 0 for other passes)."""
+        one = self._block_bytes(cfg)
+        if one is None or not self.lean_pass(cfg):
             return 0.0
-        return float((one != 0).mean())   # lean3v's bytes: 1 or 2
+        return float((one == 3).mean())
 
     def _one_material(self, name: str, grid: tuple, block: tuple, seg: int, org: tuple,
                       ext: tuple):
@@ -778,16 +821,16 @@ class MarchStepper(CudaStepper):
         return self._full[cfg]
 
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
-                     box: tuple | None = None, mask: int = 0, side: bool = False) -> tuple:
+                     box: tuple | None = None, mask: int = 0, side: bool | str = False) -> tuple:
         """The launch of the pass with launch shape ``cfg`` (``side``: march3v's beside
-        lean3v's, see _lean_side)."""
+        lean3v's, see _lean_side; "ids": lean3v's with ids, see _lean_ids)."""
         nx, ny, nz = self.shape
         px, py = self.pitch
         full = None if nt == cfg[0] else False
         fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask, full)
         if side:
-            fn, grid, block, seg, smem, one = self._lean_side[self._kernel_key(cfg, box, mask,
-                                                                               full)]
+            held = self._lean_ids if side == "ids" else self._lean_side
+            fn, grid, block, seg, smem, one = held[self._kernel_key(cfg, box, mask, full)]
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -799,8 +842,8 @@ class MarchStepper(CudaStepper):
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
                 self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0))
-        if one is not None:
-            args += (one,)
+        if one is not None:   # lean3v's: its bytes and the table's rows
+            args += one if isinstance(one, tuple) else (one,)
         return (fn, grid, block, args, smem)
 
     def _main_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
@@ -813,6 +856,20 @@ class MarchStepper(CudaStepper):
         if self._lean_side and self.lean_pass(cfg, nt):   # march3v beside lean3v
             out.append(self._pass_launch(cfg, nt, n0, src, f, g, side=True))
         return out
+
+    def _beside_launches(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
+                         g: dict) -> list:
+        """The pass's launches that may run at once with its others, on the CPML boxes'
+        streams where they have them (see advance): lean3v's instance with ids over its
+        blocks of byte 3 (_lean_ids). As a launch of its own after lean3v's, on the same
+        stream, its 8% of dipole-cpml's blocks (two or three waves of one block an SM)
+        took 0.16 ms a step, against 0.085 as a branch of lean3v's launch, which slowed
+        the others' march (H200, 512 float32, 3,64,24,64; see lean3v in march3v.cu)."""
+        if not (self._lean_side and self.lean_pass(cfg, nt)):
+            return []
+        if self._lean_ids[self._kernel_key(cfg, None, 0, None)] is None:
+            return []
+        return [self._pass_launch(cfg, nt, n0, src, f, g, side="ids")]
 
     def lean_pass(self, cfg: tuple, nt: int | None = None) -> bool:
         """Whether a pass of ``nt`` steps (None: cfg[0]) with launch shape ``cfg`` runs
@@ -1079,6 +1136,7 @@ class MarchStepper(CudaStepper):
         out, f, g, src = [], self._f, self._g, self._src
         for _ in range(self.tune_steps(nt) // nt):
             out += self._main_launch(cfg, nt, 0, src, f, g)
+            out += self._beside_launches(cfg, nt, 0, src, f, g)
             out += self._box_launches(cfg, nt, 0, src, f, g)
             out += self._slab_launches(0, src, f, g)
             f, g, src = g, f, 1 - src
@@ -1133,7 +1191,8 @@ class MarchStepper(CudaStepper):
             n, end = start, start + count
             while n < end:
                 nt = min(cfg[0], end - n, self._steps_to_event(n))
-                boxes = self._box_launches(cfg, nt, n, self._src, self._f, self._g)
+                boxes = [*self._beside_launches(cfg, nt, n, self._src, self._f, self._g),
+                         *self._box_launches(cfg, nt, n, self._src, self._f, self._g)]
                 side = self._side_streams(len(boxes)) if self.pass_disjoint(cfg[0]) else []
                 if side:   # what the boxes wait for: the pass before, not this one
                     self._pass_start.record(self._stream)
@@ -1312,6 +1371,8 @@ class MarchStepper(CudaStepper):
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
                 out["tile"]["one_material_blocks"] = round(self.one_material_share(cfg), 4)
+                if v.lean_shape(cfg):   # lean3v's march with ids
+                    out["tile"]["lean_ids_blocks"] = round(self.lean_ids_share(cfg), 4)
                 if v.lean_shape(cfg):   # lean3v's blocks (the share above), march3v's tiles
                     out["tile"]["lean_pass"] = self.lean_pass(cfg)
                     g = v.lean_general(cfg)
@@ -1380,6 +1441,11 @@ def lean_bytes(name: str, T: str) -> int:
     if name.startswith(LEAN_KERNELS) or planes + 8 * (nt + 1) * by > 48 * 1024:
         return planes
     return 0
+
+
+def lean_ids_kernel(name: str) -> str:
+    """The instance of lean3v ``name`` that runs its blocks with ids (IDS in march3v.cu)."""
+    return name[:-1] + ", true>"
 
 
 def one_material_kernel(name: str) -> str:

@@ -77,6 +77,12 @@ struct PlaneV {
 #ifndef MARCH_UNIFORM_ROW
 #define MARCH_UNIFORM_ROW 0   // see "One material" below
 #endif
+#ifndef MARCH_IDS_ROW
+#define MARCH_IDS_ROW -1   // see lean3v_one
+#endif
+#ifndef MARCH_LEAN_IDS
+#define MARCH_LEAN_IDS 1   // see lean3v_one
+#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -663,7 +669,7 @@ template <int N> struct Ax { static constexpr int value = N; };
 // FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
 // a lane (V = 1) overlap by NT cells; those of 2 are lean3v's.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FM = 0>
+          int FM = 0, bool IDS = false>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -671,7 +677,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
            S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
            const T* __restrict__ gtab, int px, int py, int ox, int oy, int bnx, int bny,
            int z0, int z1, int nx = 0, int ny = 0, int nz = 0, int src = 0,
-           const unsigned char* __restrict__ zmask = nullptr) {
+           const unsigned char* __restrict__ zmask = nullptr,
+           const ID* __restrict__ cid = nullptr, int rows = 0) {
     static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
     static_assert(FM >= 0 && FM <= 7, "lean3v: a mask of face axes");
     static_assert(!(FM & 1) || V == 1, "lean3v: the x faces' terms take one cell a lane");
@@ -681,10 +688,18 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     constexpr int HX = lane_halo<NT, V, W, V != 1>();
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
+    static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
+    // IDS: the table's rows (6 components x 3 columns each, as crow lays them out) copied
+    // after the planes, where lanes of different ids are served at once (constant memory
+    // serves one address at a time)
+    T* const st = sh + NPL * SP;
+    if constexpr (IDS)
+        for (int q = ty * 32 + tx; q < 18 * rows; q += 32 * BY)
+            st[q] = tab_at<T, CT>(gtab, (unsigned)(q * sizeof(T)));
     const int gi = V == 1 ? ox + (int)blockIdx.x * (W - 2 * HX) + tx - HX
                           : ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX) + V * tx - HX;
     const int gj = oy + (int)blockIdx.y * (BY - 2 * NT) + ty - NT;
@@ -719,6 +734,33 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     const auto co = [&](int c, int q) {
         return cf<T, CT>(gtab, crow<T, 6>(MARCH_UNIFORM_ROW), c, q);
     };
+    // IDS: the coefficient of the cell of id ``id`` from the table's copy (otherwise row 0's;
+    // MARCH_IDS_ROW: see lean3v_one)
+    const auto cq = [&](unsigned id, int c, int q) {
+        if constexpr (IDS) {
+            const unsigned r = MARCH_IDS_ROW >= 0 ? (unsigned)MARCH_IDS_ROW : id;
+            return st[r * 18u + (unsigned)(c * 3 + q)];
+        } else {
+            return co(c, q);
+        }
+    };
+    // IDS: the ids of the lane's V cells as one word; those of plane k in the lane's slot k
+    // mod NT + 1 of a ring in shared memory after the table (written and read by the lane
+    // alone: in registers, 4 words at NT 3, ptxas spilled 48 bytes at 80 registers), mx
+    // plane s + 2's, loaded an iteration ahead with its fields. The steps' planes before
+    // kstart (whose values reach no owned cell) take id 0: kstart >= 0 (lean3v_one), so
+    // k + NT + 1 > 0 for every plane k a step computes.
+    typedef typename Word<V * sizeof(ID)>::type IW;
+    IW* const ring = reinterpret_cast<IW*>(st + 18 * rows) + ty * 32 + tx;
+    const auto slot = [&](int k) { return ((k + NT + 1) % (NT + 1)) * 32 * BY; };
+    unsigned mx = 0u;
+    if constexpr (IDS) {
+#pragma unroll
+        for (int q = 0; q <= NT; ++q) ring[q * 32 * BY] = IW(0);
+        ring[slot(kstart)] = *reinterpret_cast<const IW*>(cid + c0);
+        mx = *reinterpret_cast<const IW*>(cid + c0 + pl);
+    }
+    const auto mt = [&](int k) -> unsigned { return ring[slot(k)]; };
     // e[t], h[t]: E and H of step t at its last plane (step t's plane at iteration s is
     // s - t + 1); nxt: plane s + 2 of step 0, loaded an iteration ahead
     T e[NT][3][V], h[NT + 1][3][V], nxt[6][V];
@@ -913,7 +955,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         for (int a = 0; a < 3; ++a)
 #pragma unroll
             for (int v = 0; v < V; ++v) { eu[a][v] = nxt[a][v]; hu[a][v] = nxt[a + 3][v]; }
+        if constexpr (IDS) ring[slot(s + 1)] = (IW)mx;
         if (s < kend) {
+            if constexpr (IDS) mx = *reinterpret_cast<const IW*>(cid + c0 + off);
             const bool live = on(s + 2);
 #pragma unroll
             for (int a = 0; a < 6; ++a) {
@@ -945,6 +989,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             each_axis([&](auto ax) { fh[decltype(ax)::value] = zface(ax, 1, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
+                const unsigned id = id_of<ID>(mt(k), v);
                 const T ex = e[t - 1][0][v], ey = e[t - 1][1][v], ez = e[t - 1][2][v];
                 const T eyx = v + 1 < V ? e[t - 1][1][v + 1] : eyr;
                 const T ezx = v + 1 < V ? e[t - 1][2][v + 1] : ezr;
@@ -953,8 +998,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                                    {eyx - ey, exu.v[v] - ex}};       // dEy/dx, dEx/dy
 #pragma unroll
                 for (int a = 0; a < 3; ++a)
-                    hn[a][v] = co(3 + a, 0) * h[t - 1][a][v] + co(3 + a, 1) * d[a][0]
-                             + co(3 + a, 2) * d[a][1];
+                    hn[a][v] = cq(id, 3 + a, 0) * h[t - 1][a][v] + cq(id, 3 + a, 1) * d[a][0]
+                             + cq(id, 3 + a, 2) * d[a][1];
                 each_axis([&](auto ax) {
                     terms(ax, 1, t, v, fh[decltype(ax)::value], d, hn, zh);
                 });
@@ -974,14 +1019,15 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             each_axis([&](auto ax) { fe[decltype(ax)::value] = zface(ax, 0, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
+                const unsigned id = id_of<ID>(mt(k), v);
                 const T hyx = v > 0 ? hn[1][v - 1] : hyl, hzx = v > 0 ? hn[2][v - 1] : hzl;
                 const T d[3][2] = {{hn[2][v] - hzd.v[v], hn[1][v] - h[t][1][v]},   // dHz/dy, dHy/dz
                                    {hn[0][v] - h[t][0][v], hn[2][v] - hzx},        // dHx/dz, dHz/dx
                                    {hn[1][v] - hyx, hn[0][v] - hxd.v[v]}};         // dHy/dx, dHx/dy
 #pragma unroll
                 for (int a = 0; a < 3; ++a)
-                    en[a][v] = co(a, 0) * e[t - 1][a][v] + co(a, 1) * d[a][0]
-                             + co(a, 2) * d[a][1];
+                    en[a][v] = cq(id, a, 0) * e[t - 1][a][v] + cq(id, a, 1) * d[a][0]
+                             + cq(id, a, 2) * d[a][1];
                 each_axis([&](auto ax) {
                     terms(ax, 0, t, v, fe[decltype(ax)::value], d, en, ze);
                 });
@@ -1059,7 +1105,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
     }
 }
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY>
+// IDS: the instance that runs the blocks of byte 3 alone (a launch of its own: as a third
+// branch beside the other two marches, ptxas allotted theirs differently and they ran
+// slower; H200, dipole-cpml 512 float32, 3,64,24,64, the whole step with no block of byte
+// 3: 1.358 ms a step with the branch compiled out, 1.387-1.393 with it in)
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1067,12 +1117,23 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-       int src, long long n0, const unsigned char* __restrict__ lean) {
+       int src, long long n0, const unsigned char* __restrict__ lean, int rows) {
     // the block's byte (lean3v_one): 1 lanes that own both cells or none, 2 some that own
-    // one (see om in lean3v_run); a march each, so that neither's registers hold the other's
+    // one (see om in lean3v_run), 3 ids other than 0 (IDS in lean3v_run, the table's
+    // ``rows`` rows, in the IDS instance); a march each, so that none's registers hold
+    // another's
     const unsigned char b = lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y *
                                                            blockIdx.z)];
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
+    if constexpr (IDS) {
+        if (b == 3)
+            lean3v_run<T, S, ID, CT, NT, V, BY, false, 0, true>(ex0, ey0, ez0, hx0, hy0, hz0,
+                                                                ex1, ey1, ez1, hx1, hy1, hz1,
+                                                                gtab, px, py, ox, oy, bnx, bny,
+                                                                z0, z1, nx, ny, nz, src,
+                                                                nullptr, cid, rows);
+        return;
+    }
     if (b == 1)
         lean3v_run<T, S, ID, CT, NT, V, BY, false>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
                                                    hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
@@ -1151,28 +1212,34 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1
 // where the block may run lean3v, 2 where it may and has a lane that owns some of its cells
-// (at the box's x ends; lean3v marches it with EDGE), 0 elsewhere. An owned cell's value
+// (at the box's x ends; lean3v marches it with EDGE), 3 where it may run lean3v's march
+// with ids (IDS), 0 elsewhere. An owned cell's value
 // after NT steps depends only on the values, ids, sources of the cells within NT cells of
 // it along each axis (each step reaches one cell further each way): the block's cone, the
 // owned cells widened by NT (along z exactly the planes kstart .. kend + 1 the pass reads,
 // along y the tile's rows, along x the owned cells and NT of the HX cells on either side).
 // So a block may where its cone lies in the grid without wrapping, every id in the cone is
-// 0 (cid: the cells' ids, with every source's and probe's cell made nonzero in the host's
-// copy, so that the blocks computing those run march3v), and every cell the tile reads lies
-// in the arrays (of px py nz values: past a row's last column the tile reads the next row's
+// 0 (cid: the cells' ids, with every source's and probe's cell made ``mark`` in the host's
+// copy, an id no cell holds, so that the blocks computing those run march3v), and every
+// cell the tile reads lies in the arrays (of px py nz values: past a row's last column the tile reads the next row's
 // first, past a plane's last row the next plane's first). What lean3v computes outside the
 // cone (with row 0's coefficients, from whatever those cells hold) reaches no owned cell.
 // dipole-cpml 512, 3 steps, segments of 64 (H200, bbcb745): 91.9% of the blocks, the pass
 // 0.810 ms a step; with the ids of the whole tile checked 77.6% and 1.026 ms (the tiles of
 // the first and last rows and columns read the CPML layers' cells, whose ids differ).
-// -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v.
+// Where the cone holds other ids but no ``mark`` (mark < 0: none, the ids take every
+// value) and the block no lane owned in part, it may run the march with ids (byte 3).
+// -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v,
+// -DMARCH_LEAN_IDS=0 those of other ids; -DMARCH_IDS_ROW=r gives every cell of the march
+// with ids row r's coefficients (wrong fields, for a test to tell that those blocks ran).
 #ifndef MARCH_LEAN
 #define MARCH_LEAN 1
 #endif
 template <typename ID, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY)
 lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
-           int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean) {
+           int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean,
+           int mark) {
     constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tile_x = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX);   // first owned x
@@ -1187,16 +1254,31 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     bool ok = cx0 >= 0 && cx1 < nx && cy0 >= 0 && cy1 < ny && kstart >= 0 && kend + 1 < nz &&
               gi >= 0 && (idx_t)gj * px + gi + V + pl * (kend + 1) <= pl * nz &&
               px % V == 0 && gi % V == 0;
-    if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1)   // in the cone
-        ok = lane_ids_zero<ID, V>(cid, (idx_t)px * gj, (idx_t)px * py, gi, nx, true, nz,
-                                  kstart, kend + 1);
+    bool zero = true, marked = false;   // every id in the lane's cone 0; one of them mark
+    if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1) {   // in the cone
+        const idx_t row = (idx_t)px * gj + gi;
+        for (int k = kstart; k <= kend + 1; ++k) {
+            const typename Word<V * sizeof(ID)>::type w =
+                *reinterpret_cast<const typename Word<V * sizeof(ID)>::type*>(
+                    cid + row + (idx_t)px * py * k);
+            zero = zero && w == 0;
+#pragma unroll
+            for (int v = 0; v < V; ++v) marked = marked || id_of<ID>(w, v) == (unsigned)mark;
+        }
+    }
     bool part = false;   // a lane owning some of its cells: the block runs lean3v's EDGE
     if (owned_lane<NT, V, BY, HX>(tx, ty, gj, oy, bny)) {   // as lean3v finds it
         const int om = owned_bits<V>(gi, ox, bnx);
         part = om != 0 && om != (1 << V) - 1;
     }
     part = __syncthreads_or(part);
-    if (__syncthreads_and(ok) && MARCH_LEAN && tx == 0 && ty == 0)
-        lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] =
-            part ? 2 : 1;
+    ok = __syncthreads_and(ok);
+    zero = __syncthreads_and(zero);
+    marked = __syncthreads_or(marked);
+    if (ok && MARCH_LEAN && tx == 0 && ty == 0) {
+        unsigned char b = 0;
+        if (zero) b = part ? 2 : 1;
+        else if (!part && !marked && mark >= 0 && MARCH_LEAN_IDS) b = 3;
+        lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = b;
+    }
 }

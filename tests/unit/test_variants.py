@@ -1028,7 +1028,8 @@ def test_the_lean_pass_s_march_with_ids_its_instance_mark_and_shared_memory():
     """lean3v's blocks of other ids run an instance of their own (IDS), with the same
     planes as lean3v's and, past them, the table's rows and a ring of NT + 1 words of 2 ids
     a lane; the finder takes the table's row count as the sources' and probes' cells' id
-    (no cell holds it), or -1 where the ids take every value of their type."""
+    (no cell holds it), or -1 where the ids take every value of their type or that
+    instance's shared memory would pass the device's limit."""
     from types import SimpleNamespace
 
     from yeefdtd.backends.cuda.march import MarchStepper, lean_bytes, lean_ids_kernel
@@ -1046,6 +1047,9 @@ def test_the_lean_pass_s_march_with_ids_its_instance_mark_and_shared_memory():
     assert MarchStepper._lean_mark(st(255, np.uint8)) == 255
     assert MarchStepper._lean_mark(st(256, np.uint8)) == -1
     assert MarchStepper._lean_mark(st(300, np.uint16)) == 300
+    # where the instance's shared memory passes what a block may take: none of byte 3
+    assert MarchStepper._lean_mark(st(45, np.uint8), 120_000, 232_448) == 45
+    assert MarchStepper._lean_mark(st(45, np.uint8), 120_000, 101_376) == -1
     assert MarchStepper._lean_ids_bytes(st(45, np.uint8), (3, 64, 24, 64)) == \
         45 * 18 * 4 + 4 * 32 * 24 * 2
     assert MarchStepper._lean_ids_bytes(st(300, np.uint16), (3, 64, 24, 64)) == \

@@ -684,7 +684,8 @@ class MarchStepper(CudaStepper):
             smem += lean_bytes(name, self._tparams[1].split(", ")[0])
             one = None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
-                blocks = self._lean_blocks(cfg, grid, block, seg, org, ext)
+                mark = self._lean_mark(smem + self._lean_ids_bytes(cfg), self._shared_limit())
+                blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
                 one = (blocks, _i32(self.R))   # and the table's rows (IDS)
                 ids = None
@@ -716,28 +717,43 @@ class MarchStepper(CudaStepper):
         return (self._table_host.nbytes
                 + (cfg[0] + 1) * 32 * cfg[2] * 2 * self.id_dtype.itemsize)
 
-    def _lean_mark(self) -> int:
+    def _lean_mark(self, smem: int = 0, limit: int | None = None) -> int:
         """The id lean3v_one takes as a source's or probe's cell (one no cell holds: the
-        table's row count), or -1 where the ids take every value of their type (no block
-        then runs lean3v's march with ids)."""
-        return self.R if self.R < 1 << 8 * self.id_dtype.itemsize else -1
+        table's row count), or -1 where no block may run lean3v's march with ids: where the
+        ids take every value of their type, or where that instance's ``smem`` bytes of
+        dynamic shared memory (and a kB for its static ones) pass ``limit``, the most a
+        block may take on the device (None: no limit)."""
+        if self.R >= 1 << 8 * self.id_dtype.itemsize:
+            return -1
+        if limit is not None and smem + 1024 > limit:
+            return -1
+        return self.R
+
+    def _shared_limit(self) -> int:
+        """The most shared memory a block may take on this stepper's device, when asked
+        for (cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 kB on an H100 or H200)."""
+        cp = self._cp
+        got = cp.cuda.Device().attributes.get("MaxSharedMemoryPerBlockOptin")
+        if got is None:   # the attribute by its number in the runtime's enumeration
+            got = cp.cuda.runtime.deviceGetAttribute(97, cp.cuda.Device().id)
+        return int(got)
 
     def _lean_finder(self, cfg: tuple) -> str:
         """The lean3v_one instance for the lean pass of launch shape ``cfg``."""
         return f"lean3v_one<{self._tparams[2]}, {cfg[0]}, 2, {cfg[2]}>"
 
     def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
-                     ext: tuple):
+                     ext: tuple, mark: int):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
         pass of launch shape ``cfg``: nonzero where the block runs lean3v (every cell its
         owned cells' values depend on in the grid without wrapping, and none a source's or
         a probe's; every cell its tile reads in the arrays): 1 where those cells hold id 0,
         2 of those where a lane owns one of its 2 cells, 3 where they hold other ids and
-        every lane owns both of its cells or none (lean3v_one in march3v.cu)."""
+        every lane owns both of its cells or none (lean3v_one in march3v.cu; ``mark``: see
+        _lean_mark, -1 for none of byte 3)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
-        mark = self._lean_mark()
         if len(self._event_cells[0]):   # a copy, with those cells made the mark
             cells = cells.copy(order="F")   # the kernel reads the pitched layout
             cells[tuple(cp.asarray(a) for a in self._event_cells)] = mark if mark >= 0 else 1

@@ -1387,9 +1387,9 @@ class MarchStepper(CudaStepper):
             if lanes:
                 out["tile"]["whole_sectors"] = sectors
                 out["tile"]["one_material_blocks"] = round(self.one_material_share(cfg), 4)
-                if v.lean_shape(cfg):   # lean3v's march with ids
+                if v.lean_shape(cfg):   # lean3v's blocks (the share above; those with ids
+                    # apart), march3v's tiles
                     out["tile"]["lean_ids_blocks"] = round(self.lean_ids_share(cfg), 4)
-                if v.lean_shape(cfg):   # lean3v's blocks (the share above), march3v's tiles
                     out["tile"]["lean_pass"] = self.lean_pass(cfg)
                     g = v.lean_general(cfg)
                     out["tile"]["general_tile"] = {"threads": [32, g[2]],

@@ -1105,10 +1105,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
     }
 }
-// IDS: the instance that runs the blocks of byte 3 alone (a launch of its own: as a third
-// branch beside the other two marches, ptxas allotted theirs differently and they ran
-// slower; H200, dipole-cpml 512 float32, 3,64,24,64, the whole step with no block of byte
-// 3: 1.358 ms a step with the branch compiled out, 1.387-1.393 with it in)
+// IDS: the instance that runs the blocks of byte 3 alone, in a launch of its own beside the
+// pass (MarchStepper._beside_launches). As a third branch beside the other two marches it
+// made their blocks slower, though their instructions changed by a few moves (cause not
+// found; not the shared memory): H200, dipole-cpml 512 float32, 3,64,24,64, the whole step
+// with no block of byte 3 1.387-1.393 ms with the branch in, 1.358 with it compiled out.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
@@ -1221,8 +1222,8 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // So a block may where its cone lies in the grid without wrapping, every id in the cone is
 // 0 (cid: the cells' ids, with every source's and probe's cell made ``mark`` in the host's
 // copy, an id no cell holds, so that the blocks computing those run march3v), and every
-// cell the tile reads lies in the arrays (of px py nz values: past a row's last column the tile reads the next row's
-// first, past a plane's last row the next plane's first). What lean3v computes outside the
+// cell the tile reads lies in the arrays (of px py nz values: past a row's last column the
+// tile reads the next row's first, past a plane's last row the next plane's first). What lean3v computes outside the
 // cone (with row 0's coefficients, from whatever those cells hold) reaches no owned cell.
 // dipole-cpml 512, 3 steps, segments of 64 (H200, bbcb745): 91.9% of the blocks, the pass
 // 0.810 ms a step; with the ids of the whole tile checked 77.6% and 1.026 ms (the tiles of

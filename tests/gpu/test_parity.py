@@ -563,6 +563,48 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
                for c, v in runs["ids"].fields.items())
 
 
+def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
+    """The march with ids over 16-bit ids (its ring of words of 2 ids of 2 bytes; the
+    sources' and probes' cells marked with the table's row count, above 255): 30 lossy
+    dielectric boxes of 1.8 x 1.8 x 3.6 cells on a 2-cell pitch in the middle column of
+    tiles make 507 combinations of component materials, a table that still fits constant
+    memory (36 504 bytes); bit for bit the fields and probes of those blocks on march3v
+    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0
+    changes the fields)."""
+    from yeefdtd.build.model import build_model
+    from yeefdtd.run import make_stepper
+
+    d = 1e-3
+    mats = {f"m{i}": yf.Material(eps_r=1 + i / 50, sigma_e=0.01 * (i % 7)) for i in range(30)}
+    objects = [yf.Box(center=((62 + 2 * (i % 22)) * d, (12 + 2 * (i // 22)) * d, 16 * d),
+                      size=(1.8e-3, 1.8e-3, 3.6e-3), material=f"m{i}") for i in range(30)]
+    scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(150, 61, 47), spacing=d), materials=mats,
+                     objects=objects, boundaries="pec",
+                     sources=[yf.PointSource(component="ez", cell=(20, 30, 23),
+                                             waveform=yf.Gaussian(tau=8e-12))],
+                     monitors=[yf.Probe(name="p", cell=(30, 20, 20)),
+                               yf.Probe(name="q", cell=(84, 30, 24))],
+                     run=yf.RunSettings(steps=61))
+    cfg = (3, 64, 24, 16)
+    monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
+    st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
+                      graphs=False, launch={"pass": cfg})
+    assert st.id_dtype == np.uint16 and st.const_table and st.R == 507, st.R
+    assert st._lean_mark() == 507
+    del st
+    runs = {}
+    for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
+                        ("row0", "-DMARCH_IDS_ROW=0")):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs[name] = yf.run(scene, backend="cuda", keep_fields=True, progress=False,
+                            stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
+    assert 0 < runs["ids"].stats["tile"]["lean_ids_blocks"] < 1
+    assert runs["off"].stats["tile"]["lean_ids_blocks"] == 0
+    assert_same_bits(runs["ids"], runs["off"])
+    assert any(not np.array_equal(runs["row0"].fields[c], v)
+               for c, v in runs["ids"].fields.items())
+
+
 def _faces_scene(case: int) -> yf.Scene:
     """random_scene's on 120 x 61 x 60 cells with CPML layers on every face and its objects
     replaced by four between x = 20 and 80 cells, y = 15 and 50, z = 20 and 40, so that the

@@ -684,14 +684,14 @@ class MarchStepper(CudaStepper):
             smem += lean_bytes(name, self._tparams[1].split(", ")[0])
             one = None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
-                mark = self._lean_mark(smem + self._lean_ids_bytes(cfg), self._shared_limit())
+                ids_smem = smem + self._lean_ids_bytes(cfg)   # lean3v's instance with ids
+                mark = self._lean_mark(ids_smem, self._shared_limit())
                 blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
                 one = (blocks, _i32(self.R))   # and the table's rows (IDS)
                 ids = None
                 if bool((blocks == 3).any()):   # lean3v's instance with ids (_lean_ids)
                     ids_fn = self._fn(lean_ids_kernel(name))
-                    ids_smem = smem + self._lean_ids_bytes(cfg)
                     _allow_shared(ids_fn, ids_smem)
                     ids = (ids_fn, grid, block, seg, ids_smem, one)
                 self._lean_ids[key] = ids

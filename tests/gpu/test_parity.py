@@ -566,9 +566,13 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
 def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     """The march with ids over 16-bit ids (its ring of words of 2 ids of 2 bytes; the
     sources' and probes' cells marked with the table's row count, above 255): 30 lossy
-    dielectric boxes of 1.8 x 1.8 x 3.6 cells on a 2-cell pitch in the middle column of
-    tiles make 507 combinations of component materials, a table that still fits constant
-    memory (36 504 bytes); bit for bit the fields and probes of those blocks on march3v
+    dielectric boxes of 1.8 x 1.8 x 3.6 cells on a 2-cell pitch make 507 combinations of
+    component materials, a table that still fits constant memory (36 504 bytes). They lie
+    in blocks whose cone stays off the grid's ends: the second row of tiles along y (owned
+    rows 18 .. 35 at 24 rows and 3 steps), the second segment along z (16 .. 31), the
+    second and third tiles along x (owned x 56 .. 111 and 112 .. 167, of 180); probe q
+    lies in the first of those, which the mark leaves to march3v (on the march with ids
+    its probe would not be recorded). Bit for bit the fields and probes of those blocks on march3v
     (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0
     changes the fields)."""
     from yeefdtd.build.model import build_model
@@ -576,9 +580,9 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
 
     d = 1e-3
     mats = {f"m{i}": yf.Material(eps_r=1 + i / 50, sigma_e=0.01 * (i % 7)) for i in range(30)}
-    objects = [yf.Box(center=((62 + 2 * (i % 22)) * d, (12 + 2 * (i // 22)) * d, 16 * d),
+    objects = [yf.Box(center=((90 + 2 * (i % 22)) * d, (24 + 2 * (i // 22)) * d, 16 * d),
                       size=(1.8e-3, 1.8e-3, 3.6e-3), material=f"m{i}") for i in range(30)]
-    scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(150, 61, 47), spacing=d), materials=mats,
+    scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(180, 61, 47), spacing=d), materials=mats,
                      objects=objects, boundaries="pec",
                      sources=[yf.PointSource(component="ez", cell=(20, 30, 23),
                                              waveform=yf.Gaussian(tau=8e-12))],

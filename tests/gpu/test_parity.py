@@ -572,7 +572,8 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     rows 18 .. 35 at 24 rows and 3 steps), the second segment along z (16 .. 31), the
     second and third tiles along x (owned x 56 .. 111 and 112 .. 167, of 180); probe q
     lies in the first of those, which the mark leaves to march3v (on the march with ids
-    its probe would not be recorded). Bit for bit the fields and probes of those blocks on march3v
+    its probe would not be recorded), and the source at z = 40, off their cones, reaches
+    the boxes within the run. Bit for bit the fields and probes of those blocks on march3v
     (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0
     changes the fields)."""
     from yeefdtd.build.model import build_model
@@ -584,7 +585,7 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
                       size=(1.8e-3, 1.8e-3, 3.6e-3), material=f"m{i}") for i in range(30)]
     scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(180, 61, 47), spacing=d), materials=mats,
                      objects=objects, boundaries="pec",
-                     sources=[yf.PointSource(component="ez", cell=(20, 30, 23),
+                     sources=[yf.PointSource(component="ez", cell=(115, 30, 40),
                                              waveform=yf.Gaussian(tau=8e-12))],
                      monitors=[yf.Probe(name="p", cell=(30, 20, 20)),
                                yf.Probe(name="q", cell=(84, 30, 24))],

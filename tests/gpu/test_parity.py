@@ -648,10 +648,15 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     in passes that reach both ends of the grid (each box wraps from the last cell, row or
     plane to the first along its axes); and it ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one."""
+    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. At 3 steps
+    the boxes that do not wrap along z take segments of 16 planes (several along z, their
+    ends inside the box), at 2 steps of LEAN_SEGMENT (one)."""
+    from yeefdtd.backends.cuda.march import MarchStepper
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
+    if cfg[0] == 3:
+        monkeypatch.setattr(MarchStepper, "LEAN_SEGMENT", 16)
     scene = _faces_scene(case)
     opts = {"variant": "temporal", "launch": {"pass": cfg}}
     row1 = "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1"

@@ -919,14 +919,16 @@ class MarchStepper(CudaStepper):
 
     #: lean3f (march3v.cu): the steps a pass it is compiled for, its tiles' rows (32 x
     #: LEAN_FACE_ROWS threads; the x faces' box LEAN_X_ROWS, 80 registers at 3 steps) and its
-    #: z segments where a box does not wrap along z (fewer planes where the box would take
-    #: fewer than LEAN_FILL_BLOCKS blocks). The y faces' box of dipole-cpml 512 took 0.139
-    #: ms a step with segments of 32, 64 and 128 alike (H200).
+    #: z segments where a box does not wrap along z. The y faces' box of dipole-cpml 512
+    #: took 0.139 ms a step with segments of 32, 64 and 128 alike (H200, alone). Beside the
+    #: pass, long segments win though they leave a box few blocks: dipole-cpml 512 float32
+    #: at 3,64,24,64 (H200, 300 steps, whole steps) took 1.306-1.309 ms a step with the x
+    #: box and the edges (under 264 blocks at 64 planes) on segments of 16, 1.285 with the
+    #: x box on 64, 1.279 on 128, 1.282 on 256, and 1.263-1.264 with every box on 64.
     LEAN_FACE_STEPS = (2, 3)
     LEAN_FACE_ROWS = 16
     LEAN_X_ROWS = 24
     LEAN_SEGMENT = 64
-    LEAN_FILL_BLOCKS = 264
 
     def _lean_face_allowed(self, fm: int) -> bool:
         """Whether this stepper may run lean3f over its CPML box with the terms of ``fm`` (1
@@ -1010,10 +1012,7 @@ class MarchStepper(CudaStepper):
         if fm & 4 and lo > 0:   # a box wrapping along z: its two pieces whole
             seg, per = 0, max(hi - oz, lo, 1)
         else:
-            seg = self.LEAN_SEGMENT
-            if gx * gy * segments(seg) < self.LEAN_FILL_BLOCKS:
-                seg = 16
-            per = seg
+            seg = per = self.LEAN_SEGMENT
         gz = segments(per)
         fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0) and \
             (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0)

@@ -1,0 +1,155 @@
+"""What a kernel's loops hold, counted in its SASS (static: no GPU, no timing): each named
+instance compiled with NVCC for one architecture from the project's kernel sources and
+options, its SASS read with cuobjdump, and every loop of at least --min instructions
+(a backward branch and the instructions it spans) summed by kind as benchmarks/sass_mix.py
+sorts them, with the global memory operations by width.
+
+    python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
+        "lean3v<float, float, unsigned char, true, 3, 2, 24>" \
+        "lean3f<float, float, unsigned char, true, 3, 2, 16, 4>" [--arch sm_90]
+
+An instance is named as the backend names it (MarchStepper's kernel names); each compiles
+alone, instantiated by taking its address. Needs nvcc and cuobjdump (on PATH, or
+$CUOBJDUMP); prints registers and spills as ptxas reports them, which can differ by a few
+from the runtime compiler's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("sass_mix", _HERE / "sass_mix.py")
+sass_mix = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sass_mix)
+
+_LINE = re.compile(r"\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_TARGET = re.compile(r"\bBRA\b.*?(0x[0-9a-f]+)")
+
+
+def functions(sass: str) -> dict[str, list[tuple[int, str]]]:
+    """{function name: [(address, instruction)]} from the text of ``cuobjdump -sass``."""
+    out: dict[str, list[tuple[int, str]]] = {}
+    name = None
+    for line in sass.splitlines():
+        m = re.match(r"\s*Function : (\S+)", line)
+        if m:
+            name = m.group(1)
+            out[name] = []
+            continue
+        m = _LINE.match(line)
+        if m and name is not None:
+            out[name].append((int(m.group(1), 16), m.group(2).strip()))
+    return out
+
+
+def resources(report: str) -> dict[str, str]:
+    """{function name: its registers and spills} from ptxas's ``-v`` report."""
+    out: dict[str, str] = {}
+    name = None
+    for line in report.splitlines():
+        m = re.search(r"(?:Compiling entry function|Function properties for) '?(\w+)", line)
+        if m:
+            name = m.group(1)
+        elif name and ("spill" in line or "registers" in line):
+            text = line.split(":", 1)[-1].strip() if "ptxas info" in line else line.strip()
+            out[name] = f"{out[name]}; {text}" if name in out else text
+    return out
+
+
+def loops(ins: list[tuple[int, str]], least: int = 50) -> list[tuple[int, int]]:
+    """The loops of a function's instructions: (first, last) indices of each backward branch
+    and its target, spanning at least ``least`` instructions, in the order of the code."""
+    at = {a: n for n, (a, _) in enumerate(ins)}
+    out = []
+    for n, (a, text) in enumerate(ins):
+        m = _TARGET.search(text)
+        if m:
+            target = int(m.group(1), 16)
+            if target <= a and target in at and n - at[target] + 1 >= least:
+                out.append((at[target], n))
+    return out
+
+
+def loop_mix(body: list[str]) -> tuple[Counter, Counter]:
+    """(instructions by kind, global loads and stores by opcode with its widths)."""
+    kinds, memory = Counter(), Counter()
+    for text in body:
+        kinds[sass_mix.kind(text)] += 1
+        op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
+        if op.split(".")[0] in ("LDG", "STG"):
+            memory[op] += 1
+    return kinds, memory
+
+
+def compile_instance(files: tuple[str, ...], instance: str, arch: str,
+                     work: Path) -> tuple[str, str]:
+    """(ptxas's report, cuobjdump's SASS) of ``instance`` compiled alone."""
+    sys.path.insert(0, str(_HERE.parent / "src"))
+    from yeefdtd.backends.cuda.compile import OPTIONS, kernel_source
+
+    cu, cubin = work / "k.cu", work / "k.cubin"
+    cu.write_text(kernel_source(files) + f"\nvoid* sass_loops_keep = (void*)&{instance};\n")
+    r = subprocess.run(["nvcc", f"-arch={arch}", *OPTIONS, "-cubin", "-o", str(cubin), str(cu),
+                        "-Xptxas", "-v", "-diag-suppress", "177"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        errors = [ln for ln in r.stderr.splitlines() if "error" in ln][:3]
+        raise RuntimeError("nvcc failed: " + (" | ".join(errors) or r.stderr[-500:]))
+    tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+    if not tool:
+        raise RuntimeError("cuobjdump not found: put it on PATH or name it in $CUOBJDUMP")
+    s = subprocess.run([tool, "-sass", str(cubin)], capture_output=True, text=True)
+    if s.returncode:
+        raise RuntimeError(f"cuobjdump failed: {s.stderr.strip()[-300:]}")
+    return r.stderr, s.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("instances", nargs="+", help="kernel instances, as the backend names them")
+    p.add_argument("--files", nargs="+", default=["march.cu", "march3v.cu"],
+                   help="the kernel files of the module (after the shared ones)")
+    p.add_argument("--arch", default="sm_90")
+    p.add_argument("--min", type=int, default=50, help="the fewest instructions a loop counted")
+    a = p.parse_args(argv)
+    if a.min < 2:
+        p.error(f"--min: {a.min}: give at least 2 instructions")
+    if not shutil.which("nvcc"):
+        print("sass_loops: nvcc not found: put the CUDA toolkit's bin on PATH", file=sys.stderr)
+        return 2
+    status = 0
+    for instance in a.instances:
+        print(instance)
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                report, sass = compile_instance(tuple(a.files), instance, a.arch, Path(tmp))
+            except RuntimeError as e:
+                print(f"  sass_loops: {instance}: {e}", file=sys.stderr)
+                status = 1
+                continue
+        base = instance.split("<")[0]
+        usage = resources(report)
+        for name, ins in functions(sass).items():
+            if f"{len(base)}{base}" not in name:   # the instance, not the support kernels
+                continue
+            print(f"  {name[:90]}: {len(ins)} instructions; {usage.get(name, '?')}")
+            for first, last in loops(ins, a.min):
+                kinds, memory = loop_mix([t for _, t in ins[first:last + 1]])
+                print(f"    loop of {last - first + 1} at 0x{ins[first][0]:04x}: "
+                      + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+                print("      global: " + ", ".join(f"{op} {n}" for op, n in sorted(memory.items())))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

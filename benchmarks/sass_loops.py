@@ -2,7 +2,9 @@
 instance compiled with NVCC for one architecture from the project's kernel sources and
 options, its SASS read with cuobjdump, and every loop of at least --min instructions
 (a backward branch and the instructions it spans) summed by kind as benchmarks/sass_mix.py
-sorts them, with the global memory operations by width.
+sorts them, with the global memory operations by width. Blocks the compiler placed out of
+the span (a conditional load or store laid out after the loop, jumped to and back) are
+not counted: compare two builds' memory operations before their totals.
 
     python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
         "lean3v<float, float, unsigned char, true, 3, 2, 24>" \

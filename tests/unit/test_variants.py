@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from yeefdtd.backends.cuda.experiments import box_streams
+from yeefdtd.backends.cuda.experiments import box_streams, lean_segment
 from yeefdtd.backends.cuda.variants import default_variant, make_variant
 from yeefdtd.exceptions import SetupError, ValidationError
 
@@ -623,6 +623,9 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_LANE_PITCH", "7", lambda v: make_variant("temporal").pitches((513, 513, 513))),
     ("YEEFDTD_LANE_PITCH", "08x", lambda v: make_variant("temporal").lane_pitch),
     ("YEEFDTD_LANE_PITCH", "512", lambda v: make_variant("temporal").lane_pitch),
+    ("YEEFDTD_LEAN_SEGMENT", "0", lambda v: lean_segment()),
+    ("YEEFDTD_LEAN_SEGMENT", "64,32,16", lambda v: lean_segment()),
+    ("YEEFDTD_LEAN_SEGMENT", "64,z", lambda v: lean_segment()),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
                                                                          monkeypatch):
@@ -667,6 +670,12 @@ def test_the_switches_take_what_they_document(monkeypatch):
         assert t.tuning_tag().endswith(f" lean_faces={tag}")
     monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")
     assert "lean_faces" not in t.tuning_tag()
+    # lean3f's boxes on other z segments: tuned apart
+    assert lean_segment() is None and "lean_segment" not in t.tuning_tag()
+    monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", "32")
+    assert lean_segment() == (32, 32) and t.tuning_tag().endswith(" lean_segment=32,32")
+    monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", " 128, 64 ")
+    assert lean_segment() == (128, 64) and t.tuning_tag().endswith(" lean_segment=128,64")
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(
@@ -1096,3 +1105,40 @@ def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():
     assert zero_masks(other, table, order, 0b101) is None
     assert [list(p) for p in zero_masks(np.zeros((2, 3, 4), np.uint8), table, order, 7)] == \
         [[0, 0], [0, 0, 0], [0, 0, 0, 0]]
+
+
+def test_lean3f_boxes_take_segments_of_64_planes_or_the_switch_s(monkeypatch):
+    """lean3f marches a CPML box that does not wrap along z in segments of LEAN_SEGMENT (64)
+    planes however few blocks that leaves it (beside the pass, shorter ones only add their
+    cones' planes), or of $YEEFDTD_LEAN_SEGMENT's (N for all, X,N: X for the x faces' box);
+    a box that wraps along z takes its two pieces whole. Dipole-cpml 512's boxes (layers of
+    13 cells): the x faces' 26 x 487 x 487 on one tile across and 28 of 24 rows; the y
+    faces' 487 x 26 x 487; the z faces' 487 x 487 x 26, wrapping."""
+    from types import SimpleNamespace
+
+    from yeefdtd.backends.cuda.march import MarchStepper
+
+    t = make_variant("temporal")
+    t.mode, t.single = "3d", True
+    st = SimpleNamespace(pitch=(512, 512), shape=(512, 512, 512), variant=t,
+                         LEAN_X_ROWS=MarchStepper.LEAN_X_ROWS,
+                         LEAN_FACE_ROWS=MarchStepper.LEAN_FACE_ROWS,
+                         LEAN_SEGMENT=MarchStepper.LEAN_SEGMENT,
+                         _lean_face_lanes=MarchStepper._lean_face_lanes)
+    boxes = {1: ((499, 13, 13), (26, 487, 487)), 2: ((13, 499, 13), (487, 26, 487)),
+             4: ((13, 13, 499), (487, 487, 26))}
+
+    def geometry(fm):
+        grid, block, seg, fits = MarchStepper._lean_face_geometry(st, 3, boxes[fm], fm)
+        assert fits
+        return grid, block, seg
+
+    assert geometry(1) == ((1, 28, 8), (32, 24, 1), 64)
+    assert geometry(2)[1:] == ((32, 16, 1), 64) and geometry(2)[0][2] == 8
+    assert geometry(4)[0][2] == 2 and geometry(4)[2] == 0   # two pieces of 13 planes
+    monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", "128,32")
+    assert geometry(1) == ((1, 28, 4), (32, 24, 1), 128)
+    assert geometry(2)[0][2] == 16 and geometry(2)[2] == 32
+    assert geometry(4)[0][2] == 2 and geometry(4)[2] == 0
+    monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", "16")
+    assert geometry(1)[0] == (1, 28, 31) and geometry(2)[0][2] == 31

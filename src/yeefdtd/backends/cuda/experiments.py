@@ -20,6 +20,9 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LEAN_FACES``: which of 3D 'temporal''s CPML boxes run on lean3f where they
   may: ``on`` (all, the default), ``off`` (march3 runs them), or axes (``x``, ``yz``,
   ...): the boxes whose CPML terms are those axes' alone.
+- ``YEEFDTD_LEAN_SEGMENT``: the z segments of 3D 'temporal''s CPML boxes on lean3f that do
+  not wrap along z: ``N`` planes for every such box, or ``X,N``: X for the x faces' box,
+  N for the others (1 to 4096; default 64).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -107,6 +110,23 @@ def lane_pitch(default: int) -> int:
         raise SetupError(f"$YEEFDTD_LANE_PITCH: {_raw('YEEFDTD_LANE_PITCH')!r} is not "
                          "understood; set it to an even number from 2 to 256, or unset it")
     return got[0]
+
+
+def lean_segment() -> tuple[int, int] | None:
+    """$YEEFDTD_LEAN_SEGMENT: (the x faces' box's, the other boxes') z segments of lean3f
+    over the CPML boxes that do not wrap along z, from ``N`` (both) or ``X,N``; None when
+    unset."""
+    raw = _raw("YEEFDTD_LEAN_SEGMENT")
+    if not raw:
+        return None
+    try:
+        got = tuple(int(p) for p in raw.split(","))
+    except ValueError:
+        got = ()
+    if len(got) not in (1, 2) or not all(1 <= v <= 4096 for v in got):
+        raise SetupError(f"$YEEFDTD_LEAN_SEGMENT: {raw!r} is not understood; set it to N or "
+                         "X,N (planes, integers from 1 to 4096), or unset it")
+    return (got[0], got[-1])
 
 
 #: $YEEFDTD_LEAN_FACES's values besides on and off: the axes

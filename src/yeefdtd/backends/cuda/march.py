@@ -1011,8 +1011,10 @@ class MarchStepper(CudaStepper):
 
         if fm & 4 and lo > 0:   # a box wrapping along z: its two pieces whole
             seg, per = 0, max(hi - oz, lo, 1)
-        else:
-            seg = per = self.LEAN_SEGMENT
+        else:   # $YEEFDTD_LEAN_SEGMENT: others, for comparison
+            from .experiments import lean_segment
+
+            seg = per = (lean_segment() or (self.LEAN_SEGMENT,) * 2)[fm != 1]
         gz = segments(per)
         fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0) and \
             (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0)

@@ -518,7 +518,7 @@ class March(Variant):
         candidate's time is scaled to 12 steps from the whole passes it runs (entries from
         before, where 5 steps a pass ran 10 steps against the others' 12 and were compared
         unscaled, are tuned again)."""
-        from .experiments import cpml_place, lane_sectors, lean_faces
+        from .experiments import cpml_place, lane_sectors, lean_faces, lean_segment
 
         if self.mode != "3d":
             return "scaled"
@@ -528,6 +528,8 @@ class March(Variant):
         if lanes and lean_faces() != (0, 1, 2):   # march3 over some faces' boxes (see
             # MarchStepper._lean_face)
             lanes += " lean_faces=" + "".join("xyz"[a] for a in lean_faces())
+        if lanes and lean_segment() is not None:   # other segments of lean3f's boxes
+            lanes += " lean_segment={},{}".format(*lean_segment())
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

@@ -4,7 +4,8 @@ options, its SASS read with cuobjdump, and every loop of at least --min instruct
 (a backward branch and the instructions it spans) summed by kind as benchmarks/sass_mix.py
 sorts them, with the global memory operations by width. Blocks the compiler placed out of
 the span (a conditional load or store laid out after the loop, jumped to and back) are
-not counted: compare two builds' memory operations before their totals.
+counted apart, as "out of line": the instructions from a branch out of the loop up to an
+unconditional branch back into it (the paths a loop takes, not how often).
 
     python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
         "lean3v<float, float, unsigned char, true, 3, 2, 24>" \
@@ -70,16 +71,50 @@ def resources(report: str) -> dict[str, str]:
 
 def loops(ins: list[tuple[int, str]], least: int = 50) -> list[tuple[int, int]]:
     """The loops of a function's instructions: (first, last) indices of each backward branch
-    and its target, spanning at least ``least`` instructions, in the order of the code."""
+    and its target, spanning at least ``least`` instructions, in the order of the code. A
+    backward branch from past a loop's end into it is a block laid out of line returning
+    (out_of_line), not a loop of its own."""
     at = {a: n for n, (a, _) in enumerate(ins)}
-    out = []
+    back = []
     for n, (a, text) in enumerate(ins):
         m = _TARGET.search(text)
         if m:
             target = int(m.group(1), 16)
-            if target <= a and target in at and n - at[target] + 1 >= least:
-                out.append((at[target], n))
-    return out
+            if target <= a and target in at:
+                back.append((at[target], n))
+    return [(t, n) for t, n in back if n - t + 1 >= least
+            and not any(t2 <= t <= n2 < n for t2, n2 in back)]
+
+
+def out_of_line(ins: list[tuple[int, str]], first: int, last: int,
+                most: int = 400) -> list[int]:
+    """The indices of the blocks a loop (first .. last) branches out to and back from: from
+    each branch in the loop to an address outside it, the instructions up to an unpredicated
+    branch back into the loop (none where an exit or ``most`` instructions come first)."""
+    at = {a: n for n, (a, _) in enumerate(ins)}
+    lo, hi = ins[first][0], ins[last][0]
+    out: set[int] = set()
+    for n in range(first, last + 1):
+        m = _TARGET.search(ins[n][1])
+        if not m:
+            continue
+        target = int(m.group(1), 16)
+        if lo <= target <= hi or target not in at:
+            continue
+        walked = []
+        for q in range(at[target], min(len(ins), at[target] + most)):
+            text = ins[q][1]
+            walked.append(q)
+            if text.startswith("EXIT") or re.match(r"@!?U?P\w+\s+EXIT", text):
+                walked = []
+                break
+            back = _TARGET.search(text)
+            if back and not text.startswith("@") and lo <= int(back.group(1), 16) <= hi:
+                break
+        else:
+            walked = []
+        out.update(walked)
+    return sorted(out)
 
 
 def loop_mix(body: list[str]) -> tuple[Counter, Counter]:
@@ -146,8 +181,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             print(f"  {name[:90]}: {len(ins)} instructions; {usage.get(name, '?')}")
             for first, last in loops(ins, a.min):
-                kinds, memory = loop_mix([t for _, t in ins[first:last + 1]])
-                print(f"    loop of {last - first + 1} at 0x{ins[first][0]:04x}: "
+                aside = out_of_line(ins, first, last)
+                kinds, memory = loop_mix([t for _, t in ins[first:last + 1]]
+                                         + [ins[q][1] for q in aside])
+                print(f"    loop of {last - first + 1} at 0x{ins[first][0]:04x} and "
+                      f"{len(aside)} out of line: "
                       + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
                 print("      global: " + ", ".join(f"{op} {n}" for op, n in sorted(memory.items())))
     return status

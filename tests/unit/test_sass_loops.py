@@ -70,3 +70,33 @@ def test_without_nvcc_one_line_and_status_2(monkeypatch, capsys):
     assert sass_loops.main(["lean3v<float>"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nvcc not found" in err[0]
+
+
+OUT_OF_LINE = """
+		Function : k
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   FFMA R2, R3, R4, R5 ;
+        /*0020*/               @P0 BRA 0x60 ;
+        /*0030*/                   FADD R2, R3, R4 ;
+        /*0040*/               @P2 BRA 0xa0 ;
+        /*0050*/              @!P1 BRA 0x10 ;
+        /*0060*/                   LDG.E.64 R6, desc[UR4][R8.64] ;
+        /*0070*/                   STG.E.64 desc[UR4][R8.64], R6 ;
+        /*0080*/                   BRA 0x30 ;
+        /*0090*/                   EXIT ;
+        /*00a0*/                   STG.E desc[UR4][R8.64], R6 ;
+        /*00b0*/                   EXIT ;
+        /*00c0*/                   BRA 0xc0;
+"""
+
+
+def test_blocks_out_of_line_counted_with_their_loop():
+    """A load and store the compiler laid out after the loop (branched to and back) count
+    with it; a branch out to an exit does not, nor SASS's closing branch to itself."""
+    ins = sass_loops.functions(OUT_OF_LINE)["k"]
+    assert sass_loops.loops(ins, 2) == [(1, 5)]
+    assert sass_loops.out_of_line(ins, 1, 5) == [6, 7, 8]
+    kinds, memory = sass_loops.loop_mix([t for _, t in ins[1:6]]
+                                        + [ins[q][1] for q in sass_loops.out_of_line(ins, 1, 5)])
+    assert memory == {"LDG.E.64": 1, "STG.E.64": 1}
+    assert kinds["branches and convergence"] == 4

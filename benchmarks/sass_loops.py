@@ -2,10 +2,11 @@
 instance compiled with NVCC for one architecture from the project's kernel sources and
 options, its SASS read with cuobjdump, and every loop of at least --min instructions
 (a backward branch and the instructions it spans) summed by kind as benchmarks/sass_mix.py
-sorts them, with the global memory operations by width. Blocks the compiler placed out of
-the span (a conditional load or store laid out after the loop, jumped to and back) are
-counted apart, as "out of line": the instructions from a branch out of the loop up to an
-unconditional branch back into it (the paths a loop takes, not how often).
+sorts them, with the global (and generic) memory operations by width. Blocks the compiler
+placed out of the span (a conditional load or store laid out after the loop, jumped to
+and back) are counted with it, as "out of line": the instructions from a branch out of
+the loop up to an unconditional branch back into it (the paths a loop takes, not how
+often).
 
     python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
         "lean3v<float, float, unsigned char, true, 3, 2, 24>" \
@@ -118,12 +119,13 @@ def out_of_line(ins: list[tuple[int, str]], first: int, last: int,
 
 
 def loop_mix(body: list[str]) -> tuple[Counter, Counter]:
-    """(instructions by kind, global loads and stores by opcode with its widths)."""
+    """(instructions by kind, global and generic loads and stores by opcode with its
+    widths: LD and ST where the compiler cannot tell the address's space)."""
     kinds, memory = Counter(), Counter()
     for text in body:
         kinds[sass_mix.kind(text)] += 1
         op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
-        if op.split(".")[0] in ("LDG", "STG"):
+        if op.split(".")[0] in ("LDG", "STG", "LD", "ST"):   # global, or generic addresses
             memory[op] += 1
     return kinds, memory
 

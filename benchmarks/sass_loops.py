@@ -10,7 +10,8 @@ often).
 
     python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
         "lean3v<float, float, unsigned char, true, 3, 2, 24>" \
-        "lean3f<float, float, unsigned char, true, 3, 2, 16, 4>" [--arch sm_90]
+        "lean3f<float, float, unsigned char, true, 3, 2, 16, 4>" [--arch sm_90] \
+        [--options=-DMARCH_FACE_SHIFT=1]
 
 An instance is named as the backend names it (MarchStepper's kernel names); each compiles
 alone, instantiated by taking its address. Needs nvcc and cuobjdump (on PATH, or
@@ -130,16 +131,17 @@ def loop_mix(body: list[str]) -> tuple[Counter, Counter]:
     return kinds, memory
 
 
-def compile_instance(files: tuple[str, ...], instance: str, arch: str,
-                     work: Path) -> tuple[str, str]:
-    """(ptxas's report, cuobjdump's SASS) of ``instance`` compiled alone."""
+def compile_instance(files: tuple[str, ...], instance: str, arch: str, work: Path,
+                     extra: tuple[str, ...] = ()) -> tuple[str, str]:
+    """(ptxas's report, cuobjdump's SASS) of ``instance`` compiled alone (``extra``: more
+    compiler options, such as the kernels' -D switches)."""
     sys.path.insert(0, str(_HERE.parent / "src"))
     from yeefdtd.backends.cuda.compile import OPTIONS, kernel_source
 
     cu, cubin = work / "k.cu", work / "k.cubin"
     cu.write_text(kernel_source(files) + f"\nvoid* sass_loops_keep = (void*)&{instance};\n")
-    r = subprocess.run(["nvcc", f"-arch={arch}", *OPTIONS, "-cubin", "-o", str(cubin), str(cu),
-                        "-Xptxas", "-v", "-diag-suppress", "177"],
+    r = subprocess.run(["nvcc", f"-arch={arch}", *OPTIONS, *extra, "-cubin", "-o", str(cubin),
+                        str(cu), "-Xptxas", "-v", "-diag-suppress", "177"],
                        capture_output=True, text=True)
     if r.returncode:
         errors = [ln for ln in r.stderr.splitlines() if "error" in ln][:3]
@@ -160,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the kernel files of the module (after the shared ones)")
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--min", type=int, default=50, help="the fewest instructions a loop counted")
+    p.add_argument("--options", default="",
+                   help="more compiler options, space-separated (e.g. -DMARCH_FACE_SHIFT=1)")
     a = p.parse_args(argv)
     if a.min < 2:
         p.error(f"--min: {a.min}: give at least 2 instructions")
@@ -171,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         print(instance)
         with tempfile.TemporaryDirectory() as tmp:
             try:
-                report, sass = compile_instance(tuple(a.files), instance, a.arch, Path(tmp))
+                report, sass = compile_instance(tuple(a.files), instance, a.arch, Path(tmp),
+                                                tuple(a.options.split()))
             except RuntimeError as e:
                 print(f"  sass_loops: {instance}: {e}", file=sys.stderr)
                 status = 1

@@ -648,7 +648,8 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     in passes that reach both ends of the grid (each box wraps from the last cell, row or
     plane to the first along its axes); and it ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. At 3 steps
+    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. The x and y
+    faces' entries shifted from plane to plane (-DMARCH_FACE_SHIFT=1) keep the bits. At 3 steps
     the boxes that do not wrap along z take segments of 16 planes (several along z, their
     ends inside the box), at 2 steps of LEAN_SEGMENT (one)."""
     from yeefdtd.backends.cuda.march import MarchStepper
@@ -662,12 +663,13 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     row1 = "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1"
     runs = {}
     for name, flags, lean in (("on", "", "on"), ("off", "", "off"), ("row1", row1, "on"),
-                              ("row1off", row1, "off")):
+                              ("row1off", row1, "off"), ("shift", "-DMARCH_FACE_SHIFT=1", "on")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                             progress=False, stepper_options=opts)
     assert_same_bits(runs["on"], runs["off"])
+    assert_same_bits(runs["shift"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
     for axis, name in enumerate("xyz"):
         assert kernels[name] == ("march3" if case == 3 - axis else "lean3f"), kernels

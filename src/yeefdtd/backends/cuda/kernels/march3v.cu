@@ -83,6 +83,9 @@ struct PlaneV {
 #ifndef MARCH_LEAN_IDS
 #define MARCH_LEAN_IDS 1   // see lean3v_one
 #endif
+#ifndef MARCH_FACE_SHIFT
+#define MARCH_FACE_SHIFT 0   // see zshift in lean3v_run
+#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -888,12 +891,36 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
         return q;
     };
+    // ZF, -DMARCH_FACE_SHIFT=1 (off by default until a GPU has checked and timed it), boxes
+    // without the z terms: a lane's x face or a row's y face and its profile are the same
+    // at every plane, and the entry moves by a plane's (W ny along x, px L along y) from
+    // plane to plane. So the faces zfetch(s) finds at plane s (fxy) serve step t at plane
+    // s - t + 1 (zshift), the same integers, rather than 6 more lookups an iteration in
+    // the shared records. Counted (NVCC 13.0 for sm_90, benchmarks/sass_loops.py), the
+    // loop's instructions: x faces 586 -> 492 at 3 steps (475 -> 408 at 2), y faces 809 ->
+    // 718 (616 -> 545), x and y 870 -> 717, no spill; with the z terms too it took more
+    // (xyz 1504 -> 1594), so those keep zface. Off, the SASS is byte for byte as before.
+    constexpr bool SHIFT = MARCH_FACE_SHIFT && (FM & 4) == 0;
+    ZFace fxy[2][2] = {};
+    const auto zshift = [&](auto ax, int hh, int k, int d) {
+        constexpr int A = decltype(ax)::value;
+        if constexpr (SHIFT && A < 2) {
+            ZFace q = fxy[A][hh];
+            if (q.f != nullptr)
+                q.at -= (idx_t)d * (A == 0 ? (idx_t)q.f->W * ny : (idx_t)px * q.f->L);
+            return q;
+        } else {
+            return zface(ax, hh, k);
+        }
+    };
     const auto zfetch = [&](int k) {
         each_axis([&](auto ax) {
             constexpr int A = decltype(ax)::value;
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
-                const ZFace q = zface(ax, hh, k);
+                ZFace q;
+                if constexpr (SHIFT && A < 2) q = fxy[A][hh] = zface(ax, hh, k);
+                else q = zface(ax, hh, k);
 #pragma unroll
                 for (int w = 0; w < 2; ++w) {
                     Pack<T, V> x;
@@ -986,7 +1013,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const T ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
             T hn[3][V], zh[3][2][V];   // zh: ZF, this step's auxiliary values of H at k
             ZFace fh[3] = {};
-            each_axis([&](auto ax) { fh[decltype(ax)::value] = zface(ax, 1, k); });
+            each_axis([&](auto ax) {
+                if constexpr (SHIFT) fh[decltype(ax)::value] = zshift(ax, 1, k, t - 1);
+                else fh[decltype(ax)::value] = zface(ax, 1, k);
+            });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const unsigned id = id_of<ID>(mt(k), v);
@@ -1016,7 +1046,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const T hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
             T en[3][V], ze[3][2][V];   // ze: ZF, this step's auxiliary values of E at k
             ZFace fe[3] = {};
-            each_axis([&](auto ax) { fe[decltype(ax)::value] = zface(ax, 0, k); });
+            each_axis([&](auto ax) {
+                if constexpr (SHIFT) fe[decltype(ax)::value] = zshift(ax, 0, k, t - 1);
+                else fe[decltype(ax)::value] = zface(ax, 0, k);
+            });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const unsigned id = id_of<ID>(mt(k), v);

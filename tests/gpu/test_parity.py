@@ -463,12 +463,13 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
     float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
-    change. The scene of _clear_blocks_scene (random_scene's sources and probes moved to x
-    below 45 cells), with a point source and a probe in a block that would otherwise run
-    lean3v, and passes of fewer steps (at the snapshots every 50 steps and at the end of
-    101). In case 3 (objects at x from 72 to 108) they are moved to x from 75 to 105, and
-    the pass's first and last lanes along x own one of their 2 cells each, in clear
-    blocks."""
+    change; the same bits with the planes addressed from one running index
+    (-DMARCH_LEAN_CURSOR=1). The scene of _clear_blocks_scene (random_scene's sources and
+    probes moved to x below 45 cells), with a point source and a probe in a block that
+    would otherwise run lean3v, and passes of fewer steps (at the snapshots every 50 steps
+    and at the end of 101). In case 3 (objects at x from 72 to 108) they are moved to x
+    from 75 to 105, and the pass's first and last lanes along x own one of their 2 cells
+    each, in clear blocks."""
     scene = _clear_blocks_scene(case)
     d = scene.grid.spacing
 
@@ -498,6 +499,11 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     assert plain.stats["tile"]["one_material_blocks"] == 0
     assert_same_bits(lean, plain)
     assert any(not np.array_equal(row1.fields[c], v) for c, v in lean.fields.items())
+    # the planes addressed from one running index (cur in lean3v_run): the same bits
+    monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "-DMARCH_LEAN_CURSOR=1")
+    cursor = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True, progress=False,
+                    stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
+    assert_same_bits(cursor, plain)
     if case == 3:   # the first and the last column of tiles along x hold lean blocks that
         # march with EDGE (byte 2: lanes owned in part)
         from yeefdtd.build.model import build_model
@@ -649,7 +655,8 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     plane to the first along its axes); and it ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
     probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. The x and y
-    faces' entries shifted from plane to plane (-DMARCH_FACE_SHIFT=1) keep the bits. At 3 steps
+    faces' entries shifted from plane to plane (-DMARCH_FACE_SHIFT=1), with the planes
+    addressed from one running index (-DMARCH_LEAN_CURSOR=1), keep the bits. At 3 steps
     the boxes that do not wrap along z take segments of 16 planes (several along z, their
     ends inside the box), at 2 steps of LEAN_SEGMENT (one)."""
     from yeefdtd.backends.cuda.march import MarchStepper
@@ -663,7 +670,8 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     row1 = "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1"
     runs = {}
     for name, flags, lean in (("on", "", "on"), ("off", "", "off"), ("row1", row1, "on"),
-                              ("row1off", row1, "off"), ("shift", "-DMARCH_FACE_SHIFT=1", "on")):
+                              ("row1off", row1, "off"),
+                              ("shift", "-DMARCH_FACE_SHIFT=1 -DMARCH_LEAN_CURSOR=1", "on")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,

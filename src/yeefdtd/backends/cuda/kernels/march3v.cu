@@ -86,6 +86,9 @@ struct PlaneV {
 #ifndef MARCH_FACE_SHIFT
 #define MARCH_FACE_SHIFT 0   // see zshift in lean3v_run
 #endif
+#ifndef MARCH_LEAN_CURSOR
+#define MARCH_LEAN_CURSOR 0   // see cur in lean3v_run
+#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -973,6 +976,19 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
     };
     idx_t off = 2 * pl;
+    // -DMARCH_LEAN_CURSOR=1 (off by default until a GPU has checked and timed it): the
+    // planes' loads and stores addressed from the kernel's arrays and one running index,
+    // cur, the lane's cell of the plane loaded next (c0 + off, the same integers), rather
+    // than from the lane's six pointers in and out, which ptxas rebuilt at every plane
+    // (their 12 registers are not to be had at 80). Counted (NVCC 13.0 for sm_90,
+    // benchmarks/sass_loops.py, 3 steps, the loop's instructions): lean3v's march 381 ->
+    // 350 (its 8-byte spill gone too), the x faces' box 586 -> 570, the z faces' 1102 ->
+    // 1012, no spill. Not in EDGE's march (its loop took 4 local loads and stores an
+    // iteration) nor the march with ids (14 -> 18).
+    constexpr bool CUR = MARCH_LEAN_CURSOR && !EDGE && !IDS;
+    idx_t cur = c0 + off;
+    const S* const inb[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
+    S* const outb[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
     __syncthreads();
     for (int s = kstart; s <= kend; ++s) {
         if constexpr (ZF) zfetch(s);
@@ -989,7 +1005,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
             for (int a = 0; a < 6; ++a) {
                 Pack<T, V> x;
-                if (live) x = load<S, V>(in[a], off);
+                if (live) x = CUR ? load<S, V>(inb[a], cur) : load<S, V>(in[a], off);
                 else {
 #pragma unroll
                     for (int v = 0; v < V; ++v) x.v[v] = T(0);
@@ -999,6 +1015,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             }
         }
         off += pl;
+        cur += pl;
         sstore<T, V>(me, e[0][0]);
         sstore<T, V>(me + SP, e[0][2]);
         __syncthreads();
@@ -1081,8 +1098,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 } else {   // om: all V cells (lean3v_one)
 #pragma unroll
                     for (int a = 0; a < 3; ++a) {
-                        sstore<T, V>(out[a] + o, en[a]);
-                        sstore<T, V>(out[a + 3] + o, hn[a]);
+                        const idx_t oc = cur - (NT + 2) * pl;   // CUR: c0 + o
+                        sstore<T, V>(CUR ? outb[a] + oc : out[a] + o, en[a]);
+                        sstore<T, V>(CUR ? outb[a + 3] + oc : out[a + 3] + o, hn[a]);
                     }
                 }
                 // the auxiliary values, to the faces of the other set

@@ -532,7 +532,8 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     a lossy anisotropic background, so that those blocks hold other rows than row 0
     alone); and they ran: with every cell of theirs given row 0's coefficients
     (-DMARCH_IDS_ROW=0) the fields change, where with those blocks on march3v they do
-    not."""
+    not. The same bits with the planes addressed from one running index and the ids' ring
+    first in shared memory (-DMARCH_LEAN_CURSOR=1)."""
     scene = _clear_blocks_scene(case)
     d = scene.grid.spacing[0]
     if case < 3:
@@ -553,7 +554,8 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     runs = {}
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
                         ("row0", "-DMARCH_IDS_ROW=0"),
-                        ("row0off", "-DMARCH_LEAN_IDS=0 -DMARCH_IDS_ROW=0")):
+                        ("row0off", "-DMARCH_LEAN_IDS=0 -DMARCH_IDS_ROW=0"),
+                        ("cursor", "-DMARCH_LEAN_CURSOR=1")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                             progress=False,
@@ -565,6 +567,8 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     assert tile["one_material_blocks"] == runs["off"].stats["tile"]["one_material_blocks"]
     assert_same_bits(runs["ids"], runs["off"])
     assert_same_bits(runs["row0off"], runs["off"])
+    assert runs["cursor"].stats["tile"]["lean_ids_blocks"] == tile["lean_ids_blocks"]
+    assert_same_bits(runs["cursor"], runs["off"])
     assert any(not np.array_equal(runs["row0"].fields[c], v)
                for c, v in runs["ids"].fields.items())
 
@@ -580,8 +584,8 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     lies in the first of those, which the mark leaves to march3v (on the march with ids
     its probe would not be recorded), and the source at z = 40, off their cones, reaches
     the boxes within the run. Bit for bit the fields and probes of those blocks on march3v
-    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0
-    changes the fields)."""
+    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, also with -DMARCH_LEAN_CURSOR=1, and
+    the blocks ran (-DMARCH_IDS_ROW=0 changes the fields)."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -605,13 +609,14 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     del st
     runs = {}
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
-                        ("row0", "-DMARCH_IDS_ROW=0")):
+                        ("row0", "-DMARCH_IDS_ROW=0"), ("cursor", "-DMARCH_LEAN_CURSOR=1")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs[name] = yf.run(scene, backend="cuda", keep_fields=True, progress=False,
                             stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
     assert 0 < runs["ids"].stats["tile"]["lean_ids_blocks"] < 1
     assert runs["off"].stats["tile"]["lean_ids_blocks"] == 0
     assert_same_bits(runs["ids"], runs["off"])
+    assert_same_bits(runs["cursor"], runs["off"])
     assert any(not np.array_equal(runs["row0"].fields[c], v)
                for c, v in runs["ids"].fields.items())
 

@@ -701,8 +701,16 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     // IDS: the table's rows (6 components x 3 columns each, as crow lays them out) copied
     // after the planes, where lanes of different ids are served at once (constant memory
-    // serves one address at a time)
-    T* const st = sh + NPL * SP;
+    // serves one address at a time); with MARCH_LEAN_CURSOR after the ids' ring (below),
+    // so that both lie at offsets known when compiling: the march with ids then spills 24
+    // bytes rather than 28 (NVCC 13.0 for sm_90), 12 local loads and stores an iteration
+    // rather than 14, and with its planes addressed from cur its loop counts 490
+    // instructions rather than 524 (the ring after a table of ``rows`` rows: 18 local
+    // loads and stores)
+    typedef typename Word<V * sizeof(ID)>::type IW;
+    constexpr int RING = MARCH_LEAN_CURSOR ? (NT + 1) * 32 * BY * (int)sizeof(IW) : 0;
+    static_assert(RING % sizeof(T) == 0, "lean3v: the table after the ring, aligned");
+    T* const st = sh + NPL * SP + RING / (int)sizeof(T);
     if constexpr (IDS)
         for (int q = ty * 32 + tx; q < 18 * rows; q += 32 * BY)
             st[q] = tab_at<T, CT>(gtab, (unsigned)(q * sizeof(T)));
@@ -756,8 +764,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // plane s + 2's, loaded an iteration ahead with its fields. The steps' planes before
     // kstart (whose values reach no owned cell) take id 0: kstart >= 0 (lean3v_one), so
     // k + NT + 1 > 0 for every plane k a step computes.
-    typedef typename Word<V * sizeof(ID)>::type IW;
-    IW* const ring = reinterpret_cast<IW*>(st + 18 * rows) + ty * 32 + tx;
+    IW* const ring = (RING ? reinterpret_cast<IW*>(sh + NPL * SP)
+                           : reinterpret_cast<IW*>(st + 18 * rows)) + ty * 32 + tx;
     const auto slot = [&](int k) { return ((k + NT + 1) % (NT + 1)) * 32 * BY; };
     unsigned mx = 0u;
     if constexpr (IDS) {
@@ -984,8 +992,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // benchmarks/sass_loops.py, 3 steps, the loop's instructions): lean3v's march 381 ->
     // 350 (its 8-byte spill gone too), the x faces' box 586 -> 570, the z faces' 1102 ->
     // 1012, no spill. Not in EDGE's march (its loop took 4 local loads and stores an
-    // iteration) nor the march with ids (14 -> 18).
-    constexpr bool CUR = MARCH_LEAN_CURSOR && !EDGE && !IDS;
+    // iteration); the march with ids with its ring first (see st above), 524 -> 490.
+    constexpr bool CUR = MARCH_LEAN_CURSOR && !EDGE;
     idx_t cur = c0 + off;
     const S* const inb[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
     S* const outb[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
@@ -1000,7 +1008,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             for (int v = 0; v < V; ++v) { eu[a][v] = nxt[a][v]; hu[a][v] = nxt[a + 3][v]; }
         if constexpr (IDS) ring[slot(s + 1)] = (IW)mx;
         if (s < kend) {
-            if constexpr (IDS) mx = *reinterpret_cast<const IW*>(cid + c0 + off);
+            if constexpr (IDS) mx = *reinterpret_cast<const IW*>(cid + (CUR ? cur : c0 + off));
             const bool live = on(s + 2);
 #pragma unroll
             for (int a = 0; a < 6; ++a) {

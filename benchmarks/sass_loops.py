@@ -107,7 +107,7 @@ def out_of_line(ins: list[tuple[int, str]], first: int, last: int,
         for q in range(at[target], min(len(ins), at[target] + most)):
             text = ins[q][1]
             walked.append(q)
-            if text.startswith("EXIT") or re.match(r"@!?U?P\w+\s+EXIT", text):
+            if sass_mix.unguarded(text).startswith("EXIT"):
                 walked = []
                 break
             back = _TARGET.search(text)
@@ -125,7 +125,7 @@ def loop_mix(body: list[str]) -> tuple[Counter, Counter]:
     kinds, memory = Counter(), Counter()
     for text in body:
         kinds[sass_mix.kind(text)] += 1
-        op = re.sub(r"^@!?U?P\w+\s+", "", text).split()[0]
+        op = sass_mix.unguarded(text).split()[0]
         if op.split(".")[0] in ("LDG", "STG", "LD", "ST"):   # global, or generic addresses
             memory[op] += 1
     return kinds, memory

@@ -38,13 +38,19 @@ KINDS = ("float math", "register moves", "branches and convergence", "integer an
 COLUMNS = ("Source", "Instructions Executed", "Warp Stall Sampling (All Samples)")
 
 
+def unguarded(sass: str) -> str:
+    """One SASS instruction without its predicate guard ("@!P3 IMAD.MOV.U32 R1, ..." ->
+    "IMAD.MOV.U32 R1, ..."); its first word is the opcode with its modifiers."""
+    return re.sub(r"^@!?U?P\w+\s+", "", sass.strip())
+
+
 def kind(sass: str) -> str:
     """The kind of one SASS instruction as Nsight Compute prints it ("@!P3 IMAD.MOV.U32 R1,
     RZ, RZ, R2 ;"), predicate guard and all. Immediates and zeros written into a register
     (HFMA2.MMA from -RZ, CS2R from SRZ) count as moves, a half unpacked to float
     (HADD2.F32 from -RZ) as a conversion, local memory (spills, local arrays) apart from
     global memory, and a constant load as indexed where its bank-3 offset is a register."""
-    text = re.sub(r"^@!?U?P\w+\s+", "", sass.strip())
+    text = unguarded(sass)
     if not text:
         raise ValueError("an empty instruction")
     full = text.split()[0]

@@ -1005,17 +1005,13 @@ class MarchStepper(CudaStepper):
         gy = _ceil(bny, by - 2 * nt)
         first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
         hi, lo = min(nz, oz + bnz), oz + bnz - nz   # the pieces along z: oz .. hi, 0 .. lo
-
-        def segments(per):
-            return _ceil(hi - oz, per) + (_ceil(lo, per) if lo > 0 else 0)
-
         if fm & 4 and lo > 0:   # a box wrapping along z: its two pieces whole
             seg, per = 0, max(hi - oz, lo, 1)
         else:   # $YEEFDTD_LEAN_SEGMENT: others, for comparison
             from .experiments import lean_segment
 
             seg = per = (lean_segment() or (self.LEAN_SEGMENT,) * 2)[fm != 1]
-        gz = segments(per)
+        gz = _ceil(hi - oz, per) + (_ceil(lo, per) if lo > 0 else 0)   # both pieces'
         fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0) and \
             (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0)
         max_row = ny - 1 if fm & 2 else last_y

@@ -1104,9 +1104,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                         if (om & 2) { out[a][o + 1] = en[a][1]; out[a + 3][o + 1] = hn[a][1]; }
                     }
                 } else {   // om: all V cells (lean3v_one)
+                    const idx_t oc = cur - (NT + 2) * pl;   // CUR: c0 + o
 #pragma unroll
                     for (int a = 0; a < 3; ++a) {
-                        const idx_t oc = cur - (NT + 2) * pl;   // CUR: c0 + o
                         sstore<T, V>(CUR ? outb[a] + oc : out[a] + o, en[a]);
                         sstore<T, V>(CUR ? outb[a + 3] + oc : out[a + 3] + o, hn[a]);
                     }

@@ -11,7 +11,7 @@ often).
     python3 benchmarks/sass_loops.py --files march.cu march3v.cu \
         "lean3v<float, float, unsigned char, true, 3, 2, 24>" \
         "lean3f<float, float, unsigned char, true, 3, 2, 16, 4>" [--arch sm_90] \
-        [--options=-DMARCH_FACE_SHIFT=1]
+        [--options=-DMARCH_LEAN=0]
 
 An instance is named as the backend names it (MarchStepper's kernel names); each compiles
 alone, instantiated by taking its address. Needs nvcc and cuobjdump (on PATH, or
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--min", type=int, default=50, help="the fewest instructions a loop counted")
     p.add_argument("--options", default="",
-                   help="more compiler options, space-separated (e.g. -DMARCH_FACE_SHIFT=1)")
+                   help="more compiler options, space-separated (e.g. -DMARCH_IDS_ROW=0)")
     a = p.parse_args(argv)
     if a.min < 2:
         p.error(f"--min: {a.min}: give at least 2 instructions")

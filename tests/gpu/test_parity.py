@@ -463,8 +463,7 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
     float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
-    change; the same bits with the planes addressed from one running index
-    (-DMARCH_LEAN_CURSOR=1). The scene of _clear_blocks_scene (random_scene's sources and
+    change. The scene of _clear_blocks_scene (random_scene's sources and
     probes moved to x below 45 cells), with a point source and a probe in a block that
     would otherwise run lean3v, and passes of fewer steps (at the snapshots every 50 steps
     and at the end of 101). In case 3 (objects at x from 72 to 108) they are moved to x
@@ -499,11 +498,6 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
     assert plain.stats["tile"]["one_material_blocks"] == 0
     assert_same_bits(lean, plain)
     assert any(not np.array_equal(row1.fields[c], v) for c, v in lean.fields.items())
-    # the planes addressed from one running index (cur in lean3v_run): the same bits
-    monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "-DMARCH_LEAN_CURSOR=1")
-    cursor = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True, progress=False,
-                    stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
-    assert_same_bits(cursor, plain)
     if case == 3:   # the first and the last column of tiles along x hold lean blocks that
         # march with EDGE (byte 2: lanes owned in part)
         from yeefdtd.build.model import build_model
@@ -532,8 +526,7 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     a lossy anisotropic background, so that those blocks hold other rows than row 0
     alone); and they ran: with every cell of theirs given row 0's coefficients
     (-DMARCH_IDS_ROW=0) the fields change, where with those blocks on march3v they do
-    not. The same bits with the planes addressed from one running index and the ids' ring
-    first in shared memory (-DMARCH_LEAN_CURSOR=1)."""
+    not."""
     scene = _clear_blocks_scene(case)
     d = scene.grid.spacing[0]
     if case < 3:
@@ -554,8 +547,7 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     runs = {}
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
                         ("row0", "-DMARCH_IDS_ROW=0"),
-                        ("row0off", "-DMARCH_LEAN_IDS=0 -DMARCH_IDS_ROW=0"),
-                        ("cursor", "-DMARCH_LEAN_CURSOR=1")):
+                        ("row0off", "-DMARCH_LEAN_IDS=0 -DMARCH_IDS_ROW=0")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                             progress=False,
@@ -567,8 +559,6 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     assert tile["one_material_blocks"] == runs["off"].stats["tile"]["one_material_blocks"]
     assert_same_bits(runs["ids"], runs["off"])
     assert_same_bits(runs["row0off"], runs["off"])
-    assert runs["cursor"].stats["tile"]["lean_ids_blocks"] == tile["lean_ids_blocks"]
-    assert_same_bits(runs["cursor"], runs["off"])
     assert any(not np.array_equal(runs["row0"].fields[c], v)
                for c, v in runs["ids"].fields.items())
 
@@ -584,8 +574,7 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     lies in the first of those, which the mark leaves to march3v (on the march with ids
     its probe would not be recorded), and the source at z = 40, off their cones, reaches
     the boxes within the run. Bit for bit the fields and probes of those blocks on march3v
-    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, also with -DMARCH_LEAN_CURSOR=1, and
-    the blocks ran (-DMARCH_IDS_ROW=0 changes the fields)."""
+    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0 changes the fields)."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -609,14 +598,13 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     del st
     runs = {}
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
-                        ("row0", "-DMARCH_IDS_ROW=0"), ("cursor", "-DMARCH_LEAN_CURSOR=1")):
+                        ("row0", "-DMARCH_IDS_ROW=0")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs[name] = yf.run(scene, backend="cuda", keep_fields=True, progress=False,
                             stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
     assert 0 < runs["ids"].stats["tile"]["lean_ids_blocks"] < 1
     assert runs["off"].stats["tile"]["lean_ids_blocks"] == 0
     assert_same_bits(runs["ids"], runs["off"])
-    assert_same_bits(runs["cursor"], runs["off"])
     assert any(not np.array_equal(runs["row0"].fields[c], v)
                for c, v in runs["ids"].fields.items())
 
@@ -659,9 +647,7 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     in passes that reach both ends of the grid (each box wraps from the last cell, row or
     plane to the first along its axes); and it ran: with row 1's coefficients
     (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. The x and y
-    faces' entries shifted from plane to plane (-DMARCH_FACE_SHIFT=1), with the planes
-    addressed from one running index (-DMARCH_LEAN_CURSOR=1), keep the bits. At 3 steps
+    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. At 3 steps
     the boxes that do not wrap along z take segments of 16 planes (several along z, their
     ends inside the box), at 2 steps of LEAN_SEGMENT (one)."""
     from yeefdtd.backends.cuda.march import MarchStepper
@@ -675,14 +661,12 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
     row1 = "-DMARCH_LEAN=0 -DMARCH_UNIFORM=0 -DMARCH_UNIFORM_ROW=1"
     runs = {}
     for name, flags, lean in (("on", "", "on"), ("off", "", "off"), ("row1", row1, "on"),
-                              ("row1off", row1, "off"),
-                              ("shift", "-DMARCH_FACE_SHIFT=1 -DMARCH_LEAN_CURSOR=1", "on")):
+                              ("row1off", row1, "off")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
         runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
                             progress=False, stepper_options=opts)
     assert_same_bits(runs["on"], runs["off"])
-    assert_same_bits(runs["shift"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
     for axis, name in enumerate("xyz"):
         assert kernels[name] == ("march3" if case == 3 - axis else "lean3f"), kernels

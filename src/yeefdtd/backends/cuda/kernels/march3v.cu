@@ -83,12 +83,6 @@ struct PlaneV {
 #ifndef MARCH_LEAN_IDS
 #define MARCH_LEAN_IDS 1   // see lean3v_one
 #endif
-#ifndef MARCH_FACE_SHIFT
-#define MARCH_FACE_SHIFT 0   // see zshift in lean3v_run
-#endif
-#ifndef MARCH_LEAN_CURSOR
-#define MARCH_LEAN_CURSOR 0   // see cur in lean3v_run
-#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -701,14 +695,13 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = T(0);
     // IDS: the table's rows (6 components x 3 columns each, as crow lays them out) copied
     // after the planes, where lanes of different ids are served at once (constant memory
-    // serves one address at a time); with MARCH_LEAN_CURSOR after the ids' ring (below),
-    // so that both lie at offsets known when compiling: the march with ids then spills 24
-    // bytes rather than 28 (NVCC 13.0 for sm_90), 12 local loads and stores an iteration
-    // rather than 14, and with its planes addressed from cur its loop counts 490
-    // instructions rather than 524 (the ring after a table of ``rows`` rows: 18 local
-    // loads and stores)
+    // serves one address at a time), after the ids' ring (below), so that both lie at
+    // offsets known when compiling: the march with ids then spills 24 bytes rather than 28
+    // (NVCC 13.0 for sm_90), 12 local loads and stores an iteration rather than 14, and
+    // with its planes addressed from cur its loop counts 490 instructions rather than 524
+    // (the ring after a table of ``rows`` rows: 18 local loads and stores)
     typedef typename Word<V * sizeof(ID)>::type IW;
-    constexpr int RING = MARCH_LEAN_CURSOR ? (NT + 1) * 32 * BY * (int)sizeof(IW) : 0;
+    constexpr int RING = (NT + 1) * 32 * BY * (int)sizeof(IW);
     static_assert(RING % sizeof(T) == 0, "lean3v: the table after the ring, aligned");
     T* const st = sh + NPL * SP + RING / (int)sizeof(T);
     if constexpr (IDS)
@@ -759,13 +752,12 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
     };
     // IDS: the ids of the lane's V cells as one word; those of plane k in the lane's slot k
-    // mod NT + 1 of a ring in shared memory after the table (written and read by the lane
+    // mod NT + 1 of a ring in shared memory after the planes (written and read by the lane
     // alone: in registers, 4 words at NT 3, ptxas spilled 48 bytes at 80 registers), mx
     // plane s + 2's, loaded an iteration ahead with its fields. The steps' planes before
     // kstart (whose values reach no owned cell) take id 0: kstart >= 0 (lean3v_one), so
     // k + NT + 1 > 0 for every plane k a step computes.
-    IW* const ring = (RING ? reinterpret_cast<IW*>(sh + NPL * SP)
-                           : reinterpret_cast<IW*>(st + 18 * rows)) + ty * 32 + tx;
+    IW* const ring = reinterpret_cast<IW*>(sh + NPL * SP) + ty * 32 + tx;
     const auto slot = [&](int k) { return ((k + NT + 1) % (NT + 1)) * 32 * BY; };
     unsigned mx = 0u;
     if constexpr (IDS) {
@@ -902,36 +894,12 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
         return q;
     };
-    // ZF, -DMARCH_FACE_SHIFT=1 (off by default until a GPU has checked and timed it), boxes
-    // without the z terms: a lane's x face or a row's y face and its profile are the same
-    // at every plane, and the entry moves by a plane's (W ny along x, px L along y) from
-    // plane to plane. So the faces zfetch(s) finds at plane s (fxy) serve step t at plane
-    // s - t + 1 (zshift), the same integers, rather than 6 more lookups an iteration in
-    // the shared records. Counted (NVCC 13.0 for sm_90, benchmarks/sass_loops.py), the
-    // loop's instructions: x faces 586 -> 492 at 3 steps (475 -> 408 at 2), y faces 809 ->
-    // 718 (616 -> 545), x and y 870 -> 717, no spill; with the z terms too it took more
-    // (xyz 1504 -> 1594), so those keep zface. Off, the SASS is byte for byte as before.
-    constexpr bool SHIFT = MARCH_FACE_SHIFT && (FM & 4) == 0;
-    ZFace fxy[2][2] = {};
-    const auto zshift = [&](auto ax, int hh, int k, int d) {
-        constexpr int A = decltype(ax)::value;
-        if constexpr (SHIFT && A < 2) {
-            ZFace q = fxy[A][hh];
-            if (q.f != nullptr)
-                q.at -= (idx_t)d * (A == 0 ? (idx_t)q.f->W * ny : (idx_t)px * q.f->L);
-            return q;
-        } else {
-            return zface(ax, hh, k);
-        }
-    };
     const auto zfetch = [&](int k) {
         each_axis([&](auto ax) {
             constexpr int A = decltype(ax)::value;
 #pragma unroll
             for (int hh = 0; hh < 2; ++hh) {
-                ZFace q;
-                if constexpr (SHIFT && A < 2) q = fxy[A][hh] = zface(ax, hh, k);
-                else q = zface(ax, hh, k);
+                const ZFace q = zface(ax, hh, k);
 #pragma unroll
                 for (int w = 0; w < 2; ++w) {
                     Pack<T, V> x;
@@ -984,16 +952,17 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
     };
     idx_t off = 2 * pl;
-    // -DMARCH_LEAN_CURSOR=1 (off by default until a GPU has checked and timed it): the
-    // planes' loads and stores addressed from the kernel's arrays and one running index,
-    // cur, the lane's cell of the plane loaded next (c0 + off, the same integers), rather
-    // than from the lane's six pointers in and out, which ptxas rebuilt at every plane
-    // (their 12 registers are not to be had at 80). Counted (NVCC 13.0 for sm_90,
+    // CUR: the planes' loads and stores addressed from the kernel's arrays and one running
+    // index, cur, the lane's cell of the plane loaded next (c0 + off, the same integers),
+    // rather than from the lane's six pointers in and out, which ptxas rebuilt at every
+    // plane (their 12 registers are not to be had at 80). Counted (NVCC 13.0 for sm_90,
     // benchmarks/sass_loops.py, 3 steps, the loop's instructions): lean3v's march 381 ->
     // 350 (its 8-byte spill gone too), the x faces' box 586 -> 570, the z faces' 1102 ->
-    // 1012, no spill. Not in EDGE's march (its loop took 4 local loads and stores an
-    // iteration); the march with ids with its ring first (see st above), 524 -> 490.
-    constexpr bool CUR = MARCH_LEAN_CURSOR && !EDGE;
+    // 1012, no spill; the march with ids with its ring first (see st above), 524 -> 490.
+    // H200, dipole-cpml 512 float32, 3,64,24,64, 300 steps: 1.245 / 1.238 ms a step
+    // against 1.262 / 1.257 with the pointers. Not in EDGE's march (its loop took 4 local
+    // loads and stores an iteration).
+    constexpr bool CUR = !EDGE;
     idx_t cur = c0 + off;
     const S* const inb[6] = {ex0, ey0, ez0, hx0, hy0, hz0};
     S* const outb[6] = {ex1, ey1, ez1, hx1, hy1, hz1};
@@ -1038,10 +1007,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const T ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
             T hn[3][V], zh[3][2][V];   // zh: ZF, this step's auxiliary values of H at k
             ZFace fh[3] = {};
-            each_axis([&](auto ax) {
-                if constexpr (SHIFT) fh[decltype(ax)::value] = zshift(ax, 1, k, t - 1);
-                else fh[decltype(ax)::value] = zface(ax, 1, k);
-            });
+            each_axis([&](auto ax) { fh[decltype(ax)::value] = zface(ax, 1, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const unsigned id = id_of<ID>(mt(k), v);
@@ -1071,10 +1037,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const T hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
             T en[3][V], ze[3][2][V];   // ze: ZF, this step's auxiliary values of E at k
             ZFace fe[3] = {};
-            each_axis([&](auto ax) {
-                if constexpr (SHIFT) fe[decltype(ax)::value] = zshift(ax, 0, k, t - 1);
-                else fe[decltype(ax)::value] = zface(ax, 0, k);
-            });
+            each_axis([&](auto ax) { fe[decltype(ax)::value] = zface(ax, 0, k); });
 #pragma unroll
             for (int v = 0; v < V; ++v) {
                 const unsigned id = id_of<ID>(mt(k), v);

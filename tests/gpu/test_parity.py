@@ -417,14 +417,15 @@ def _clear_blocks_scene(case: int) -> yf.Scene:
                                     "background": "m1" if case == 1 else "vacuum"})
 
 
-def _runs_with_flags(scene, cfg, monkeypatch, off: str) -> list:
-    """'temporal' float32 runs of ``scene`` with pass shape ``cfg``, compiled as they are,
-    with ``off`` (the shortcut under test turned off) and with -DMARCH_UNIFORM_ROW=1 (its
-    blocks given row 1's coefficients, so that the fields tell whether they ran)."""
+def _runs_with_flags(scene, cfg, monkeypatch, off: str, dtype: str = "float32") -> list:
+    """'temporal' runs of ``scene`` (fields stored as ``dtype``) with pass shape ``cfg``,
+    compiled as they are, with ``off`` (the shortcut under test turned off) and with
+    -DMARCH_UNIFORM_ROW=1 (its blocks given row 1's coefficients, so that the fields tell
+    whether they ran)."""
     runs = []
     for flags in ("", off, "-DMARCH_UNIFORM_ROW=1"):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        runs.append(yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+        runs.append(yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
                            progress=False,
                            stepper_options={"variant": "temporal", "launch": {"pass": cfg}}))
     return runs
@@ -457,18 +458,19 @@ def test_one_material_blocks_keep_the_bits(cfg, case, monkeypatch):
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
-@pytest.mark.parametrize("seg", [16, 9])
-def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
+@pytest.mark.parametrize("seg,dtype", [(16, "float32"), (9, "float32"), (16, "float16")])
+def test_lean_pass_keeps_the_bits(seg, dtype, case, monkeypatch):
     """The lean pass (3 steps, tiles of 64 x 24): its blocks that need nothing but the
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
-    float32; and lean3v ran: made to take row 1 (-DMARCH_UNIFORM_ROW=1), the fields
-    change. The scene of _clear_blocks_scene (random_scene's sources and
-    probes moved to x below 45 cells), with a point source and a probe in a block that
-    would otherwise run lean3v, and passes of fewer steps (at the snapshots every 50 steps
-    and at the end of 101). In case 3 (objects at x from 72 to 108) they are moved to x
-    from 75 to 105, and the pass's first and last lanes along x own one of their 2 cells
-    each, in clear blocks."""
+    float32, and float16 (values widened to float as they are loaded and rounded as they
+    are stored, as march3v does); and lean3v ran: made to take row 1
+    (-DMARCH_UNIFORM_ROW=1), the fields change. The scene of _clear_blocks_scene
+    (random_scene's sources and probes moved to x below 45 cells), with a point source and
+    a probe in a block that would otherwise run lean3v, and passes of fewer steps (at the
+    snapshots every 50 steps and at the end of 101). In case 3 (objects at x from 72 to
+    108) they are moved to x from 75 to 105, and the pass's first and last lanes along x
+    own one of their 2 cells each, in clear blocks."""
     scene = _clear_blocks_scene(case)
     d = scene.grid.spacing
 
@@ -490,7 +492,7 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
                                      "sources": [*map(left, scene.sources), src],
                                      "monitors": [*map(left, scene.monitors), probe]})
     cfg = (3, 64, 24, seg)
-    lean, plain, row1 = _runs_with_flags(scene, cfg, monkeypatch, "-DMARCH_LEAN=0")
+    lean, plain, row1 = _runs_with_flags(scene, cfg, monkeypatch, "-DMARCH_LEAN=0", dtype)
     assert lean.stats["launch"]["pass"] == list(cfg)
     assert lean.stats["tile"]["lean_pass"] is True
     share = lean.stats["tile"]["one_material_blocks"]
@@ -504,7 +506,7 @@ def test_lean_pass_keeps_the_bits(seg, case, monkeypatch):
         from yeefdtd.run import make_stepper
 
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
-        st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal",
+        st = make_stepper(build_model(scene), "cuda", dtype, variant="temporal",
                           tune=False, graphs=False, launch={"pass": cfg})
         org, ext = st.pass_box_of(3)
         assert (org[0], org[0] + ext[0]) == (11, 141), (org, ext)
@@ -563,7 +565,8 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
                for c, v in runs["ids"].fields.items())
 
 
-def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_lean_pass_ids_blocks_with_16_bit_ids(dtype, monkeypatch):
     """The march with ids over 16-bit ids (its ring of words of 2 ids of 2 bytes; the
     sources' and probes' cells marked with the table's row count, above 255): 30 lossy
     dielectric boxes of 1.8 x 1.8 x 3.6 cells on a 2-cell pitch make 507 combinations of
@@ -574,7 +577,8 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     lies in the first of those, which the mark leaves to march3v (on the march with ids
     its probe would not be recorded), and the source at z = 40, off their cones, reaches
     the boxes within the run. Bit for bit the fields and probes of those blocks on march3v
-    (-DMARCH_LEAN_IDS=0), float32, 3 steps a pass, and the blocks ran (-DMARCH_IDS_ROW=0 changes the fields)."""
+    (-DMARCH_LEAN_IDS=0), fields of float32 and float16, 3 steps a pass, and the blocks ran
+    (-DMARCH_IDS_ROW=0 changes the fields)."""
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -591,7 +595,7 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
                      run=yf.RunSettings(steps=61))
     cfg = (3, 64, 24, 16)
     monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
-    st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
+    st = make_stepper(build_model(scene), "cuda", dtype, variant="temporal", tune=False,
                       graphs=False, launch={"pass": cfg})
     assert st.id_dtype == np.uint16 and st.const_table and st.R == 507, st.R
     assert st._lean_mark() == 507
@@ -600,7 +604,7 @@ def test_lean_pass_ids_blocks_with_16_bit_ids(monkeypatch):
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
                         ("row0", "-DMARCH_IDS_ROW=0")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
-        runs[name] = yf.run(scene, backend="cuda", keep_fields=True, progress=False,
+        runs[name] = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True, progress=False,
                             stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
     assert 0 < runs["ids"].stats["tile"]["lean_ids_blocks"] < 1
     assert runs["off"].stats["tile"]["lean_ids_blocks"] == 0
@@ -637,18 +641,19 @@ def _faces_scene(case: int) -> yf.Scene:
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
-@pytest.mark.parametrize("cfg", [(3, 64, 24, 16), (2, 64, 16, 0)], ids=str)
-def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
-    """lean3f runs the CPML boxes beside 3D 'temporal''s pass (float32, passes of all their
-    steps), of the faces (x, y, z terms) and of the edges (xz, yz, xyz), where every cell
-    of the box's cone holds one combination of materials (vacuum, and at the grid's ends
-    the walls' zero tangential E and the last cells' unused slots) and no source or probe:
-    bit for bit the fields and probes of march3 over those boxes ($YEEFDTD_LEAN_FACES=off),
-    in passes that reach both ends of the grid (each box wraps from the last cell, row or
-    plane to the first along its axes); and it ran: with row 1's coefficients
-    (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields change. With a
-    probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. At 3 steps
-    the boxes that do not wrap along z take segments of 16 planes (several along z, their
+@pytest.mark.parametrize("cfg,dtype", [((3, 64, 24, 16), "float32"), ((2, 64, 16, 0), "float32"),
+                                       ((3, 64, 24, 16), "float16")], ids=str)
+def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, dtype, case, monkeypatch):
+    """lean3f runs the CPML boxes beside 3D 'temporal''s pass (float32, and float16 at 3 steps,
+    passes of all their steps), of the faces (x, y, z terms) and of the edges (xz, yz, xyz),
+    where every cell of the box's cone holds one combination of materials (vacuum, and at the
+    grid's ends the walls' zero tangential E and the last cells' unused slots) and no source or
+    probe: bit for bit the fields and probes of march3 over those boxes
+    ($YEEFDTD_LEAN_FACES=off), in passes that reach both ends of the grid (each box wraps from
+    the last cell, row or plane to the first along its axes); and it ran: with row 1's
+    coefficients (-DMARCH_UNIFORM_ROW=1, lean3v's and march3v's shortcuts off) the fields
+    change. With a probe in a face's box (cases 1, z, 2, y, and 3, x) march3 runs that one. At 3
+    steps the boxes that do not wrap along z take segments of 16 planes (several along z, their
     ends inside the box), at 2 steps of LEAN_SEGMENT (one)."""
     from yeefdtd.backends.cuda.march import MarchStepper
     from yeefdtd.build.model import build_model
@@ -664,7 +669,7 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
                               ("row1off", row1, "off")):
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
-        runs[name] = yf.run(scene, backend="cuda", dtype="float32", keep_fields=True,
+        runs[name] = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
                             progress=False, stepper_options=opts)
     assert_same_bits(runs["on"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
@@ -676,7 +681,7 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, case, monkeypatch):
                for c, v in runs["row1off"].fields.items())
     monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", "")
     monkeypatch.setenv("YEEFDTD_LEAN_FACES", "on")
-    st = make_stepper(build_model(scene), "cuda", "float32", variant="temporal", tune=False,
+    st = make_stepper(build_model(scene), "cuda", dtype, variant="temporal", tune=False,
                       graphs=False, launch={"pass": cfg})
     # the walls: the tangential E of the first column, row or plane, the last one's unused
     # slots (E, and H offset along the axis) kept zero, along the box's axes; nothing else

@@ -571,11 +571,11 @@ def test_fused_pads_rows_for_aligned_tiles_or_x_layers(monkeypatch):
     assert v.pitches((513, 513, 513)) == (528, 513)
     t = make_variant("temporal")
     t.mode, t.x_layers = "3d", True
-    # 'temporal' in float arithmetic: rows of whole sectors over 4-byte values, even rows
-    # over 16-bit ones (march3v's two-cell accesses)
+    # 'temporal' in float arithmetic: rows of whole sectors, 8 cells over 4-byte values,
+    # 16 over 16-bit ones
     assert t.pitches((513, 513, 513)) == (520, 513)
     t.half = True
-    assert t.pitches((513, 513, 513)) == (514, 513)
+    assert t.pitches((513, 513, 513)) == (528, 513)
     t.half, t.single = False, False
     assert t.pitches((513, 513, 513)) == (513, 513)
 

@@ -932,14 +932,14 @@ class MarchStepper(CudaStepper):
 
     def _lean_face_allowed(self, fm: int) -> bool:
         """Whether this stepper may run lean3f over its CPML box with the terms of ``fm`` (1
-        x, 2 y, 4 z): 3D 'temporal' with its layers in boxes, float values and arithmetic,
-        the table in constant memory, layers on a face of each of fm's axes
+        x, 2 y, 4 z): 3D 'temporal' with its layers in boxes, float arithmetic (on float or
+        16-bit values), the table in constant memory, layers on a face of each of fm's axes
         ($YEEFDTD_LEAN_FACES: the boxes whose axes it names)."""
         from .experiments import lean_faces
 
         if not (self.model.grid.mode == "3d" and self.variant.name == "temporal"
-                and self.cpml_mode == "boxes" and self._tparams[1] == "float, float"
-                and self.const_table):
+                and self.cpml_mode == "boxes"
+                and self._tparams[1] in ("float, float", "float, half_t") and self.const_table):
             return False
         axes = [a for a in range(3) if fm >> a & 1]
         return bool(axes) and all(a in lean_faces() and

@@ -365,11 +365,11 @@ class March(Variant):
     @property
     def lane_pitch(self) -> int:
         """3D 'temporal''s rows in float arithmetic are padded to a multiple of this many
-        cells: SECTOR_CELLS over 4-byte values, 2 over 16-bit ones ($YEEFDTD_LANE_PITCH
-        overrides)."""
+        cells: a 32-byte sector's, SECTOR_CELLS over 4-byte values, twice as many over
+        16-bit ones (where the lean pass runs too) ($YEEFDTD_LANE_PITCH overrides)."""
         from .experiments import lane_pitch
 
-        return lane_pitch(2 if self.half else self.SECTOR_CELLS)
+        return lane_pitch(2 * self.SECTOR_CELLS if self.half else self.SECTOR_CELLS)
 
     def lane_owned(self, cfg, aligned: bool = False) -> int:
         """Cells a march3v tile owns along x: LANE_WIDTH less the overlap on each side
@@ -396,9 +396,12 @@ class March(Variant):
         overrides the choice."""
         from .experiments import lane_sectors
 
-        if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or self.half or nx <= 0:
+        if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or nx <= 0:
             return False
-        if pitch % self.SECTOR_CELLS:   # rows not on sector boundaries
+        if self.half and not self.lean_shape(cfg):   # 16-bit values: the lean pass's alone
+            return False
+        if pitch % (2 * self.SECTOR_CELLS if self.half else self.SECTOR_CELLS):   # rows not
+            # on sector boundaries
             return False
         env = lane_sectors()   # $YEEFDTD_LANE_SECTORS, for comparisons
         if env is not None:

@@ -146,6 +146,15 @@ __device__ __forceinline__ void sstore(T* p, const T (&x)[V]) {
     *reinterpret_cast<Pack<T, V>*>(p) = q;
 }
 
+// V values of T stored as S at p (narrowed where S is 16 bits), one access
+template <typename T, typename S, int V>
+__device__ __forceinline__ void gstore(S* p, const T (&x)[V]) {
+    Pack<T, V> q;
+#pragma unroll
+    for (int v = 0; v < V; ++v) q.v[v] = x[v];
+    storef<T, S, V>(p, 0, q);
+}
+
 template <typename T, int V>
 __device__ __forceinline__ Pack<T, V> sload(const T* p) {
     return *reinterpret_cast<const Pack<T, V>*>(p);
@@ -679,7 +688,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
            int z0, int z1, int nx = 0, int ny = 0, int nz = 0, int src = 0,
            const unsigned char* __restrict__ zmask = nullptr,
            const ID* __restrict__ cid = nullptr, int rows = 0) {
-    static_assert(sizeof(T) == 4 && sizeof(S) == 4, "lean3v: float fields and arithmetic");
+    static_assert(sizeof(T) == 4 && (sizeof(S) == 4 || sizeof(S) == 2),
+                  "lean3v: float arithmetic, fields of float or half_t");
     static_assert(FM >= 0 && FM <= 7, "lean3v: a mask of face axes");
     static_assert(!(FM & 1) || V == 1, "lean3v: the x faces' terms take one cell a lane");
     constexpr bool ZF = FM != 0;   // with faces' terms
@@ -782,7 +792,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     if (on(kstart)) {
 #pragma unroll
         for (int a = 0; a < 3; ++a) {
-            const Pack<T, V> x = load<S, V>(in[a], 0), y = load<S, V>(in[a + 3], 0);
+            const Pack<T, V> x = loadf<T, S, V>(in[a], 0), y = loadf<T, S, V>(in[a + 3], 0);
 #pragma unroll
             for (int v = 0; v < V; ++v) { e[0][a][v] = x.v[v]; h[0][a][v] = y.v[v]; }
         }
@@ -790,7 +800,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
     for (int a = 0; a < 6; ++a) {
         Pack<T, V> x;
-        if (on(kstart + 1)) x = load<S, V>(in[a], pl);
+        if (on(kstart + 1)) x = loadf<T, S, V>(in[a], pl);
         else {
 #pragma unroll
             for (int v = 0; v < V; ++v) x.v[v] = T(0);
@@ -926,6 +936,16 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             m |= (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + nx + ny + k);
         return m;
     };
+    // Each step's new values as they would be stored: rounded to S and back (with 16-bit
+    // values, as march3 and march3v round every step's, and NumPy's emulation stores them;
+    // nothing with S = T), the auxiliary values left as they are
+    const auto stored = [&](T (&x)[3][V]) {
+        if constexpr (sizeof(S) < sizeof(T))
+#pragma unroll
+            for (int a = 0; a < 3; ++a)
+#pragma unroll
+                for (int v = 0; v < V; ++v) x[a][v] = rnd<T, S>(x[a][v]);
+    };
     // ZF: the components of bits 0-2 of zm set to zero
     const auto clear = [&](T (&x)[3][V], unsigned zm) {
 #pragma unroll
@@ -982,7 +1002,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
             for (int a = 0; a < 6; ++a) {
                 Pack<T, V> x;
-                if (live) x = CUR ? load<S, V>(inb[a], cur) : load<S, V>(in[a], off);
+                if (live) x = CUR ? loadf<T, S, V>(inb[a], cur) : loadf<T, S, V>(in[a], off);
                 else {
 #pragma unroll
                     for (int v = 0; v < V; ++v) x.v[v] = T(0);
@@ -1025,6 +1045,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     terms(ax, 1, t, v, fh[decltype(ax)::value], d, hn, zh);
                 });
             }
+            stored(hn);
             if constexpr (ZF) clear(hn, zeros(k) >> 3);
             const int shp = (HP + 2 * (t - 1)) * SP;
             sstore<T, V>(me + shp, hn[0]);
@@ -1053,6 +1074,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                     terms(ax, 0, t, v, fe[decltype(ax)::value], d, en, ze);
                 });
             }
+            stored(en);
             if constexpr (ZF) clear(en, zeros(k));
             if (t < NT) {   // read by step t + 1 an iteration on
                 const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
@@ -1063,15 +1085,21 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 if constexpr (EDGE) {   // cell by cell: see om above
 #pragma unroll
                     for (int a = 0; a < 3; ++a) {
-                        if (om & 1) { out[a][o] = en[a][0]; out[a + 3][o] = hn[a][0]; }
-                        if (om & 2) { out[a][o + 1] = en[a][1]; out[a + 3][o + 1] = hn[a][1]; }
+                        if (om & 1) {
+                            out[a][o] = Conv<T, S>::narrow(en[a][0]);
+                            out[a + 3][o] = Conv<T, S>::narrow(hn[a][0]);
+                        }
+                        if (om & 2) {
+                            out[a][o + 1] = Conv<T, S>::narrow(en[a][1]);
+                            out[a + 3][o + 1] = Conv<T, S>::narrow(hn[a][1]);
+                        }
                     }
                 } else {   // om: all V cells (lean3v_one)
                     const idx_t oc = cur - (NT + 2) * pl;   // CUR: c0 + o
 #pragma unroll
                     for (int a = 0; a < 3; ++a) {
-                        sstore<T, V>(CUR ? outb[a] + oc : out[a] + o, en[a]);
-                        sstore<T, V>(CUR ? outb[a + 3] + oc : out[a + 3] + o, hn[a]);
+                        gstore<T, S, V>(CUR ? outb[a] + oc : out[a] + o, en[a]);
+                        gstore<T, S, V>(CUR ? outb[a + 3] + oc : out[a + 3] + o, hn[a]);
                     }
                 }
                 // the auxiliary values, to the faces of the other set

@@ -83,6 +83,9 @@ struct PlaneV {
 #ifndef MARCH_LEAN_IDS
 #define MARCH_LEAN_IDS 1   // see lean3v_one
 #endif
+#ifndef MARCH_LEAN_ROUND
+#define MARCH_LEAN_ROUND 1   // see stored in lean3v_run
+#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -938,9 +941,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     };
     // Each step's new values as they would be stored: rounded to S and back (with 16-bit
     // values, as march3 and march3v round every step's, and NumPy's emulation stores them;
-    // nothing with S = T), the auxiliary values left as they are
+    // nothing with S = T), the auxiliary values left as they are (-DMARCH_LEAN_ROUND=0:
+    // not rounded, for timing; not the fields of march3v and NumPy's emulation)
     const auto stored = [&](T (&x)[3][V]) {
-        if constexpr (sizeof(S) < sizeof(T))
+        if constexpr (sizeof(S) < sizeof(T) && MARCH_LEAN_ROUND)
 #pragma unroll
             for (int a = 0; a < 3; ++a)
 #pragma unroll

@@ -1082,8 +1082,10 @@ def test_auto_runs_the_fastest_variant_for_the_mode_and_dtype(mode, dtype, expec
 
 def test_auto_with_16_bit_storage_in_3d_follows_the_cards_memory_feed(monkeypatch):
     """On a card whose memory feeds its SMs AUTO_FEED bytes a cycle or more (an H200,
-    not an H100 SXM), 'auto' runs 3D float16 on 'indexed' at every size; below it,
-    'temporal' on large grids. The feed is read from the device's attributes."""
+    not an H100 SXM), 'auto' runs 3D float16 with CPML layers on 'indexed' below
+    AUTO_MIN_CELLS_16_FED's threshold (and without layers at every size); below that feed,
+    from AUTO_MIN_CELLS_16's. The feed is read from the device's attributes. The scene
+    has layers: with both thresholds at 0 it runs 'temporal' on any card."""
     from yeefdtd.backends.cuda import variants
     from yeefdtd.backends.cuda.stepper import device_feed
 
@@ -1094,4 +1096,9 @@ def test_auto_with_16_bit_storage_in_3d_follows_the_cards_memory_feed(monkeypatc
                         dict.fromkeys(variants.AUTO_MIN_CELLS_16, 0))
     got = yf.run(scene, backend="cuda", dtype="float16", keep_fields=True, progress=False)
     assert got.stats["variant"] == ("indexed" if feed >= variants.AUTO_FEED else "temporal")
+    assert rel_l2(got.fields, r64.fields) <= 3 * reference16("3d", 0)[1]
+    monkeypatch.setattr(variants, "AUTO_MIN_CELLS_16_FED",
+                        dict.fromkeys(variants.AUTO_MIN_CELLS_16_FED, 0))
+    got = yf.run(scene, backend="cuda", dtype="float16", keep_fields=True, progress=False)
+    assert got.stats["variant"] == "temporal"
     assert rel_l2(got.fields, r64.fields) <= 3 * reference16("3d", 0)[1]

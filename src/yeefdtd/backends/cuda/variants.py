@@ -811,7 +811,8 @@ AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20,
 #: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
 #: cycle or more (peak, from the memory clock and bus width; see device_feed; the other
 #: thresholds of such cards: AUTO_MIN_CELLS_FED): 'indexed', bound by memory, outruns
-#: 'temporal', bound by instruction issue, at every size measured.
+#: 'temporal', bound by instruction issue, at every size measured without CPML layers,
+#: and with them below AUTO_MIN_CELLS_16_FED's (the lean pass's, since 1155e99: below).
 #: An H100 SXM feeds 12.8 (read from one: memory clock 2619 MHz, 5120 bits, 132 SMs at
 #: 1980 MHz; docs/perf/cpml-face-sets-h100-2026-11-26.txt): dipole-cpml 512 float16
 #: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds about 18.4
@@ -835,7 +836,14 @@ AUTO_FEED = 15.5
 #: H200, dipole-cpml 224^3 float64 19 388 / 19 555, where float32 ran 'indexed' faster).
 AUTO_MIN_CELLS_FED = {("3d", False): 1_750_000, ("3d", True): 14_000_000,
                       ("2d", False): 1_200_000, ("2d", True): 3_700_000}
-AUTO_MIN_CELLS_16_FED = {("2d", False): 3_000_000, ("2d", True): 8_000_000}
+#: 3D with layers, 16-bit storage, measured on an H200 at 755415c (300 steps, tuned; Mcells/s
+#: 'indexed' / 'temporal'; docs/perf/auto-float16-h200-2026-11-29.txt): dipole-cpml 256^3
+#: 54 198 / 57 585, 384^3 64 440 / 82 320, 512^3 (1000 steps) 70 019 (2026-11-26) / 95 661;
+#: without layers 'indexed' stays ahead (pec-box 192^3 74 102 / 53 287, 256^3 82 798 /
+#: 69 103, 384^3 91 265 / 80 738, 512^3 94 589 / 82 767: its pass does not take the lean
+#: shape there).
+AUTO_MIN_CELLS_16_FED = {("3d", True): 16_000_000,
+                         ("2d", False): 3_000_000, ("2d", True): 8_000_000}
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
@@ -845,9 +853,9 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
     AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16; where the card's ``feed``, its
     memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED in
-    float32 and AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D never), 'indexed'
-    otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79,
-    300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
+    float32 and AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D without CPML layers
+    never), 'indexed' otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at
+    a4a4c79, 300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
     dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1
     against 20.9; since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit
     storage in 3D 'indexed' stayed the choice until a94b544 (H100, dipole-cpml 512 float16: at
@@ -859,7 +867,7 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     grid = "3d" if mode == "3d" else "2d"
     fed = feed is not None and feed >= AUTO_FEED
     if dtype in STORAGE16:
-        if fed and grid == "3d":
+        if fed and grid == "3d" and not cpml:
             return "indexed", None
         table = AUTO_MIN_CELLS_16_FED if fed else AUTO_MIN_CELLS_16
     else:   # float64 keeps AUTO_MIN_CELLS: see AUTO_MIN_CELLS_FED

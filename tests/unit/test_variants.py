@@ -866,7 +866,8 @@ def test_lane_tiles_run_march3v_only_where_it_fits():
 def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles(monkeypatch):
     """3D 'temporal''s march3v over 4-byte values runs tiles owning 56 cells from a multiple
     of 8 (whole 32-byte sectors) where they take no more tiles along x than the tiles that
-    overlap by NT cells (60 owned); not over 16-bit values or for other passes."""
+    overlap by NT cells (60 owned); over 16-bit values (rows of 16 cells) for the lean
+    pass's shape alone; not for other passes."""
     for name in ("YEEFDTD_LANE_SECTORS", "YEEFDTD_LANE_PITCH"):
         monkeypatch.delenv(name, raising=False)
     t = make_variant("temporal")
@@ -887,6 +888,10 @@ def test_lane_tiles_write_whole_sectors_where_they_take_no_more_tiles(monkeypatc
     assert not t.lane_sectors(cfg, 12, 489, 0, 514)   # rows not on sector boundaries
     t.half = True
     assert not t.lane_sectors(cfg, 12, 489, 0, px)
+    lean = (3, 64, 24, 64)   # the lean pass's shape, on rows of 16 cells alone
+    px16 = t.pitches((513, 513, 513))[0]
+    assert px16 == 528 and t.lane_sectors(lean, 13, 487, 0, px16)
+    assert not t.lane_sectors(lean, 13, 487, 0, 520)
     t.half = False
     name = t.kernel("pass", cfg, "3d", "float, float", "id8_t", "true", 0, True)
     assert name.endswith(", 1, true>") and "march3v" in name

@@ -363,13 +363,19 @@ class March(Variant):
     SECTOR_CELLS = 8
 
     @property
+    def sector_cells(self) -> int:
+        """Stored values a 32-byte sector holds: SECTOR_CELLS of 4 bytes, twice as many of
+        16 bits."""
+        return 2 * self.SECTOR_CELLS if self.half else self.SECTOR_CELLS
+
+    @property
     def lane_pitch(self) -> int:
         """3D 'temporal''s rows in float arithmetic are padded to a multiple of this many
-        cells: a 32-byte sector's, SECTOR_CELLS over 4-byte values, twice as many over
-        16-bit ones (where the lean pass runs too) ($YEEFDTD_LANE_PITCH overrides)."""
+        cells: a sector's (sector_cells; over 16-bit values, where the lean pass runs too)
+        ($YEEFDTD_LANE_PITCH overrides)."""
         from .experiments import lane_pitch
 
-        return lane_pitch(2 * self.SECTOR_CELLS if self.half else self.SECTOR_CELLS)
+        return lane_pitch(self.sector_cells)
 
     def lane_owned(self, cfg, aligned: bool = False) -> int:
         """Cells a march3v tile owns along x: LANE_WIDTH less the overlap on each side
@@ -384,24 +390,24 @@ class March(Variant):
     def lane_sectors(self, cfg, x0: int, nx: int, pml: int, pitch: int) -> bool:
         """Whether march3v's pass of launch shape ``cfg`` over the cells x0 .. x0 + nx - 1
         along x, on rows of ``pitch`` cells, runs tiles that write whole 32-byte sectors (AL
-        in march3v.cu): over 4-byte values on rows pitched to whole sectors, where those
-        tiles (56 cells owned from a multiple of 8, the first from the one at or before x0)
-        take no more tiles along x than the tiles that overlap by NT cells (60 owned). A
-        warp writing part of a sector makes the L2 read it from DRAM to merge it: H100, 512
-        float32 without layers, 2,64,16,64, 200 steps, the owned rows written as whole
-        sectors (timing only: the wrong cells) 74 381 Mcells/s against 69 954, DRAM reads
-        4.17 GB a pass (4.52-4.56 without, in the calls before). Tiles of 56 run over
-        dipole-cpml's pass (489 cells from x = 12), where the pass took 1.600 ms a step
-        against 1.771 with tiles of 60 on the same rows. $YEEFDTD_LANE_SECTORS (on, off)
-        overrides the choice."""
+        in march3v.cu): over 4-byte values, and over 16-bit ones for the lean pass's shape
+        alone (there its tiles own 56 cells from a multiple of 8: half sectors at the ends),
+        on rows pitched to whole sectors, where those tiles (56 cells owned from a multiple
+        of 8, the first from the one at or before x0) take no more tiles along x than the
+        tiles that overlap by NT cells (60 owned). A warp writing part of a sector makes the
+        L2 read it from DRAM to merge it: H100, 512 float32 without layers, 2,64,16,64, 200
+        steps, the owned rows written as whole sectors (timing only: the wrong cells) 74 381
+        Mcells/s against 69 954, DRAM reads 4.17 GB a pass (4.52-4.56 without, in the calls
+        before). Tiles of 56 run over dipole-cpml's pass (489 cells from x = 12), where the
+        pass took 1.600 ms a step against 1.771 with tiles of 60 on the same rows.
+        $YEEFDTD_LANE_SECTORS (on, off) overrides the choice."""
         from .experiments import lane_sectors
 
         if not (self.mode == "3d" and self.lane_pass(cfg, pml)) or nx <= 0:
             return False
         if self.half and not self.lean_shape(cfg):   # 16-bit values: the lean pass's alone
             return False
-        if pitch % (2 * self.SECTOR_CELLS if self.half else self.SECTOR_CELLS):   # rows not
-            # on sector boundaries
+        if pitch % self.sector_cells:   # rows not on sector boundaries
             return False
         env = lane_sectors()   # $YEEFDTD_LANE_SECTORS, for comparisons
         if env is not None:

@@ -463,8 +463,8 @@ def test_lean_pass_keeps_the_bits(seg, dtype, case, monkeypatch):
     """The lean pass (3 steps, tiles of 64 x 24): its blocks that need nothing but the
     update of row 0 run lean3v, the others march3v over tiles of 12 rows that split
     theirs: bit for bit the fields and probes of every block on march3v (-DMARCH_LEAN=0),
-    float32, and float16 (values widened to float as they are loaded and rounded as they
-    are stored, as march3v does); and lean3v ran: made to take row 1
+    float32, and float16 (values widened to float as they are loaded, each step's rounded
+    to float16 and back, as march3v does); and lean3v ran: made to take row 1
     (-DMARCH_UNIFORM_ROW=1), the fields change. The scene of _clear_blocks_scene
     (random_scene's sources and probes moved to x below 45 cells), with a point source and
     a probe in a block that would otherwise run lean3v, and passes of fewer steps (at the

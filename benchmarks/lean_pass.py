@@ -21,14 +21,18 @@ the goal. Its fields are checked against NumPy (the same update, float32, relati
 1e-5: float32 rounding over NT steps of a random field, where the FMA contractions differ
 from NumPy's separate operations), so the timed kernel does the whole update.
 
-Prints, for each NT, BY, V, MB (blocks an SM at least), TRIM, IDS and SHT: registers, spilled
+With C > 1 (blocks a cluster along y, sm_90) a cluster marches one tile of C BY rows and
+its blocks read each other's edge rows from their shared memory, behind the cluster's
+barriers: the overlap along y is then NT rows at the cluster's ends alone.
+
+Prints, for each NT, BY, V, MB (blocks an SM at least), TRIM, IDS, SHT and C: registers, spilled
 bytes, shared memory, the error against NumPy, milliseconds a pass, and Mcells/s over the
 owned box (N^3 cells, NT steps a pass), beside the device's copy bandwidth and the
 single-step bound (copy bandwidth / 48 bytes).
 
-Usage: python3 benchmarks/lean_pass.py [N] [--passes P] [--configs NT,BY,V,MB,TRIM,IDS,SHT ...]
-[--zlen L] (IDS: 0 none, 1 every cell's id 0, 2 ids of four materials at random; SHT 1:
-the table in shared memory)
+Usage: python3 benchmarks/lean_pass.py [N] [--passes P] [--configs NT,BY,V,MB,TRIM,IDS,SHT[,C]
+...] [--zlen L] (IDS: 0 none, 1 every cell's id 0, 2 ids of four materials at random; SHT 1:
+the table in shared memory; C: 1 where not given)
 (needs CuPy and a GPU).
 """
 
@@ -85,26 +89,83 @@ __device__ __forceinline__ void stv(float* p, const float (&x)[V]) {
 // carried with the planes of each step (m[t]: the ids of step t's plane). SHT: the table's
 // rows read from a copy in shared memory, where lanes of different ids are served at once
 // (constant memory serves one address at a time).
-template <int NT, int BY, int V, int HX, int MB, bool TRIM, bool IDS, bool SHT>
-__global__ void __launch_bounds__(32 * BY, MB)
-lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float* __restrict__ ez0,
-      const float* __restrict__ hx0, const float* __restrict__ hy0, const float* __restrict__ hz0,
-      float* __restrict__ ex1, float* __restrict__ ey1, float* __restrict__ ez1,
-      float* __restrict__ hx1, float* __restrict__ hy1, float* __restrict__ hz1,
-      const unsigned char* __restrict__ cid, int px, int py, int ox, int oy, int oz, int bnx,
-      int bny, int bnz, int zlen) {
+// C > 1: a cluster of C blocks along y (sm_90) marches one tile of C BY rows, owning all
+// but NT at each of its ends: a block's first and last rows read the rows of the blocks
+// beside it in the cluster from their shared memory (distributed shared memory: every
+// warp's neighbour-row loads become ld.shared::cluster, 32-bit addresses), and every
+// barrier is the cluster's (barrier.cluster arrive and wait, release and acquire), so that
+// only the cluster's outer rows are an overlap (6 of 48 rows at NT 3, C 2, BY 24, against
+// 6 of 24 at C 1). The barriers' cost against the overlap saved is what it measures.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n"
+                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// the shared::cluster address of shared p's counterpart in the cluster's block r (a
+// block's own shared::cta addresses are shared::cluster addresses of its own planes too)
+__device__ __forceinline__ unsigned cluster_peer(const float* p, int r) {
+    unsigned q;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(q) : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(r));
+    return q;
+}
+
+// V floats at shared::cluster address a (+ 4 q bytes)
+template <int V> __device__ __forceinline__ Pack<V> ldc(unsigned a);
+template <> __device__ __forceinline__ Pack<1> ldc<1>(unsigned a) {
+    Pack<1> x;
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(x.v[0]) : "r"(a));
+    return x;
+}
+template <> __device__ __forceinline__ Pack<2> ldc<2>(unsigned a) {
+    Pack<2> x;
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];"
+                 : "=f"(x.v[0]), "=f"(x.v[1]) : "r"(a));
+    return x;
+}
+template <> __device__ __forceinline__ Pack<4> ldc<4>(unsigned a) {
+    Pack<4> x;
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(x.v[0]), "=f"(x.v[1]), "=f"(x.v[2]), "=f"(x.v[3]) : "r"(a));
+    return x;
+}
+
+template <int C> struct Cluster;
+template <> struct Cluster<1> {
+    static __device__ __forceinline__ int rank() { return 0; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+template <int C> struct Cluster {
+    static __device__ __forceinline__ int rank() { return (int)blockIdx.y % C; }
+    static __device__ __forceinline__ void sync() { cluster_sync(); }
+};
+
+#define LEAN3_ARGS                                                                        \
+    const float* __restrict__ ex0, const float* __restrict__ ey0,                         \
+    const float* __restrict__ ez0, const float* __restrict__ hx0,                         \
+    const float* __restrict__ hy0, const float* __restrict__ hz0, float* __restrict__ ex1, \
+    float* __restrict__ ey1, float* __restrict__ ez1, float* __restrict__ hx1,             \
+    float* __restrict__ hy1, float* __restrict__ hz1, const unsigned char* __restrict__ cid, \
+    int px, int py, int ox, int oy, int oz, int bnx, int bny, int bnz, int zlen
+#define LEAN3_PASS ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, cid, px, py, \
+    ox, oy, oz, bnx, bny, bnz, zlen
+
+template <int NT, int BY, int V, int HX, bool TRIM, bool IDS, bool SHT, int C>
+__device__ __forceinline__ void lean3_run(LEAN3_ARGS) {
     constexpr int W = 32 * V, SP = W * (BY + 2);
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = HP + 2 * NT;
+    static_assert(C >= 1 && C <= 8 && (C == 1 || !TRIM), "lean3: clusters of 1 to 8, no TRIM");
     extern __shared__ __align__(16) float sh[];
     const int tx = threadIdx.x, ty = threadIdx.y;
     for (int q = ty * 32 + tx; q < NPL * SP; q += 32 * BY) sh[q] = 0.f;
+    const int rank = Cluster<C>::rank(), row = rank * BY + ty;   // row: in the cluster's tile
     float* const st = sh + NPL * SP;   // SHT: the table, after the planes
     if constexpr (SHT)
         for (int q = ty * 32 + tx; q < 16 * 18; q += 32 * BY) st[q] = (&TAB[0][0][0][0])[q];
     const int gi = ox - HX + (int)blockIdx.x * (W - 2 * HX) + V * tx;
-    const int gj = oy - NT + (int)blockIdx.y * (BY - 2 * NT) + ty;
+    const int gj = oy - NT + (int)blockIdx.y / C * (C * BY - 2 * NT) + row;
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
-    const bool ownxy = ty >= NT && ty < BY - NT && gj < oy + bny && V * tx >= HX &&
+    const bool ownxy = row >= NT && row < C * BY - NT && gj < oy + bny && V * tx >= HX &&
                        V * tx < W - HX && gi < ox + bnx;
     const long long pl = (long long)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
@@ -112,6 +173,23 @@ lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float*
     const float* in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     float* out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
     float* const me = sh + (ty + 1) * W + V * tx;
+    // the rows above and below, o floats on (C > 1: through shared::cluster addresses, the
+    // next and the previous block's in the cluster at its last and first row)
+    unsigned up = 0u, dn = 0u;
+    if constexpr (C > 1) {
+        up = ty == BY - 1 && rank < C - 1 ? cluster_peer(sh + W + V * tx, rank + 1)
+                                          : (unsigned)__cvta_generic_to_shared(me + W);
+        dn = ty == 0 && rank > 0 ? cluster_peer(sh + BY * W + V * tx, rank - 1)
+                                 : (unsigned)__cvta_generic_to_shared(me - W);
+    }
+    const auto above = [&](int o) {
+        if constexpr (C > 1) return ldc<V>(up + 4u * (unsigned)o);
+        else return ldv<V>(me + W + o);
+    };
+    const auto below = [&](int o) {
+        if constexpr (C > 1) return ldc<V>(dn + 4u * (unsigned)o);
+        else return ldv<V>(me - W + o);
+    };
     // e[t], h[t]: E and H of step t at its last plane (step t's plane at iteration s is
     // s - t + 1); nx: the plane loaded ahead
     float e[NT][3][V], h[NT + 1][3][V], nx[6][V];
@@ -147,7 +225,7 @@ lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float*
         for (int v = 0; v < V; ++v) nx[a][v] = x.v[v];
     }
     long long off = 2 * pl;
-    __syncthreads();
+    Cluster<C>::sync();   // (with C > 1 also: every block of the cluster has zeroed its planes)
     for (int s = kstart; s <= kend; ++s) {
         // step 0 at plane s + 1: what step 1 reads as the plane ahead
         float eu[3][V], hu[3][V];
@@ -170,14 +248,14 @@ lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float*
         off += pl;
         stv<V>(me, e[0][0]);
         stv<V>(me + SP, e[0][2]);
-        __syncthreads();
+        Cluster<C>::sync();
 #pragma unroll
         for (int t = 1; t <= NT; ++t) {
             const int k = s - t + 1;
             // H of step t at plane k: E of step t - 1 at k (e[t - 1]) and k + 1 (eu), H of
             // step t - 1 at k (h[t - 1])
             const int se = (t == 1 ? 0 : E1 + 4 * (t - 2) + 2 * (k & 1)) * SP;
-            const Pack<V> exu = ldv<V>(me + se + W), ezu = ldv<V>(me + se + SP + W);
+            const Pack<V> exu = above(se), ezu = above(se + SP);
             const float eyr = __shfl_down_sync(0xffffffffu, e[t - 1][1][0], 1);
             const float ezr = __shfl_down_sync(0xffffffffu, e[t - 1][2][0], 1);
             float hn[3][V];
@@ -206,10 +284,10 @@ lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float*
             const int shp = (HP + 2 * (t - 1)) * SP;
             stv<V>(me + shp, hn[0]);
             stv<V>(me + shp + SP, hn[2]);
-            __syncthreads();
+            Cluster<C>::sync();
             // E of step t at plane k: H of step t at k (hn) and k - 1 (h[t]), E of step
             // t - 1 at k (e[t - 1])
-            const Pack<V> hxd = ldv<V>(me + shp - W), hzd = ldv<V>(me + shp + SP - W);
+            const Pack<V> hxd = below(shp), hzd = below(shp + SP);
             const float hyl = __shfl_up_sync(0xffffffffu, hn[1][V - 1], 1);
             const float hzl = __shfl_up_sync(0xffffffffu, hn[2][V - 1], 1);
             float en[3][V];
@@ -261,26 +339,48 @@ lean3(const float* __restrict__ ex0, const float* __restrict__ ey0, const float*
 #pragma unroll
             for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
     }
+    if constexpr (C > 1) cluster_sync();   // no block leaves while the others read its planes
+}
+
+template <int NT, int BY, int V, int HX, int MB, bool TRIM, bool IDS, bool SHT>
+__global__ void __launch_bounds__(32 * BY, MB) lean3(LEAN3_ARGS) {
+    lean3_run<NT, BY, V, HX, TRIM, IDS, SHT, 1>(LEAN3_PASS);
+}
+
+// the same pass marched by clusters of C blocks along y (see C above)
+template <int NT, int BY, int V, int HX, int MB, bool TRIM, bool IDS, bool SHT, int C>
+__global__ void __launch_bounds__(32 * BY, MB) __cluster_dims__(1, C, 1) lean3c(LEAN3_ARGS) {
+    lean3_run<NT, BY, V, HX, TRIM, IDS, SHT, C>(LEAN3_PASS);
 }
 """
 
 Z0 = 376.730313   # the impedance of free space, ohms
 TOLERANCE = 1e-5   # relative L2 against NumPy (see the module's docstring)
 
-#: (NT, BY, V, blocks an SM at least, TRIM, IDS, SHT) timed by default
+#: (NT, BY, V, blocks an SM at least, TRIM, IDS, SHT[, C]) timed by default (C, blocks a
+#: cluster along y, 1 where not given)
 CONFIGS = ((1, 8, 2, 2, 0, 0, 0), (2, 16, 2, 1, 0, 0, 0), (2, 24, 2, 1, 0, 0, 0),
            (2, 16, 4, 1, 0, 0, 0), (3, 16, 2, 1, 0, 0, 0), (3, 20, 2, 1, 0, 0, 0),
            (3, 24, 2, 1, 0, 0, 0), (4, 16, 2, 1, 0, 0, 0), (3, 16, 2, 1, 0, 1, 0),
-           (3, 16, 2, 1, 0, 2, 0), (3, 16, 2, 1, 0, 1, 1), (3, 16, 2, 1, 0, 2, 1))
+           (3, 16, 2, 1, 0, 2, 0), (3, 16, 2, 1, 0, 1, 1), (3, 16, 2, 1, 0, 2, 1),
+           (3, 20, 2, 1, 0, 0, 0, 2), (3, 20, 2, 1, 0, 0, 0, 4), (3, 24, 2, 1, 0, 0, 0, 2),
+           (3, 24, 2, 1, 0, 0, 0, 4), (4, 16, 2, 1, 0, 0, 0, 4))
 HX = 4   # the overlap along x on each side: 4 cells, so that the owned rows are whole sectors
 MATERIALS = 4   # rows of the table that IDS = 2 draws the cells' ids from
 
 
+def full(cfg: tuple[int, ...]) -> tuple[int, ...]:
+    """The configuration with its cluster's size (1 where not given)."""
+    if len(cfg) not in (7, 8):
+        raise ValueError(f"{cfg!r}: give NT,BY,V,MB,TRIM,IDS,SHT and optionally C")
+    return (*cfg, 1) if len(cfg) == 7 else tuple(cfg)
+
+
 def name(cfg: tuple[int, ...]) -> str:
-    nt, by, v, mb, trim, ids, sht = cfg
+    nt, by, v, mb, trim, ids, sht, c = full(cfg)
     b = ("false", "true")
-    return (f"lean3<{nt}, {by}, {v}, {HX}, {mb}, {b[bool(trim)]}, {b[bool(ids)]}, "
-            f"{b[bool(ids and sht)]}>")
+    args = f"{nt}, {by}, {v}, {HX}, {mb}, {b[bool(trim)]}, {b[bool(ids)]}, {b[bool(ids and sht)]}"
+    return f"lean3c<{args}, {c}>" if c > 1 else f"lean3<{args}>"
 
 
 def reference(f: list[np.ndarray], ce: np.ndarray, ch: np.ndarray, steps: int) -> list:
@@ -311,17 +411,19 @@ class Pass:
     def __init__(self, module, cfg: tuple[int, ...], n: int, zlen: int = 64):
         import cupy as cp
 
-        nt, by, v, _, _, self.ids, _ = cfg
+        nt, by, v, _, _, self.ids, _, c = full(cfg)
         self.nt, self.by, self.n, self.zlen = nt, by, n, zlen
         self.kernel = module.get_function(name(cfg))
         hx, w = HX, 32 * v
-        self.own_x, self.own_y = w - 2 * hx, by - 2 * nt
-        self.grid = (-(-n // self.own_x), -(-n // self.own_y), -(-n // zlen))
+        # a tile: a cluster's C blocks along y (one block where C is 1)
+        self.own_x, self.own_y = w - 2 * hx, c * by - 2 * nt
+        tiles_y = -(-n // self.own_y)
+        self.grid = (-(-n // self.own_x), c * tiles_y, -(-n // zlen))
         self.origin = (8, nt, nt)
         # every cell the tiles read, halo and overshoot included, lies in the arrays
         nx = self.origin[0] - hx + (self.grid[0] - 1) * self.own_x + w
         self.px = -(-nx // 8) * 8
-        self.py = self.origin[1] - nt + (self.grid[1] - 1) * self.own_y + by
+        self.py = self.origin[1] - nt + (tiles_y - 1) * self.own_y + c * by
         self.pz = self.origin[2] + self.grid[2] * zlen + nt
         npl = 2 + 4 * (nt - 1) + 2 * nt
         self.shared = (npl * w * (by + 2) + 16 * 18) * 4
@@ -420,12 +522,16 @@ def main() -> None:
     p.add_argument("n", type=int, nargs="?", default=512)
     p.add_argument("--passes", type=int, default=40)
     p.add_argument("--configs", nargs="+", default=[",".join(map(str, c)) for c in CONFIGS],
-                   help="NT,BY,V,MB,TRIM,IDS,SHT each (steps a pass, rows a tile, cells a "
-                   "lane, blocks an SM at least, 1 to trim the halo rows' steps; IDS: 0 none, "
-                   "1 every id 0, 2 ids at random; SHT 1: the table in shared memory)")
+                   help="NT,BY,V,MB,TRIM,IDS,SHT[,C] each (steps a pass, rows a block, cells "
+                   "a lane, blocks an SM at least, 1 to trim the halo rows' steps; IDS: 0 "
+                   "none, 1 every id 0, 2 ids at random; SHT 1: the table in shared memory; C: "
+                   "blocks a cluster along y, sm_90)")
     p.add_argument("--zlen", type=int, default=128, help="planes a z segment")
     a = p.parse_args()
-    wanted = [tuple(int(x) for x in c.split(",")) for c in a.configs]
+    try:
+        wanted = [full(tuple(int(x) for x in c.split(","))) for c in a.configs]
+    except ValueError as e:
+        p.error(f"--configs: {e}")
     module = cp.RawModule(code=SRC, options=("-std=c++17",),
                           name_expressions=list(dict.fromkeys(name(c) for c in wanted)))
     tab = materials()
@@ -436,11 +542,11 @@ def main() -> None:
     bound = bw / 48 / 1e6
     print(f"# {card}; copy bandwidth {bw / 1e9:.0f} GB/s; single-step bound {bound:,.0f} "
           f"Mcells/s (float32, 48 bytes a cell)")
-    print(f"{'NT':>2} {'BY':>3} {'V':>2} {'MB':>2} {'TR':>2} {'ID':>2} {'SH':>2} {'regs':>4} "
-          f"{'spill B':>7} {'shared kB':>9} {'rel L2':>8} {'ms/pass':>8} {'Mcells/s':>9} "
-          f"{'x bound':>7}")
+    print(f"{'NT':>2} {'BY':>3} {'V':>2} {'MB':>2} {'TR':>2} {'ID':>2} {'SH':>2} {'C':>1} "
+          f"{'regs':>4} {'spill B':>7} {'shared kB':>9} {'rel L2':>8} {'ms/pass':>8} "
+          f"{'Mcells/s':>9} {'x bound':>7}")
     for cfg in wanted:
-        nt, by, v, mb, trim, ids, sht = cfg
+        nt, by, v, mb, trim, ids, sht, c = cfg
         err = check(module, cfg, tab)
         pa = Pass(module, cfg, a.n, a.zlen)
         k = pa.kernel
@@ -459,8 +565,8 @@ def main() -> None:
         end.synchronize()
         ms = cp.cuda.get_elapsed_time(start, end) / a.passes
         rate = a.n ** 3 * nt / (ms * 1e-3) / 1e6
-        print(f"{nt:>2} {by:>3} {v:>2} {mb:>2} {trim:>2} {ids:>2} {sht:>2} {regs:>4} {spill:>7} "
-              f"{pa.shared / 1024:>9.1f} {err:>8.1e} {ms:>8.3f} {rate:>9,.0f} "
+        print(f"{nt:>2} {by:>3} {v:>2} {mb:>2} {trim:>2} {ids:>2} {sht:>2} {c:>1} {regs:>4} "
+              f"{spill:>7} {pa.shared / 1024:>9.1f} {err:>8.1e} {ms:>8.3f} {rate:>9,.0f} "
               f"{rate / bound:>7.2f}"
               + ("" if err < TOLERANCE else "  WRONG: its fields differ from NumPy's"),
               flush=True)

@@ -14,9 +14,11 @@ _spec = importlib.util.spec_from_file_location("lean_pass", _PATH)
 lean_pass = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lean_pass)
 
-#: (NT, BY, V, blocks an SM, TRIM, IDS, SHT): each option at least once
+#: (NT, BY, V, blocks an SM, TRIM, IDS, SHT[, C]): each option at least once, clusters of
+#: 2 and 4 blocks along y among them (the 40 rows checked cross their blocks' edges)
 RIGHT = [(1, 8, 2, 2, 0, 0, 0), (2, 16, 4, 1, 0, 0, 0), (3, 16, 2, 1, 1, 0, 0),
-         (3, 16, 2, 1, 0, 2, 0), (2, 16, 2, 1, 0, 2, 1)]
+         (3, 16, 2, 1, 0, 2, 0), (2, 16, 2, 1, 0, 2, 1), (3, 20, 2, 1, 0, 0, 0, 2),
+         (2, 8, 2, 1, 0, 0, 0, 4)]
 #: 5 steps a pass on an overlap of 4 cells along x: the lanes at a tile's edges reach
 #: owned cells with wrong values
 WRONG = (5, 16, 2, 1, 0, 0, 0)

@@ -69,7 +69,7 @@ def main() -> None:
                 print(f"{scene} {a.n} {text} {name:8s} {len(launches)} launches "
                       f"{ms:.3f} ms/step", flush=True)
             if st.lean_pass(cfg):
-                lean = st._pass_kernel(cfg)[5][0]
+                lean = st._pass_kernel(cfg).blocks
                 print(f"{scene} {a.n} {text} lean3v's share of blocks "
                       f"{float((lean != 0).mean()):.4f} (with lanes owned in part "
                       f"{float((lean == 2).mean()):.4f}, with ids "

@@ -510,8 +510,8 @@ def test_lean_pass_keeps_the_bits(seg, dtype, case, monkeypatch):
                           tune=False, graphs=False, launch={"pass": cfg})
         org, ext = st.pass_box_of(3)
         assert (org[0], org[0] + ext[0]) == (11, 141), (org, ext)
-        _, grid, *_, (blocks, _) = st._pass_kernel(cfg)
-        blocks = blocks.get().reshape(grid[::-1])
+        k = st._pass_kernel(cfg)
+        grid, blocks = k.grid, k.blocks.get().reshape(k.grid[::-1])
         assert grid[0] == 3, grid
         assert (blocks[..., 0] == 2).any() and (blocks[..., -1] == 2).any(), blocks
         assert set(np.unique(blocks[..., 1])) <= {0, 1, 3}, blocks

@@ -13,10 +13,26 @@ the combination of its components' material ids (``_cell_table``).
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .stepper import COMP_INDEX, CudaStepper, _i32
+
+
+class PassKernel(NamedTuple):
+    """A pass instance's launch for one shape and box: its function, grid, block, z
+    segment (or rows a segment), dynamic shared bytes, the arguments it takes after the
+    common ones (march3v: its one-material bytes or a null pointer; lean3v: its bytes and
+    the table's rows), and the bytes a block found by march3v_one or lean3v_one (None
+    where none were)."""
+    fn: Any
+    grid: tuple
+    block: tuple
+    seg: int
+    smem: int
+    extra: tuple = ()
+    blocks: Any = None
 
 
 def _ceil(a: int, b: int) -> int:
@@ -83,7 +99,7 @@ class MarchStepper(CudaStepper):
         self._boxes = self._slab_boxes() if self.slabs else {"h": [], "e": []}
         #: (origin, extent) of the cells the pass over the grid updates
         self.pass_box = self._pass_box()
-        #: launch shape -> (function, grid, block, segment, smem, march3v's one-material bytes)
+        #: (launch shape, box, mask, full) -> PassKernel
         self._pass_kernels: dict = {}
         #: the same key -> march3v's launch beside lean3v's, as _pass_kernels holds them
         self._lean_side: dict = {}
@@ -651,13 +667,11 @@ class MarchStepper(CudaStepper):
         return tuple(cfg[:3]) in self._sector_shapes and self._sectors_fit(cfg)
 
     def _pass_kernel(self, cfg: tuple, box: tuple | None = None, mask: int = 0,
-                     full: bool | None = None) -> tuple:
-        """(function, grid, block, planes or rows per segment, dynamic shared bytes, march3v's
-        one-material bytes (a null pointer for tiles of 60) or None) of the pass with launch
-        shape ``cfg`` (over ``box``, (origin, extent), with the CPML terms of ``mask``; over
-        ``pass_box`` when None; ``full``: the instance for passes of cfg[0] steps, see
-        full_pass; None: the one a pass of cfg[0] steps runs), worked out once per shape and
-        box."""
+                     full: bool | None = None) -> PassKernel:
+        """The launch (PassKernel) of the pass with launch shape ``cfg`` (over ``box``,
+        (origin, extent), with the CPML terms of ``mask``; over ``pass_box`` when None;
+        ``full``: the instance for passes of cfg[0] steps, see full_pass; None: the one a
+        pass of cfg[0] steps runs), worked out once per shape and box."""
         key = self._kernel_key(cfg, box, mask, full)
         full = key[3]
         if key not in self._pass_kernels:
@@ -682,26 +696,27 @@ class MarchStepper(CudaStepper):
             grid, block, seg = v.launch(lcfg, ext, mask, org[0] if al else None)
             smem = v.shared_bytes(cfg, *self._tparams[1].split(", "), mask)   # march3f only
             smem += lean_bytes(name, self._tparams[1].split(", ")[0])
-            one = None
+            extra, blocks = (), None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 ids_smem = smem + self._lean_ids_bytes(cfg)   # lean3v's instance with ids
                 mark = self._lean_mark(ids_smem, self._shared_limit())
                 blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
-                one = (blocks, _i32(self.R))   # and the table's rows (IDS)
+                extra = (blocks, _i32(self.R))   # and the table's rows (IDS)
                 ids = None
                 if bool((blocks == 3).any()):   # lean3v's instance with ids (_lean_ids)
                     ids_fn = self._fn(lean_ids_kernel(name))
                     _allow_shared(ids_fn, ids_smem)
-                    ids = (ids_fn, grid, block, seg, ids_smem, one)
+                    ids = PassKernel(ids_fn, grid, block, seg, ids_smem, extra, blocks)
                 self._lean_ids[key] = ids
             elif shape:   # march3v over the lean pass's general tiles alone
-                one = np.uint64(0)
+                extra = (np.uint64(0),)
             elif name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
-                one = self._one_material(name, grid, block, seg, org, ext) \
-                    if al and all(grid) else np.uint64(0)
+                if al and all(grid):
+                    blocks = self._one_material(name, grid, block, seg, org, ext)
+                extra = (np.uint64(0),) if blocks is None else (blocks,)
             _allow_shared(fn, smem)
-            self._pass_kernels[key] = (fn, grid, block, seg, smem, one)
+            self._pass_kernels[key] = PassKernel(fn, grid, block, seg, smem, extra, blocks)
         return self._pass_kernels[key]
 
     def _kernel_key(self, cfg: tuple, box: tuple | None, mask: int, full: bool | None) -> tuple:
@@ -765,11 +780,12 @@ class MarchStepper(CudaStepper):
         cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
         return lean
 
-    def _lean_general(self, cfg: tuple, lean, grid: tuple, org: tuple, ext: tuple) -> tuple:
-        """(function, grid, block, segment, dynamic shared bytes, bytes a block) of march3v
-        beside the lean pass of launch shape ``cfg`` (its tiles of LEAN_GENERAL_ROWS rows,
-        whose owned rows split those of lean3v's, ``grid``): a block's byte is its lean
-        tile's, where lean3v runs it and march3v's block returns."""
+    def _lean_general(self, cfg: tuple, lean, grid: tuple, org: tuple,
+                      ext: tuple) -> PassKernel:
+        """The launch of march3v (its last argument: a byte a block) beside the lean pass of
+        launch shape ``cfg`` (its tiles of LEAN_GENERAL_ROWS rows, whose owned rows split
+        those of lean3v's, ``grid``): a block's byte is its lean tile's, where lean3v runs
+        it and march3v's block returns."""
         v = self.variant
         gcfg = v.lean_general(cfg)
         name = v.kernel("pass", cfg, *self._tparams, self.pass_mask(), True, True)
@@ -779,35 +795,33 @@ class MarchStepper(CudaStepper):
         skip = lean.reshape(grid[2], grid[1], grid[0]).repeat(per, axis=1)[:, :ggrid[1]]
         smem = lean_bytes(name, self._tparams[1].split(", ")[0])
         _allow_shared(fn, smem)
-        return (fn, ggrid, gblock, seg, smem, self._cp.ascontiguousarray(skip).ravel())
+        return PassKernel(fn, ggrid, gblock, seg, smem,
+                          (self._cp.ascontiguousarray(skip).ravel(),))
 
     def _block_bytes(self, cfg: tuple):
         """The bytes a block of the pass with launch shape ``cfg`` (march3v_one's or
         lean3v_one's), or None."""
         if not all(self.pass_box_of(cfg[0])[1]):
             return None
-        one = self._pass_kernel(cfg)[5]
-        one = one[0] if isinstance(one, tuple) else one   # lean3v's: (bytes, rows)
-        if one is None or isinstance(one, np.generic) or not one.size:
-            return None
-        return one
+        blocks = self._pass_kernel(cfg).blocks
+        return None if blocks is None or not blocks.size else blocks
 
     def one_material_share(self, cfg: tuple) -> float:
         """The share of the blocks of the pass with launch shape ``cfg`` whose cells all hold
         row 0 of the table: flagged to run as a pass of one material (march3v.cu, "One
         material"; its whole-sector tiles only), unless compiled with -DMARCH_UNIFORM=0."""
-        one = self._block_bytes(cfg)
-        if one is None:
+        blocks = self._block_bytes(cfg)
+        if blocks is None:
             return 0.0
-        return float(((one == 1) | (one == 2)).mean())   # march3v's: 1; lean3v's: 1 or 2
+        return float(((blocks == 1) | (blocks == 2)).mean())   # march3v's: 1; lean3v's: 1, 2
 
     def lean_ids_share(self, cfg: tuple) -> float:
         """The share of the blocks of the lean pass with launch shape ``cfg`` that run
         lean3v's march with ids (byte 3 of lean3v_one; 0 for other passes)."""
-        one = self._block_bytes(cfg)
-        if one is None or not self.lean_pass(cfg):
+        blocks = self._block_bytes(cfg)
+        if blocks is None or not self.lean_pass(cfg):
             return 0.0
-        return float((one == 3).mean())
+        return float((blocks == 3).mean())
 
     def _one_material(self, name: str, grid: tuple, block: tuple, seg: int, org: tuple,
                       ext: tuple):
@@ -843,10 +857,11 @@ class MarchStepper(CudaStepper):
         nx, ny, nz = self.shape
         px, py = self.pitch
         full = None if nt == cfg[0] else False
-        fn, grid, block, seg, smem, one = self._pass_kernel(cfg, box, mask, full)
+        k = self._pass_kernel(cfg, box, mask, full)
         if side:
             held = self._lean_ids if side == "ids" else self._lean_side
-            fn, grid, block, seg, smem, one = held[self._kernel_key(cfg, box, mask, full)]
+            k = held[self._kernel_key(cfg, box, mask, full)]
+        fn, grid, block, seg, smem = k.fn, k.grid, k.block, k.seg, k.smem
         if self.model.grid.mode == "3d":
             org, ext = box or self.pass_box_of(cfg[0])
             sizes = (_i32(nx), _i32(ny), _i32(nz), _i32(px), _i32(py))
@@ -857,9 +872,8 @@ class MarchStepper(CudaStepper):
         if self.staged:   # march3f takes its shared bytes, for its check, for nt
             nt = smem
         args = (*[f[c] for c in self.order], *[g[c] for c in self.order], self._cells,
-                self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0))
-        if one is not None:   # lean3v's: its bytes and the table's rows
-            args += one if isinstance(one, tuple) else (one,)
+                self._gtab, *sizes, _i32(nt), _i32(seg), *where, _i32(src), np.int64(n0),
+                *k.extra)
         return (fn, grid, block, args, smem)
 
     def _main_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
@@ -1261,7 +1275,8 @@ class MarchStepper(CudaStepper):
         cp = self._cp
         cfg = cfg or self.configs["pass"]
         # the instance of full passes, which the tuner times (the lean pass: lean3v's)
-        fn, _, block, _, dyn, _ = self._pass_kernel(cfg)
+        k = self._pass_kernel(cfg)
+        fn, block, dyn = k.fn, k.block, k.smem
         props = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
         threads = int(np.prod(block))
         regs = fn.num_regs

@@ -390,11 +390,11 @@ class March(Variant):
     def lane_sectors(self, cfg, x0: int, nx: int, pml: int, pitch: int) -> bool:
         """Whether march3v's pass of launch shape ``cfg`` over the cells x0 .. x0 + nx - 1
         along x, on rows of ``pitch`` cells, runs tiles that write whole 32-byte sectors (AL
-        in march3v.cu): over 4-byte values, and over 16-bit ones for the lean pass's shape
-        alone (there its tiles own 56 cells from a multiple of 8: half sectors at the ends),
-        on rows pitched to whole sectors, where those tiles (56 cells owned from a multiple
-        of 8, the first from the one at or before x0) take no more tiles along x than the
-        tiles that overlap by NT cells (60 owned). A warp writing part of a sector makes the
+        in march3v.cu): on rows pitched to whole sectors, over 4-byte values, and over
+        16-bit ones for the lean pass's shape alone (half sectors at its tiles' ends), where
+        those tiles (56 cells owned from a multiple of 8, the first from the one at or
+        before x0) take no more tiles along x than the tiles that overlap by NT cells (60
+        owned). A warp writing part of a sector makes the
         L2 read it from DRAM to merge it: H100, 512 float32 without layers, 2,64,16,64, 200
         steps, the owned rows written as whole sectors (timing only: the wrong cells) 74 381
         Mcells/s against 69 954, DRAM reads 4.17 GB a pass (4.52-4.56 without, in the calls

@@ -96,7 +96,19 @@ __device__ __forceinline__ void stv(float* p, const float (&x)[V]) {
 // barrier is the cluster's (barrier.cluster arrive and wait, release and acquire), so that
 // only the cluster's outer rows are an overlap (6 of 48 rows at NT 3, C 2, BY 24, against
 // 6 of 24 at C 1). The barriers' cost against the overlap saved is what it measures.
-__device__ __forceinline__ void cluster_sync() {
+// LEAN_CLUSTER_SYNC=0 (timing only, the fields are then wrong): the block's barrier in
+// place of the cluster's at every plane, to weigh what the cluster's barriers cost (the
+// last one, before the blocks leave, stays the cluster's)
+#ifndef LEAN_CLUSTER_SYNC
+#define LEAN_CLUSTER_SYNC 1
+#endif
+// LEAN_CLUSTER_EDGE=1: only the block's first and last warps read through shared::cluster
+// addresses (a branch uniform in a warp); 0: every warp does, its own rows included
+#ifndef LEAN_CLUSTER_EDGE
+#define LEAN_CLUSTER_EDGE 0
+#endif
+template <bool ALWAYS = false> __device__ __forceinline__ void cluster_sync() {
+    if (!ALWAYS && !LEAN_CLUSTER_SYNC) { __syncthreads(); return; }
     asm volatile("barrier.cluster.arrive.release.aligned;\n"
                  "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
@@ -183,12 +195,14 @@ __device__ __forceinline__ void lean3_run(LEAN3_ARGS) {
                                  : (unsigned)__cvta_generic_to_shared(me - W);
     }
     const auto above = [&](int o) {
-        if constexpr (C > 1) return ldc<V>(up + 4u * (unsigned)o);
-        else return ldv<V>(me + W + o);
+        if constexpr (C > 1)
+            if (!LEAN_CLUSTER_EDGE || ty == BY - 1) return ldc<V>(up + 4u * (unsigned)o);
+        return ldv<V>(me + W + o);
     };
     const auto below = [&](int o) {
-        if constexpr (C > 1) return ldc<V>(dn + 4u * (unsigned)o);
-        else return ldv<V>(me - W + o);
+        if constexpr (C > 1)
+            if (!LEAN_CLUSTER_EDGE || ty == 0) return ldc<V>(dn + 4u * (unsigned)o);
+        return ldv<V>(me - W + o);
     };
     // e[t], h[t]: E and H of step t at its last plane (step t's plane at iteration s is
     // s - t + 1); nx: the plane loaded ahead
@@ -339,7 +353,7 @@ __device__ __forceinline__ void lean3_run(LEAN3_ARGS) {
 #pragma unroll
             for (int v = 0; v < V; ++v) h[NT][a][v] = hu[a][v];
     }
-    if constexpr (C > 1) cluster_sync();   // no block leaves while the others read its planes
+    if constexpr (C > 1) cluster_sync<true>();   // no block leaves while the others read its planes
 }
 
 template <int NT, int BY, int V, int HX, int MB, bool TRIM, bool IDS, bool SHT>
@@ -527,12 +541,14 @@ def main() -> None:
                    "none, 1 every id 0, 2 ids at random; SHT 1: the table in shared memory; C: "
                    "blocks a cluster along y, sm_90)")
     p.add_argument("--zlen", type=int, default=128, help="planes a z segment")
+    p.add_argument("--nvrtc", default="", help="more compiler options, space-separated "
+                   "(e.g. -DLEAN_CLUSTER_EDGE=1)")
     a = p.parse_args()
     try:
         wanted = [full(tuple(int(x) for x in c.split(","))) for c in a.configs]
     except ValueError as e:
         p.error(f"--configs: {e}")
-    module = cp.RawModule(code=SRC, options=("-std=c++17",),
+    module = cp.RawModule(code=SRC, options=("-std=c++17", *a.nvrtc.split()),
                           name_expressions=list(dict.fromkeys(name(c) for c in wanted)))
     tab = materials()
     set_materials(module, tab)
@@ -541,7 +557,7 @@ def main() -> None:
     bw = copy_bandwidth()
     bound = bw / 48 / 1e6
     print(f"# {card}; copy bandwidth {bw / 1e9:.0f} GB/s; single-step bound {bound:,.0f} "
-          f"Mcells/s (float32, 48 bytes a cell)")
+          f"Mcells/s (float32, 48 bytes a cell)" + (f"; {a.nvrtc}" if a.nvrtc else ""))
     print(f"{'NT':>2} {'BY':>3} {'V':>2} {'MB':>2} {'TR':>2} {'ID':>2} {'SH':>2} {'C':>1} "
           f"{'regs':>4} {'spill B':>7} {'shared kB':>9} {'rel L2':>8} {'ms/pass':>8} "
           f"{'Mcells/s':>9} {'x bound':>7}")

@@ -43,8 +43,8 @@ def main() -> None:
             main = st._main_launch(cfg, nt, 0, src, f, g)
             beside = st._beside_launches(cfg, nt, 0, src, f, g)
             parts = {"pass": main + beside, "boxes": st._box_launches(cfg, nt, 0, src, f, g)}
-            if len(main) > 1:   # the lean pass: lean3v, its blocks with ids, march3v beside
-                parts["lean3v"], parts["ids"], parts["march3v"] = main[:1], beside, main[1:]
+            if len(main) > 1:   # the lean pass: lean3v, its ids and walls blocks, march3v beside
+                parts["lean3v"], parts["ids, walls"], parts["march3v"] = main[:1], beside, main[1:]
             if a.each:   # box q: its launch shape, CPML axes and extent in the name
                 for q, ((bcfg, box, mask), launch) in enumerate(
                         zip(st._box_plan.get(cfg, []), parts["boxes"], strict=True)):

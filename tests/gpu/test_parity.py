@@ -565,6 +565,59 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
                for c, v in runs["ids"].fields.items())
 
 
+def _walls_scene(case: int) -> yf.Scene:
+    """random_scene's sources and probes on 150 x 61 x 47 cells of one material with walls:
+    case 0 vacuum in PEC walls; case 1 the lossy anisotropic m1 in PEC walls; case 2 vacuum
+    with a CPML of 7 cells at x_min (the pass from an odd x: its first lanes own one cell
+    of 2), PEC at the others; case 3 case 0's periodic along x, case 4 with a PMC wall at
+    z_max (whose cells hold coefficients neither row 0's nor zero): the walls' march
+    refused in both."""
+    pec = {f"{a}_{s}": "pec" for a in "xyz" for s in ("min", "max")}
+    bnd = [pec, pec, {**pec, "x_min": {"cells": 7}},
+           {**pec, "x_min": "periodic", "x_max": "periodic"}, {**pec, "z_max": "pmc"}][case]
+    scene = random_scene("3d", 40 + case, bnd, (150, 61, 47))
+    return scene.model_copy(update={"objects": [], "background": "m1" if case == 1 else "vacuum",
+                                    "run": scene.run.model_copy(update={"steps": 61})})
+
+
+@pytest.mark.parametrize("case,dtype", [(0, "float32"), (1, "float32"), (2, "float32"),
+                                        (0, "float16"), (3, "float32"), (4, "float32")])
+def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
+    """On a grid of one material with walls, the lean pass's blocks whose cone crosses the
+    grid's ends or holds the walls' cells (and no source or probe, no lane owned in part)
+    run lean3v's walls' march (WL in march3v.cu: lanes off the grid read the grid's first
+    cells, each step's components kept zero by the cells' columns, rows and planes set to
+    zero): bit for bit the fields and probes of those blocks on march3v
+    (-DMARCH_LEAN_WALLS=0), over PEC walls, a lossy anisotropic background, a CPML layer
+    beside an odd start of the pass, and float16; and they ran: with row 1's coefficients
+    for the lean marches (-DMARCH_UNIFORM_ROW=1) the fields differ from those with the
+    walls' blocks on march3v. Along a periodic axis (case 3) and with a PMC wall (case 4)
+    no block takes it."""
+    scene = _walls_scene(case)
+    cfg = (3, 64, 24, 16)
+    runs = {}
+    for name, flags in (("walls", ""), ("off", "-DMARCH_LEAN_WALLS=0"),
+                        ("row1", "-DMARCH_UNIFORM_ROW=1"),
+                        ("row1off", "-DMARCH_LEAN_WALLS=0 -DMARCH_UNIFORM_ROW=1")):
+        if case >= 3 and name != "walls":
+            continue
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        runs[name] = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
+                            progress=False,
+                            stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
+    tile = runs["walls"].stats["tile"]
+    assert tile["lean_pass"] is True
+    if case >= 3:
+        assert tile["lean_walls_blocks"] == 0, tile
+        return
+    assert 0 < tile["lean_walls_blocks"] < 1, tile
+    assert runs["off"].stats["tile"]["lean_walls_blocks"] == 0
+    assert tile["one_material_blocks"] == runs["off"].stats["tile"]["one_material_blocks"]
+    assert_same_bits(runs["walls"], runs["off"])
+    assert any(not np.array_equal(runs["row1"].fields[c], v)
+               for c, v in runs["row1off"].fields.items())
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_lean_pass_ids_blocks_with_16_bit_ids(dtype, monkeypatch):
     """The march with ids over 16-bit ids (its ring of words of 2 ids of 2 bytes; the

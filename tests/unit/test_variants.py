@@ -1116,6 +1116,51 @@ def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():
         [[0, 0], [0, 0, 0], [0, 0, 0, 0]]
 
 
+def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
+    """lean3v's walls' march (WL) takes the zero masks of every axis over the whole grid
+    (wall_masks: a chunk of planes at a time, on the cells' device), the same as lean3f's
+    zero_masks with every axis's, or None where those refuse the grid; its instance is
+    lean3v's with IDS false and WL true."""
+    from yeefdtd.backends.cuda.march import lean_walls_kernel, wall_masks, zero_masks, zero_rows
+
+    assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>") == \
+        "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true>"
+    order = ("ex", "ey", "ez", "hx", "hy", "hz")
+    vac = np.tile([1.0, 0.5, -0.5], (6, 1))
+
+    def row(zero=(), other=()):
+        r = vac.copy()
+        r[list(zero)] = 0.0
+        r[list(other), 1] = 0.25
+        return r
+
+    # 0 vacuum; walls normal to x (Ey, Ez zero), y (Ex, Ez), z (Ex, Ey); 4 another material;
+    # 5 the edges where two walls meet (every E component zero)
+    table = np.stack([row(), row((1, 2)), row((0, 2)), row((0, 1)), row(other=(0,)),
+                      row((0, 1, 2))])
+    cells = np.zeros((7, 5, 9), dtype=np.uint8)
+    cells[-1] = 1
+    cells[:, 0] = 2
+    cells[:, :, 0] = 3
+    cells[-1, 0, :] = cells[:, 0, 0] = cells[-1, :, 0] = 5
+    rows = zero_rows(table, order)
+    for chunk in (2, 4, 64):
+        got = wall_masks(cells, rows, chunk)
+        want = zero_masks(cells, table, order, 7)
+        assert want is not None
+        assert [list(p) for p in got] == [list(p) for p in want]
+    assert list(got[0]) == [0] * 6 + [0b110]
+    assert list(got[1]) == [0b101, 0, 0, 0, 0]
+    assert list(got[2]) == [0b011] + [0] * 8
+    odd = cells.copy()
+    odd[2, 2, 3] = 1   # an x wall's combination off the x wall
+    assert zero_masks(odd, table, order, 7) is None
+    assert wall_masks(odd, rows, 2) is None
+    other = cells.copy()
+    other[2, 1, 4] = 4
+    assert wall_masks(other, rows, 2) is None
+
+
 def test_lean3f_boxes_take_segments_of_64_planes_or_the_switch_s(monkeypatch):
     """lean3f marches a CPML box that does not wrap along z in segments of LEAN_SEGMENT (64)
     planes however few blocks that leaves it (beside the pass, shorter ones only add their

@@ -105,6 +105,9 @@ class MarchStepper(CudaStepper):
         self._lean_side: dict = {}
         #: the same key -> lean3v's launch with ids (its blocks of byte 3), or None
         self._lean_ids: dict = {}
+        #: the same key -> lean3v's walls' launch (its blocks of byte 4), or None
+        self._lean_walls: dict = {}
+        self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -582,6 +585,8 @@ class MarchStepper(CudaStepper):
                 lean_name = self.variant.kernel("pass", c, *self._tparams, self.pass_mask(),
                                                 True, True, True)
                 names += [lean_name, lean_ids_kernel(lean_name), self._lean_finder(c)]
+                if self._lean_walls_mask() is not None:
+                    names.append(lean_walls_kernel(lean_name))
         if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
             for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
                 names += [self._lean_face_name(nt, mask) for *_, mask in self.march_boxes(nt)
@@ -700,15 +705,23 @@ class MarchStepper(CudaStepper):
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 ids_smem = smem + self._lean_ids_bytes(cfg)   # lean3v's instance with ids
                 mark = self._lean_mark(ids_smem, self._shared_limit())
-                blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark)
+                zmask = self._lean_walls_mask()
+                blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark,
+                                           zmask is not None)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
-                extra = (blocks, _i32(self.R))   # and the table's rows (IDS)
-                ids = None
+                # and the table's rows (IDS), the walls' zmask (WL)
+                extra = (blocks, _i32(self.R), np.uint64(0) if zmask is None else zmask)
+                ids = walls = None
                 if bool((blocks == 3).any()):   # lean3v's instance with ids (_lean_ids)
                     ids_fn = self._fn(lean_ids_kernel(name))
                     _allow_shared(ids_fn, ids_smem)
                     ids = PassKernel(ids_fn, grid, block, seg, ids_smem, extra, blocks)
+                if bool((blocks == 4).any()):   # its walls' instance (_lean_walls)
+                    walls_fn = self._fn(lean_walls_kernel(name))
+                    _allow_shared(walls_fn, smem)
+                    walls = PassKernel(walls_fn, grid, block, seg, smem, extra, blocks)
                 self._lean_ids[key] = ids
+                self._lean_walls[key] = walls
             elif shape:   # march3v over the lean pass's general tiles alone
                 extra = (np.uint64(0),)
             elif name.startswith("march3v<"):   # its last argument: the bytes, or a null pointer
@@ -753,19 +766,39 @@ class MarchStepper(CudaStepper):
             got = cp.cuda.runtime.deviceGetAttribute(97, cp.cuda.Device().id)
         return int(got)
 
+    def _lean_walls_mask(self):
+        """The zmask of lean3v's walls' march (WL in march3v.cu: nx + ny + nz bytes, the
+        components kept zero in each column along x, row along y and plane along z), or
+        None where the grid is not one material with walls: where an axis is periodic, or
+        a cell holds a combination of materials with a component whose coefficients are
+        neither row 0's nor all zero, or whose zero components are not its column's, row's
+        and plane's (wall_masks); found once."""
+        if self._walls_mask is False:
+            out = None
+            if self.model.grid.mode == "3d" and not any(self.model.grid.periodic):
+                nx, ny, nz = self.shape
+                parts = wall_masks(self._cells[:nx, :ny, :nz],
+                                   zero_rows(self._table_host, self.order))
+                if parts is not None:
+                    out = self._cp.concatenate(parts)
+            self._walls_mask = out
+        return self._walls_mask
+
     def _lean_finder(self, cfg: tuple) -> str:
         """The lean3v_one instance for the lean pass of launch shape ``cfg``."""
         return f"lean3v_one<{self._tparams[2]}, {cfg[0]}, 2, {cfg[2]}>"
 
     def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
-                     ext: tuple, mark: int):
+                     ext: tuple, mark: int, walls: bool = False):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
         pass of launch shape ``cfg``: nonzero where the block runs lean3v (every cell its
         owned cells' values depend on in the grid without wrapping, and none a source's or
         a probe's; every cell its tile reads in the arrays): 1 where those cells hold id 0,
         2 of those where a lane owns one of its 2 cells, 3 where they hold other ids and
-        every lane owns both of its cells or none (lean3v_one in march3v.cu; ``mark``: see
-        _lean_mark, -1 for none of byte 3)."""
+        every lane owns both of its cells or none, 4 (with ``walls``: the grid is one
+        material with walls, _lean_walls_mask) the other blocks whose cells hold no
+        source's or probe's and whose lanes own both of their cells or none (lean3v_one in
+        march3v.cu; ``mark``: see _lean_mark, -1 for none of byte 3 or 4)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
@@ -775,7 +808,7 @@ class MarchStepper(CudaStepper):
         nx, ny, nz = self.shape
         px, py = self.pitch
         args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean,
-                _i32(mark))
+                _i32(mark), _i32(int(walls)))
         self._fn(self._lean_finder(cfg))(grid, block, args)
         cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
         return lean
@@ -818,10 +851,18 @@ class MarchStepper(CudaStepper):
     def lean_ids_share(self, cfg: tuple) -> float:
         """The share of the blocks of the lean pass with launch shape ``cfg`` that run
         lean3v's march with ids (byte 3 of lean3v_one; 0 for other passes)."""
+        return self._lean_share(cfg, 3)
+
+    def lean_walls_share(self, cfg: tuple) -> float:
+        """The share of the blocks of the lean pass with launch shape ``cfg`` that run
+        lean3v's walls' march (byte 4 of lean3v_one; 0 for other passes)."""
+        return self._lean_share(cfg, 4)
+
+    def _lean_share(self, cfg: tuple, byte: int) -> float:
         blocks = self._block_bytes(cfg)
         if blocks is None or not self.lean_pass(cfg):
             return 0.0
-        return float((blocks == 3).mean())
+        return float((blocks == byte).mean())
 
     def _one_material(self, name: str, grid: tuple, block: tuple, seg: int, org: tuple,
                       ext: tuple):
@@ -853,13 +894,14 @@ class MarchStepper(CudaStepper):
     def _pass_launch(self, cfg: tuple, nt: int, n0: int, src: int, f: dict, g: dict,
                      box: tuple | None = None, mask: int = 0, side: bool | str = False) -> tuple:
         """The launch of the pass with launch shape ``cfg`` (``side``: march3v's beside
-        lean3v's, see _lean_side; "ids": lean3v's with ids, see _lean_ids)."""
+        lean3v's, see _lean_side; "ids": lean3v's with ids, see _lean_ids; "walls": its
+        walls' march, see _lean_walls)."""
         nx, ny, nz = self.shape
         px, py = self.pitch
         full = None if nt == cfg[0] else False
         k = self._pass_kernel(cfg, box, mask, full)
         if side:
-            held = self._lean_ids if side == "ids" else self._lean_side
+            held = {"ids": self._lean_ids, "walls": self._lean_walls}.get(side, self._lean_side)
             k = held[self._kernel_key(cfg, box, mask, full)]
         fn, grid, block, seg, smem = k.fn, k.grid, k.block, k.seg, k.smem
         if self.model.grid.mode == "3d":
@@ -890,16 +932,19 @@ class MarchStepper(CudaStepper):
     def _beside_launches(self, cfg: tuple, nt: int, n0: int, src: int, f: dict,
                          g: dict) -> list:
         """The pass's launches that may run at once with its others, on the CPML boxes'
-        streams where they have them (see advance): lean3v's instance with ids over its
-        blocks of byte 3 (_lean_ids). As a launch of its own after lean3v's, on the same
-        stream, its 8% of dipole-cpml's blocks (two or three waves of one block an SM)
-        took 0.16 ms a step, against 0.085 as a branch of lean3v's launch, which slowed
-        the others' march (H200, 512 float32, 3,64,24,64; see lean3v in march3v.cu)."""
+        streams where they have them, on streams of their own where the grid has no boxes
+        (see advance): lean3v's instance with ids over its blocks of byte 3 (_lean_ids),
+        its walls' instance over those of byte 4 (_lean_walls). As a launch of its own
+        after lean3v's, on the same stream, the 8% of dipole-cpml's blocks with ids (two or
+        three waves of one block an SM) took 0.16 ms a step, against 0.085 as a branch of
+        lean3v's launch, which slowed the others' march (H200, 512 float32, 3,64,24,64; see
+        lean3v in march3v.cu)."""
         if not (self._lean_side and self.lean_pass(cfg, nt)):
             return []
-        if self._lean_ids[self._kernel_key(cfg, None, 0, None)] is None:
-            return []
-        return [self._pass_launch(cfg, nt, n0, src, f, g, side="ids")]
+        key = self._kernel_key(cfg, None, 0, None)
+        return [self._pass_launch(cfg, nt, n0, src, f, g, side=side)
+                for side, held in (("ids", self._lean_ids), ("walls", self._lean_walls))
+                if held[key] is not None]
 
     def lean_pass(self, cfg: tuple, nt: int | None = None) -> bool:
         """Whether a pass of ``nt`` steps (None: cfg[0]) with launch shape ``cfg`` runs
@@ -1218,9 +1263,11 @@ class MarchStepper(CudaStepper):
             n, end = start, start + count
             while n < end:
                 nt = min(cfg[0], end - n, self._steps_to_event(n))
-                boxes = [*self._beside_launches(cfg, nt, n, self._src, self._f, self._g),
-                         *self._box_launches(cfg, nt, n, self._src, self._f, self._g)]
-                side = self._side_streams(len(boxes)) if self.pass_disjoint(cfg[0]) else []
+                beside = self._beside_launches(cfg, nt, n, self._src, self._f, self._g)
+                boxed = self._box_launches(cfg, nt, n, self._src, self._f, self._g)
+                boxes = [*beside, *boxed]   # (the pass's blocks beside it: always disjoint)
+                side = self._side_streams(len(boxes)) \
+                    if self.pass_disjoint(cfg[0]) or not boxed else []
                 if side:   # what the boxes wait for: the pass before, not this one
                     self._pass_start.record(self._stream)
                 for sfn, sgrid, sblock, sargs, ssmem in (
@@ -1402,6 +1449,7 @@ class MarchStepper(CudaStepper):
                 if v.lean_shape(cfg):   # lean3v's blocks (the share above; those with ids
                     # apart), march3v's tiles
                     out["tile"]["lean_ids_blocks"] = round(self.lean_ids_share(cfg), 4)
+                    out["tile"]["lean_walls_blocks"] = round(self.lean_walls_share(cfg), 4)
                     out["tile"]["lean_pass"] = self.lean_pass(cfg)
                     g = v.lean_general(cfg)
                     out["tile"]["general_tile"] = {"threads": [32, g[2]],
@@ -1426,6 +1474,16 @@ def _allow_shared(fn, smem: int) -> None:
         fn.max_dynamic_shared_size_bytes = smem
 
 
+def zero_rows(table: np.ndarray, order) -> np.ndarray:
+    """Per row of ``table`` ([row, component in ``order``, column]) the components whose
+    coefficients are all zero (bits 0-2 E, 3-5 H), or 255 where a component's are neither
+    row 0's nor all zero."""
+    bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in order])
+    zero = ~table.any(axis=2)
+    same = (table == table[0]).all(axis=2)
+    return np.where((zero | same).all(axis=1), (zero << bits).sum(axis=1), 255).astype(np.uint16)
+
+
 def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | None:
     """lean3f's zero masks over a box's cone: ``cells`` the cone's cells' rows of
     ``table`` ([row, component in ``order``, column]), indexed [x, y, z]. Per axis (x, y,
@@ -1434,12 +1492,7 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | N
     the column, row or plane shares. None where a cell holds a combination with a component
     whose coefficients are neither row 0's nor all zero, or where the zero components of
     some cell are not the union of its column's, row's and plane's."""
-    bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in order])
-    zero = ~table.any(axis=2)
-    same = (table == table[0]).all(axis=2)
-    rows = np.where((zero | same).all(axis=1),
-                    (zero << bits).sum(axis=1), 255).astype(np.uint16)
-    got = rows[cells]
+    got = zero_rows(table, order)[cells]
     if (got == 255).any():
         return None
     parts, whole = [], np.zeros_like(got)
@@ -1450,6 +1503,44 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | N
         parts.append(part)
         whole |= part.reshape([-1 if q == b else 1 for q in range(3)])
     return parts if np.array_equal(whole, got) else None
+
+
+def wall_masks(cells, rows, chunk: int = 64) -> list | None:
+    """zero_masks over every axis (fm 7) for the whole grid, on the cells' array's device:
+    ``cells`` the cells' ids, indexed [x, y, z] (NumPy or CuPy), ``rows`` zero_rows of
+    their table (host). Taken ``chunk`` planes at a time, so that it needs a byte a cell
+    of ``chunk`` planes, not of the grid."""
+    try:
+        import cupy
+
+        xp = cupy.get_array_module(cells)
+    except ImportError:   # the NumPy backend's machines
+        xp = np
+    look = xp.asarray(rows.astype(np.uint8))   # (255 where a row is neither)
+    nz = cells.shape[2]
+
+    def shared(g, axis):   # the bits every cell along ``axis`` holds
+        out = xp.zeros([n for b, n in enumerate(g.shape) if b not in axis], np.uint8)
+        for b in range(6):
+            out |= ((g >> b) & 1).all(axis=axis).astype(np.uint8) << b
+        return out
+
+    col = xp.full(cells.shape[0], 63, np.uint8)
+    row = xp.full(cells.shape[1], 63, np.uint8)
+    plane = xp.zeros(nz, np.uint8)
+    for z in range(0, nz, chunk):
+        g = look[cells[:, :, z:z + chunk]]
+        if bool((g == 255).any()):
+            return None
+        col &= shared(g, (1, 2))
+        row &= shared(g, (0, 2))
+        plane[z:z + chunk] = shared(g, (0, 1))
+    for z in range(0, nz, chunk):
+        g = look[cells[:, :, z:z + chunk]]
+        whole = col[:, None, None] | row[None, :, None] | plane[None, None, z:z + chunk]
+        if bool((whole != g).any()):
+            return None
+    return [col, row, plane]
 
 
 #: the lean passes' kernels (march3v.cu), whose planes are in dynamic shared memory
@@ -1474,6 +1565,11 @@ def lean_bytes(name: str, T: str) -> int:
 def lean_ids_kernel(name: str) -> str:
     """The instance of lean3v ``name`` that runs its blocks with ids (IDS in march3v.cu)."""
     return name[:-1] + ", true>"
+
+
+def lean_walls_kernel(name: str) -> str:
+    """The instance of lean3v ``name`` that runs the walls' blocks (WL in march3v.cu)."""
+    return name[:-1] + ", false, true>"
 
 
 def one_material_kernel(name: str) -> str:

@@ -681,7 +681,7 @@ template <int N> struct Ax { static constexpr int value = N; };
 // FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
 // a lane (V = 1) overlap by NT cells; those of 2 are lean3v's.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FM = 0, bool IDS = false>
+          int FM = 0, bool IDS = false, bool WL = false>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -702,6 +702,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     constexpr int E1 = 2, HP = E1 + 4 * (NT - 1), NPL = march_planes<NT>();
     static_assert(V == 2 || !EDGE, "lean3v: EDGE stores lanes of 2 cells");
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
+    static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
+                  "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -740,11 +742,27 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     const idx_t pl = (idx_t)px * py;
     const int kstart = z0 - NT, kend = z1 + NT - 2;
     // gx, gy: the lane's first cell and row in the arrays (wrapped along x with FM & 1 and
-    // along y with FM & 2; otherwise no cell wraps, the host's choice)
-    const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : gi;
-    const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : gj;
+    // along y with FM & 2; otherwise no cell wraps, the host's choice; WL: a lane off the
+    // grid reads the grid's first two cells instead, whatever they hold: every value
+    // computed from them is off the grid or a component kept zero, see WL in lean3v, so
+    // that its loads need no test: with one, ptxas spilled 20 bytes at 80 registers)
+    const bool lin = !WL || (gi >= 0 && gi < nx && gj >= 0 && gj < ny);
+    const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : (lin ? gi : 0);
+    const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : (lin ? gj : 0);
     const idx_t c0 = (idx_t)gy * px + gx + pl * kstart;
-    const auto on = [&](int p) { return !(FM & 4) || (p >= 0 && p < nz); };
+    const auto on = [&](int p) { return !((FM & 4) || WL) || (p >= 0 && p < nz); };
+    // WL (the walls' march, see WL in lean3v below): wz, the lane's cells' components kept
+    // zero by their column and row, cell v's at bits 8 v .. 8 v + 5 (bits 0-2 E, 3-5 H),
+    // every one off the grid
+    unsigned wz = 0u;
+    if constexpr (WL) {
+        const unsigned r = gj >= 0 && gj < ny ? (unsigned)__ldg(zmask + nx + gj) : 63u;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const int i = gi + v;
+            wz |= ((i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u) | r) << (8 * v);
+        }
+    }
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
     S* const out[6] = {ex1 + c0, ey1 + c0, ez1 + c0, hx1 + c0, hy1 + c0, hz1 + c0};
     T* const me = sh + (ty + 1) * W + V * tx;
@@ -958,6 +976,21 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             for (int v = 0; v < V; ++v)
                 if (zm >> a & 1u) x[a][v] = T(0);
     };
+    // WL: the components kept zero at plane k, cell v's at bits 8 v .. 8 v + 5: its
+    // column's and row's (wz) and the plane's, every one off the grid's z ends
+    const auto wplane = [&](int k) -> unsigned {
+        return wz | (k >= 0 && k < nz ? (unsigned)__ldg(zmask + nx + ny + k) : 63u) * 0x0101u;
+    };
+    // WL: the components of mask m (see wplane) set to zero, cell by cell (h 0: E, 3: H);
+    // nothing to do on most of a block's lanes and planes
+    const auto wclear = [&](T (&x)[3][V], unsigned m, int h) {
+        if (m == 0u) return;
+#pragma unroll
+        for (int v = 0; v < V; ++v)
+#pragma unroll
+            for (int a = 0; a < 3; ++a)
+                if (m >> (8 * v + h + a) & 1u) x[a][v] = T(0);
+    };
     // One half step's terms of axis A's faces (as curl_face in march.cu: component P by its
     // c-difference, Q by its b-difference; the z faces: x by d/dz of y, y by d/dz of x) at
     // step t for cell v: the face q, the differences d, the new values out, and the
@@ -1051,6 +1084,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             }
             stored(hn);
             if constexpr (ZF) clear(hn, zeros(k) >> 3);
+            const unsigned wm = WL ? wplane(k) : 0u;
+            if constexpr (WL) wclear(hn, wm, 3);
             const int shp = (HP + 2 * (t - 1)) * SP;
             sstore<T, V>(me + shp, hn[0]);
             sstore<T, V>(me + shp + SP, hn[2]);
@@ -1080,6 +1115,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             }
             stored(en);
             if constexpr (ZF) clear(en, zeros(k));
+            if constexpr (WL) wclear(en, wm, 0);
             if (t < NT) {   // read by step t + 1 an iteration on
                 const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
                 sstore<T, V>(me + eb, en[0]);
@@ -1164,7 +1200,23 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // made their blocks slower, though their instructions changed by a few moves (cause not
 // found; not the shared memory): H200, dipole-cpml 512 float32, 3,64,24,64, the whole step
 // with no block of byte 3 1.387-1.393 ms with the branch in, 1.358 with it compiled out.
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false>
+// WL: likewise the instance that runs the blocks of byte 4 alone, the walls' march: on a
+// grid of one material with walls (every cell's combination of materials row 0's, but for
+// components whose coefficients are all zero, those its column's, its row's and its
+// plane's, along no periodic axis: the host's zmask, nx + ny + nz bytes, as lean3f's with
+// every axis), the blocks whose cone crosses the grid's ends or holds the walls' cells
+// (lean3v_one). Their lanes off the grid load nothing, each step's components of zmask
+// are set to zero (wclear in lean3v_run), and the cells off the grid take every
+// component zero, so that no value off the grid reaches an owned cell: along an axis
+// that is not periodic a cell's values reach past the grid's end only through the
+// tangential E of its wall (E looks back, H forward: H at the last cell reads E at the
+// wall, which is zero, and E at the first cell reads H before it only for the tangential
+// components, which are kept zero), as march3 and march3v find it by wrapping. Without it
+// pec-box's blocks at the grid's faces and ends of segments ran march3v: 44% of them at 3
+// steps and segments of 64 (H200, 512 float32, 1.167 ms of the step against lean3v's
+// 0.437 for the others).
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
+          bool WL = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1172,11 +1224,13 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
        S* __restrict__ hx1, S* __restrict__ hy1, S* __restrict__ hz1,
        const ID* __restrict__ cid, const T* __restrict__ gtab, int nx, int ny, int nz,
        int px, int py, int nt, int zlen, int ox, int oy, int oz, int bnx, int bny, int bnz,
-       int src, long long n0, const unsigned char* __restrict__ lean, int rows) {
+       int src, long long n0, const unsigned char* __restrict__ lean, int rows,
+       const unsigned char* __restrict__ zmask) {
+    static_assert(!(IDS && WL), "lean3v: an instance runs the ids' blocks or the walls'");
     // the block's byte (lean3v_one): 1 lanes that own both cells or none, 2 some that own
     // one (see om in lean3v_run), 3 ids other than 0 (IDS in lean3v_run, the table's
-    // ``rows`` rows, in the IDS instance); a march each, so that none's registers hold
-    // another's
+    // ``rows`` rows, in the IDS instance), 4 the walls' (WL, zmask, in the WL instance); a
+    // march each, so that none's registers hold another's
     const unsigned char b = lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y *
                                                            blockIdx.z)];
     const int z0 = oz + (int)blockIdx.z * zlen, z1 = min(oz + bnz, z0 + zlen);
@@ -1187,6 +1241,13 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
                                                                 gtab, px, py, ox, oy, bnx, bny,
                                                                 z0, z1, nx, ny, nz, src,
                                                                 nullptr, cid, rows);
+        return;
+    }
+    if constexpr (WL) {
+        if (b == 4)
+            lean3v_run<T, S, ID, CT, NT, V, BY, false, 0, false, true>(
+                ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox,
+                oy, bnx, bny, z0, z1, nx, ny, nz, src, zmask);
         return;
     }
     if (b == 1)
@@ -1284,17 +1345,25 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // the first and last rows and columns read the CPML layers' cells, whose ids differ).
 // Where the cone holds other ids but no ``mark`` (mark < 0: none, the ids take every
 // value) and the block no lane owned in part, it may run the march with ids (byte 3).
+// With ``walls`` (the host found the grid one material with walls, see WL in lean3v) a
+// block that may not run lean3v's march, whose cone holds no ``mark`` (mark >= 0) and no
+// lane owned in part, runs the walls' march (byte 4), whether its cone crosses the grid's
+// ends or not: its lanes off the grid read nothing.
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v,
-// -DMARCH_LEAN_IDS=0 those of other ids; -DMARCH_IDS_ROW=r gives every cell of the march
-// with ids row r's coefficients (wrong fields, for a test to tell that those blocks ran).
+// -DMARCH_LEAN_IDS=0 those of other ids, -DMARCH_LEAN_WALLS=0 the walls'; -DMARCH_IDS_ROW=r
+// gives every cell of the march with ids row r's coefficients (wrong fields, for a test to
+// tell that those blocks ran).
 #ifndef MARCH_LEAN
 #define MARCH_LEAN 1
+#endif
+#ifndef MARCH_LEAN_WALLS
+#define MARCH_LEAN_WALLS 1
 #endif
 template <typename ID, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY)
 lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
            int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean,
-           int mark) {
+           int mark, int walls) {
     constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tile_x = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX);   // first owned x
@@ -1309,10 +1378,13 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     bool ok = cx0 >= 0 && cx1 < nx && cy0 >= 0 && cy1 < ny && kstart >= 0 && kend + 1 < nz &&
               gi >= 0 && (idx_t)gj * px + gi + V + pl * (kend + 1) <= pl * nz &&
               px % V == 0 && gi % V == 0;
+    // the walls' march (byte 4): whole lanes on the row's words
+    bool wl = walls && MARCH_LEAN_WALLS && mark >= 0 && px % V == 0 && gi % V == 0;
     bool zero = true, marked = false;   // every id in the lane's cone 0; one of them mark
-    if (ok && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1) {   // in the cone
+    if ((ok || wl) && gj >= cy0 && gj <= cy1 && gi + V - 1 >= cx0 && gi <= cx1 &&   // in the
+        gi >= 0 && gi < nx && gj >= 0 && gj < ny) {   // cone, the lane in the grid
         const idx_t row = (idx_t)px * gj + gi;
-        for (int k = kstart; k <= kend + 1; ++k) {
+        for (int k = max(kstart, 0); k <= min(kend + 1, nz - 1); ++k) {
             const typename Word<V * sizeof(ID)>::type w =
                 *reinterpret_cast<const typename Word<V * sizeof(ID)>::type*>(
                     cid + row + (idx_t)px * py * k);
@@ -1328,12 +1400,14 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
     }
     part = __syncthreads_or(part);
     ok = __syncthreads_and(ok);
+    wl = __syncthreads_and(wl);
     zero = __syncthreads_and(zero);
     marked = __syncthreads_or(marked);
-    if (ok && MARCH_LEAN && tx == 0 && ty == 0) {
+    if (MARCH_LEAN && tx == 0 && ty == 0) {
         unsigned char b = 0;
-        if (zero) b = part ? 2 : 1;
-        else if (!part && !marked && mark >= 0 && MARCH_LEAN_IDS) b = 3;
+        if (ok && zero) b = part ? 2 : 1;
+        else if (wl && !part && !marked) b = 4;
+        else if (ok && !part && !marked && mark >= 0 && MARCH_LEAN_IDS) b = 3;
         lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = b;
     }
 }

@@ -619,6 +619,37 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(dtype, monkeypatch):
+    """With $YEEFDTD_LEAN_WALLS=cone the walls' march also runs on a grid that holds
+    objects of other materials, in the blocks whose cone holds only cells whose zero
+    components are their column's, row's and plane's (lean3v_one's zrow): bit for bit the
+    fields and probes of those blocks on march3v (-DMARCH_LEAN_WALLS=0), in PEC walls with
+    _clear_blocks_scene's objects at x from 72 to 108 (lossy anisotropic materials, PEC,
+    PMC), where the objects' blocks run the march with ids; and they ran (with row 1's
+    coefficients for the lean marches the fields differ from those with the walls' blocks on
+    march3v). Without the switch no block takes it there."""
+    objects = _clear_blocks_scene(3).objects
+    scene = _walls_scene(0).model_copy(update={"objects": objects})
+    cfg = (3, 64, 24, 16)
+
+    def run(flags, walls="cone"):
+        monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
+        monkeypatch.setenv("YEEFDTD_LEAN_WALLS", walls)
+        return yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True, progress=False,
+                      stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
+
+    cone, off = run(""), run("-DMARCH_LEAN_WALLS=0")
+    tile = cone.stats["tile"]
+    assert tile["lean_pass"] is True
+    assert 0 < tile["lean_walls_blocks"] < 1 and tile["lean_ids_blocks"] > 0, tile
+    assert off.stats["tile"]["lean_walls_blocks"] == 0
+    assert run("", "grid").stats["tile"]["lean_walls_blocks"] == 0
+    assert_same_bits(cone, off)
+    row1, row1off = run("-DMARCH_UNIFORM_ROW=1"), run("-DMARCH_LEAN_WALLS=0 -DMARCH_UNIFORM_ROW=1")
+    assert any(not np.array_equal(row1.fields[c], v) for c, v in row1off.fields.items())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_lean_pass_ids_blocks_with_16_bit_ids(dtype, monkeypatch):
     """The march with ids over 16-bit ids (its ring of words of 2 ids of 2 bytes; the
     sources' and probes' cells marked with the table's row count, above 255): 30 lossy

@@ -626,6 +626,7 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_LEAN_SEGMENT", "0", lambda v: lean_segment()),
     ("YEEFDTD_LEAN_SEGMENT", "64,32,16", lambda v: lean_segment()),
     ("YEEFDTD_LEAN_SEGMENT", "64,z", lambda v: lean_segment()),
+    ("YEEFDTD_LEAN_WALLS", "on", lambda v: make_variant("temporal").tuning_tag()),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
                                                                          monkeypatch):
@@ -676,6 +677,13 @@ def test_the_switches_take_what_they_document(monkeypatch):
     assert lean_segment() == (32, 32) and t.tuning_tag().endswith(" lean_segment=32,32")
     monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", " 128, 64 ")
     assert lean_segment() == (128, 64) and t.tuning_tag().endswith(" lean_segment=128,64")
+    # the walls' march over each block's cone, or nowhere: tuned apart
+    monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", "")
+    for value in ("cone", "off"):
+        monkeypatch.setenv("YEEFDTD_LEAN_WALLS", value)
+        assert t.tuning_tag().endswith(f" lean_walls={value}")
+    monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "grid")
+    assert "lean_walls" not in t.tuning_tag()
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(
@@ -1159,6 +1167,11 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
     other = cells.copy()
     other[2, 1, 4] = 4
     assert wall_masks(other, rows, 2) is None
+    # read loosely, the other material's cell sets no bit apart (each block's cone is
+    # checked against the masks instead: lean3v_one's zrow)
+    assert [list(p) for p in wall_masks(other, rows, 2, loose=True)] == \
+        [list(p) for p in got]
+    assert [list(p) for p in wall_masks(odd, rows, 2, loose=True)] == [list(p) for p in got]
 
 
 def test_lean3f_boxes_take_segments_of_64_planes_or_the_switch_s(monkeypatch):

@@ -23,6 +23,10 @@ variable and what it takes, rather than being ignored.
 - ``YEEFDTD_LEAN_SEGMENT``: the z segments of 3D 'temporal''s CPML boxes on lean3f that do
   not wrap along z: ``N`` planes for every such box, or ``X,N``: X for the x faces' box,
   N for the others (1 to 4096; default 64).
+- ``YEEFDTD_LEAN_WALLS``: which of 3D 'temporal''s lean passes run their blocks at the
+  grid's walls on the walls' march: ``grid`` (the default: where the grid is one material
+  with walls), ``cone`` (also where it holds objects of other materials: each block whose
+  cone is one material with walls), ``off`` (none).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -131,6 +135,13 @@ def lean_segment() -> tuple[int, int] | None:
 
 #: $YEEFDTD_LEAN_FACES's values besides on and off: the axes
 FACE_SETS = ("x", "y", "z", "xy", "xz", "yz", "xyz")
+
+
+def lean_walls() -> str:
+    """$YEEFDTD_LEAN_WALLS: ``grid`` (the default), ``cone`` or ``off``: where the lean
+    pass's blocks at the grid's walls take the walls' march (see MarchStepper.
+    _lean_walls_mask)."""
+    return choice("YEEFDTD_LEAN_WALLS", ("grid", "cone", "off")) or "grid"
 
 
 def lean_faces() -> tuple[int, ...]:

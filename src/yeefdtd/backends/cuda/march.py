@@ -108,6 +108,7 @@ class MarchStepper(CudaStepper):
         #: the same key -> lean3v's walls' launch (its blocks of byte 4), or None
         self._lean_walls: dict = {}
         self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
+        self._walls_rows = None    # its table of each row's zero components, with "cone"
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -769,19 +770,31 @@ class MarchStepper(CudaStepper):
     def _lean_walls_mask(self):
         """The zmask of lean3v's walls' march (WL in march3v.cu: nx + ny + nz bytes, the
         components kept zero in each column along x, row along y and plane along z), or
-        None where the grid is not one material with walls: where an axis is periodic, or
-        a cell holds a combination of materials with a component whose coefficients are
-        neither row 0's nor all zero, or whose zero components are not its column's, row's
-        and plane's (wall_masks); found once."""
+        None where no block takes it: where an axis is periodic, and (with
+        $YEEFDTD_LEAN_WALLS ``grid``, the default) where the grid is not one material with
+        walls: a cell holds a combination of materials with a component whose coefficients
+        are neither row 0's nor all zero, or whose zero components are not its column's,
+        row's and plane's (wall_masks). With ``cone``, on such a grid, the masks of
+        wall_masks' loose reading and, in _walls_rows, each combination's zero components
+        (zero_rows: 255 for those of other materials) for lean3v_one to check each block's
+        cone against them. Found once."""
+        from .experiments import lean_walls
+
         if self._walls_mask is False:
-            out = None
-            if self.model.grid.mode == "3d" and not any(self.model.grid.periodic):
+            out = rows = None
+            how = lean_walls()
+            if self.model.grid.mode == "3d" and not any(self.model.grid.periodic) and \
+                    how != "off":
                 nx, ny, nz = self.shape
-                parts = wall_masks(self._cells[:nx, :ny, :nz],
-                                   zero_rows(self._table_host, self.order))
+                zr = zero_rows(self._table_host, self.order)
+                cells = self._cells[:nx, :ny, :nz]
+                parts = wall_masks(cells, zr)
+                if parts is None and how == "cone":
+                    parts = wall_masks(cells, zr, loose=True)
+                    rows = self._dev(zr.astype(np.uint8))
                 if parts is not None:
-                    out = self._cp.concatenate(parts)
-            self._walls_mask = out
+                    out = self._dev(np.concatenate([self._cp.asnumpy(p) for p in parts]))
+            self._walls_mask, self._walls_rows = out, rows
         return self._walls_mask
 
     def _lean_finder(self, cfg: tuple) -> str:
@@ -807,8 +820,11 @@ class MarchStepper(CudaStepper):
             cells[tuple(cp.asarray(a) for a in self._event_cells)] = mark if mark >= 0 else 1
         nx, ny, nz = self.shape
         px, py = self.pitch
+        rows = self._walls_rows if walls else None   # with "cone": each cone checked
+        null = np.uint64(0)
         args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean,
-                _i32(mark), _i32(int(walls)))
+                _i32(mark), _i32(int(walls)), null if rows is None else rows,
+                null if rows is None else self._walls_mask)
         self._fn(self._lean_finder(cfg))(grid, block, args)
         cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it
         return lean
@@ -1505,18 +1521,22 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | N
     return parts if np.array_equal(whole, got) else None
 
 
-def wall_masks(cells, rows, chunk: int = 64) -> list | None:
+def wall_masks(cells, rows, chunk: int = 64, loose: bool = False) -> list | None:
     """zero_masks over every axis (fm 7) for the whole grid, on the cells' array's device:
     ``cells`` the cells' ids, indexed [x, y, z] (NumPy or CuPy), ``rows`` zero_rows of
     their table (host). Taken ``chunk`` planes at a time, so that it needs a byte a cell
-    of ``chunk`` planes, not of the grid."""
+    of ``chunk`` planes, not of the grid. ``loose``: the bits every cell of a column, row
+    or plane shares but those whose rows are neither row 0's nor zero (as if every bit
+    were set), never None: where the cells are not such a union, each block's cone is
+    checked instead (lean3v_one's ``zrow``)."""
     try:
         import cupy
 
         xp = cupy.get_array_module(cells)
     except ImportError:   # the NumPy backend's machines
         xp = np
-    look = xp.asarray(rows.astype(np.uint8))   # (255 where a row is neither)
+    look = rows.astype(np.uint8)   # (255 where a row is neither)
+    look = xp.asarray(np.where(look == 255, 63, look).astype(np.uint8) if loose else look)
     nz = cells.shape[2]
 
     def shared(g, axis):   # the bits every cell along ``axis`` holds
@@ -1530,12 +1550,12 @@ def wall_masks(cells, rows, chunk: int = 64) -> list | None:
     plane = xp.zeros(nz, np.uint8)
     for z in range(0, nz, chunk):
         g = look[cells[:, :, z:z + chunk]]
-        if bool((g == 255).any()):
+        if not loose and bool((g == 255).any()):
             return None
         col &= shared(g, (1, 2))
         row &= shared(g, (0, 2))
         plane[z:z + chunk] = shared(g, (0, 1))
-    for z in range(0, nz, chunk):
+    for z in range(0, 0 if loose else nz, chunk):
         g = look[cells[:, :, z:z + chunk]]
         whole = col[:, None, None] | row[None, :, None] | plane[None, None, z:z + chunk]
         if bool((whole != g).any()):

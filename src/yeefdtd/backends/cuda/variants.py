@@ -527,7 +527,7 @@ class March(Variant):
         candidate's time is scaled to 12 steps from the whole passes it runs (entries from
         before, where 5 steps a pass ran 10 steps against the others' 12 and were compared
         unscaled, are tuned again)."""
-        from .experiments import cpml_place, lane_sectors, lean_faces, lean_segment
+        from .experiments import cpml_place, lane_sectors, lean_faces, lean_segment, lean_walls
 
         if self.mode != "3d":
             return "scaled"
@@ -539,6 +539,8 @@ class March(Variant):
             lanes += " lean_faces=" + "".join("xyz"[a] for a in lean_faces())
         if lanes and lean_segment() is not None:   # other segments of lean3f's boxes
             lanes += " lean_segment={},{}".format(*lean_segment())
+        if lanes and lean_walls() != "grid":   # the walls' march elsewhere or nowhere
+            lanes += f" lean_walls={lean_walls()}"
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

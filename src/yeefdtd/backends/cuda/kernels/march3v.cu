@@ -1348,7 +1348,10 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // With ``walls`` (the host found the grid one material with walls, see WL in lean3v) a
 // block that may not run lean3v's march, whose cone holds no ``mark`` (mark >= 0) and no
 // lane owned in part, runs the walls' march (byte 4), whether its cone crosses the grid's
-// ends or not: its lanes off the grid read nothing.
+// ends or not: its lanes off the grid read nothing. With ``zrow`` as well (the grid holds
+// other materials: $YEEFDTD_LEAN_WALLS=cone) only where each cell of the cone in the grid
+// holds a combination whose zero components (zrow, per id; 255: another material's) are
+// its column's, row's and plane's in ``zmask``.
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v,
 // -DMARCH_LEAN_IDS=0 those of other ids, -DMARCH_LEAN_WALLS=0 the walls'; -DMARCH_IDS_ROW=r
 // gives every cell of the march with ids row r's coefficients (wrong fields, for a test to
@@ -1363,7 +1366,8 @@ template <typename ID, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY)
 lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
            int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean,
-           int mark, int walls) {
+           int mark, int walls, const unsigned char* __restrict__ zrow,
+           const unsigned char* __restrict__ zmask) {
     constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tile_x = ox - (ox & 7) + (int)blockIdx.x * (W - 2 * HX);   // first owned x
@@ -1390,7 +1394,12 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
                     cid + row + (idx_t)px * py * k);
             zero = zero && w == 0;
 #pragma unroll
-            for (int v = 0; v < V; ++v) marked = marked || id_of<ID>(w, v) == (unsigned)mark;
+            for (int v = 0; v < V; ++v) {
+                const unsigned id = id_of<ID>(w, v);
+                marked = marked || id == (unsigned)mark;
+                if (zrow != nullptr && wl && id != (unsigned)mark && gi + v < nx)
+                    wl = zrow[id] == (zmask[gi + v] | zmask[nx + gj] | zmask[nx + ny + k]);
+            }
         }
     }
     bool part = false;   // a lane owning some of its cells: the block runs lean3v's EDGE

@@ -1205,16 +1205,18 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // components whose coefficients are all zero, those its column's, its row's and its
 // plane's, along no periodic axis: the host's zmask, nx + ny + nz bytes, as lean3f's with
 // every axis), the blocks whose cone crosses the grid's ends or holds the walls' cells
-// (lean3v_one). Their lanes off the grid load nothing, each step's components of zmask
-// are set to zero (wclear in lean3v_run), and the cells off the grid take every
-// component zero, so that no value off the grid reaches an owned cell: along an axis
-// that is not periodic a cell's values reach past the grid's end only through the
-// tangential E of its wall (E looks back, H forward: H at the last cell reads E at the
-// wall, which is zero, and E at the first cell reads H before it only for the tangential
-// components, which are kept zero), as march3 and march3v find it by wrapping. Without it
-// pec-box's blocks at the grid's faces and ends of segments ran march3v: 44% of them at 3
-// steps and segments of 64 (H200, 512 float32, 1.167 ms of the step against lean3v's
-// 0.437 for the others).
+// (lean3v_one). Their lanes off the grid read the grid's first two cells, whatever those
+// hold, each step's components of zmask are set to zero (wclear in lean3v_run: a select,
+// so that no value is multiplied into them), and the cells off the grid take every
+// component zero. No value off the grid then reaches an owned cell: along an axis that is
+// not periodic a value crosses the grid's end only where the first E node reads H before
+// it (E looks back, H forward), which on a PEC wall is the tangential E, kept zero, and
+// where the last H slot reads E past it, whose components offset by half a cell the grid
+// keeps zero (the normal one reads no neighbour along the axis). A PMC wall's tangential E
+// reads the zero slot by wrapping, with coefficients neither row 0's nor zero: the host
+// refuses such a grid. Without it pec-box's blocks at the grid's faces and ends of
+// segments ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32,
+// 1.167 ms of the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
           bool WL = false>
 __global__ void __launch_bounds__(32 * BY, 1)
@@ -1348,7 +1350,7 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // With ``walls`` (the host found the grid one material with walls, see WL in lean3v) a
 // block that may not run lean3v's march, whose cone holds no ``mark`` (mark >= 0) and no
 // lane owned in part, runs the walls' march (byte 4), whether its cone crosses the grid's
-// ends or not: its lanes off the grid read nothing. With ``zrow`` as well (the grid holds
+// ends or not (its lanes off the grid read the grid's first cells). With ``zrow`` as well (the grid holds
 // other materials: $YEEFDTD_LEAN_WALLS=cone) only where each cell of the cone in the grid
 // holds a combination whose zero components (zrow, per id; 255: another material's) are
 // its column's, row's and plane's in ``zmask``.

@@ -596,9 +596,11 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     scene = _walls_scene(case)
     cfg = (3, 64, 24, 16)
     runs = {}
-    for name, flags in (("walls", ""), ("off", "-DMARCH_LEAN_WALLS=0"),
-                        ("row1", "-DMARCH_UNIFORM_ROW=1"),
-                        ("row1off", "-DMARCH_LEAN_WALLS=0 -DMARCH_UNIFORM_ROW=1")):
+    # (off: with the march with ids off too, so that the walls' blocks whose cone lies in
+    # the grid run march3v, not that march)
+    off = "-DMARCH_LEAN_WALLS=0 -DMARCH_LEAN_IDS=0"
+    for name, flags in (("walls", ""), ("off", off), ("row1", "-DMARCH_UNIFORM_ROW=1"),
+                        ("row1off", off + " -DMARCH_UNIFORM_ROW=1")):
         if case >= 3 and name != "walls":
             continue
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
@@ -614,22 +616,24 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     assert runs["off"].stats["tile"]["lean_walls_blocks"] == 0
     assert tile["one_material_blocks"] == runs["off"].stats["tile"]["one_material_blocks"]
     assert_same_bits(runs["walls"], runs["off"])
-    assert any(not np.array_equal(runs["row1"].fields[c], v)
+    assert any(not np.array_equal(runs["row1"].fields[c], v, equal_nan=True)
                for c, v in runs["row1off"].fields.items())
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(dtype, monkeypatch):
+@pytest.mark.parametrize("case,dtype", [(0, "float32"), (0, "float16"), (4, "float32")])
+def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(case, dtype, monkeypatch):
     """With $YEEFDTD_LEAN_WALLS=cone the walls' march also runs on a grid that holds
     objects of other materials, in the blocks whose cone holds only cells whose zero
     components are their column's, row's and plane's (lean3v_one's zrow): bit for bit the
-    fields and probes of those blocks on march3v (-DMARCH_LEAN_WALLS=0), in PEC walls with
-    _clear_blocks_scene's objects at x from 72 to 108 (lossy anisotropic materials, PEC,
-    PMC), where the objects' blocks run the march with ids; and they ran (with row 1's
-    coefficients for the lean marches the fields differ from those with the walls' blocks on
-    march3v). Without the switch no block takes it there."""
+    fields and probes of those blocks on march3v (-DMARCH_LEAN_WALLS=0, and the march with
+    ids off, which would take the walls' blocks whose cone lies in the grid), in PEC walls
+    (case 4: a PMC wall at z_max, whose blocks it refuses) with _clear_blocks_scene's
+    objects at x from 72 to 108 (lossy anisotropic materials, PEC, PMC), where the
+    objects' blocks run the march with ids; and they ran (with row 1's coefficients for
+    the lean marches the fields differ from those with the walls' blocks on march3v).
+    Without the switch no block takes it there."""
     objects = _clear_blocks_scene(3).objects
-    scene = _walls_scene(0).model_copy(update={"objects": objects})
+    scene = _walls_scene(case).model_copy(update={"objects": objects})
     cfg = (3, 64, 24, 16)
 
     def run(flags, walls="cone"):
@@ -638,15 +642,17 @@ def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(dtype, monkeypatch)
         return yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True, progress=False,
                       stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
 
-    cone, off = run(""), run("-DMARCH_LEAN_WALLS=0")
+    off_flags = "-DMARCH_LEAN_WALLS=0 -DMARCH_LEAN_IDS=0"
+    cone, off = run(""), run(off_flags)
     tile = cone.stats["tile"]
     assert tile["lean_pass"] is True
     assert 0 < tile["lean_walls_blocks"] < 1 and tile["lean_ids_blocks"] > 0, tile
     assert off.stats["tile"]["lean_walls_blocks"] == 0
     assert run("", "grid").stats["tile"]["lean_walls_blocks"] == 0
     assert_same_bits(cone, off)
-    row1, row1off = run("-DMARCH_UNIFORM_ROW=1"), run("-DMARCH_LEAN_WALLS=0 -DMARCH_UNIFORM_ROW=1")
-    assert any(not np.array_equal(row1.fields[c], v) for c, v in row1off.fields.items())
+    row1, row1off = run("-DMARCH_UNIFORM_ROW=1"), run(off_flags + " -DMARCH_UNIFORM_ROW=1")
+    assert any(not np.array_equal(row1.fields[c], v, equal_nan=True)
+               for c, v in row1off.fields.items())
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])

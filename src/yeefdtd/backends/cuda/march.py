@@ -705,12 +705,10 @@ class MarchStepper(CudaStepper):
             extra, blocks = (), None
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 ids_smem = smem + self._lean_ids_bytes(cfg)   # lean3v's instance with ids
-                # the sources' and probes' cells' id, and whether the instance with ids fits
-                mark = self._lean_mark()
-                ids_fit = self._lean_mark(ids_smem, self._shared_limit()) >= 0
+                mark = self._lean_mark(ids_smem, self._shared_limit())
                 zmask = self._lean_walls_mask()
                 blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark,
-                                           zmask is not None, ids_fit)
+                                           zmask is not None)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
                 # and the table's rows (IDS), the walls' zmask (WL)
                 extra = (blocks, _i32(self.R), np.uint64(0) if zmask is None else zmask)
@@ -804,17 +802,18 @@ class MarchStepper(CudaStepper):
         return f"lean3v_one<{self._tparams[2]}, {cfg[0]}, 2, {cfg[2]}>"
 
     def _lean_blocks(self, cfg: tuple, grid: tuple, block: tuple, seg: int, org: tuple,
-                     ext: tuple, mark: int, walls: bool = False, ids: bool = True):
+                     ext: tuple, mark: int, walls: bool = False):
         """One byte a block of lean3v's launch (grid, block, segment, box) of the lean
         pass of launch shape ``cfg``: nonzero where the block runs lean3v (every cell its
         owned cells' values depend on in the grid without wrapping, and none a source's or
         a probe's; every cell its tile reads in the arrays): 1 where those cells hold id 0,
         2 of those where a lane owns one of its 2 cells, 3 where they hold other ids and
-        every lane owns both of its cells or none (with ``ids``: that instance's shared
-        memory fits the device), 4 (with ``walls``: the grid is one material with walls,
-        _lean_walls_mask) the other blocks whose cells hold no source's or probe's and whose
-        lanes own both of their cells or none (lean3v_one in march3v.cu; ``mark``: see
-        _lean_mark, -1 for none of byte 3 or 4)."""
+        every lane owns both of its cells or none, 4 (with ``walls``: the grid is one
+        material with walls, _lean_walls_mask) the other blocks whose cells hold no
+        source's or probe's and whose lanes own both of their cells or none (lean3v_one in
+        march3v.cu; ``mark``: see _lean_mark, -1 for none of byte 3 or 4: where the march
+        with ids' shared memory does not fit, the walls' march is off too, a cost, not an
+        error)."""
         cp = self._cp
         lean = cp.zeros(int(np.prod(grid)), dtype=cp.uint8)
         cells = self._cells
@@ -826,7 +825,7 @@ class MarchStepper(CudaStepper):
         rows = self._walls_rows if walls else None   # with "cone": each cone checked
         null = np.uint64(0)
         args = (cells, *[_i32(q) for q in (nx, ny, nz, px, py, seg, *org, *ext)], lean,
-                _i32(mark), _i32(int(walls)), _i32(int(ids)), null if rows is None else rows,
+                _i32(mark), _i32(int(walls)), null if rows is None else rows,
                 null if rows is None else self._walls_mask)
         self._fn(self._lean_finder(cfg))(grid, block, args)
         cp.cuda.get_current_stream().synchronize()   # before a pass on any stream reads it

@@ -1346,8 +1346,7 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // 0.810 ms a step; with the ids of the whole tile checked 77.6% and 1.026 ms (the tiles of
 // the first and last rows and columns read the CPML layers' cells, whose ids differ).
 // Where the cone holds other ids but no ``mark`` (mark < 0: none, the ids take every
-// value) and the block no lane owned in part, it may run the march with ids (byte 3; with
-// ``ids``: the host found that instance's shared memory fits).
+// value) and the block no lane owned in part, it may run the march with ids (byte 3).
 // With ``walls`` (the host found the grid one material with walls, see WL in lean3v) a
 // block that may not run lean3v's march, whose cone holds no ``mark`` (mark >= 0) and no
 // lane owned in part, runs the walls' march (byte 4), whether its cone crosses the grid's
@@ -1369,7 +1368,7 @@ template <typename ID, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY)
 lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
            int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean,
-           int mark, int walls, int ids, const unsigned char* __restrict__ zrow,
+           int mark, int walls, const unsigned char* __restrict__ zrow,
            const unsigned char* __restrict__ zmask) {
     constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -1419,7 +1418,7 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
         unsigned char b = 0;
         if (ok && zero) b = part ? 2 : 1;
         else if (wl && !part && !marked) b = 4;
-        else if (ok && !part && !marked && mark >= 0 && ids && MARCH_LEAN_IDS) b = 3;
+        else if (ok && !part && !marked && mark >= 0 && MARCH_LEAN_IDS) b = 3;
         lean[blockIdx.x + gridDim.x * (blockIdx.y + (size_t)gridDim.y * blockIdx.z)] = b;
     }
 }

@@ -1,0 +1,110 @@
+"""The walls' march of 3D 'temporal' (WL in march3v.cu), emulated in NumPy: on a grid of one
+material with walls, row 0's coefficients everywhere, the components of each cell's column,
+row and plane masks (wall_masks) set to zero after every step, and whatever values off the
+grid (lanes off the grid along x and y read the grid's first cells, whatever they hold;
+planes off its z ends are not loaded) give the grid's cells bit for bit the values of the
+general march, which takes each cell's own coefficients and wraps around the grid's ends.
+What the GPU test of the kernel checks on a GPU, checked here on the argument alone, so that
+a change to how the grid stores its walls shows up without one."""
+
+import numpy as np
+import pytest
+
+import yeefdtd as yf
+from yeefdtd.backends.cuda.march import _combinations, wall_masks, zero_rows
+from yeefdtd.backends.cuda.stepper import COMP_INDEX
+from yeefdtd.build.model import build_model
+
+ORDER = ("ex", "ey", "ez", "hx", "hy", "hz")
+PEC = {f"{a}_{s}": "pec" for a in "xyz" for s in ("min", "max")}
+LOSSY = yf.Material(eps_r=(2.0, 3.0, 4.0), mu_r=(1.5, 2.0, 1.2), sigma_e=(0.1, 0.2, 0.3),
+                    sigma_m=(10.0, 50.0, 100.0))
+
+
+def _model(boundaries: dict, background: str):
+    scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(13, 11, 9), spacing=(1e-3, 1.3e-3, 0.8e-3)),
+                     materials={"m1": LOSSY}, objects=[], sources=[], monitors=[],
+                     boundaries=boundaries, background=background,
+                     run=yf.RunSettings(steps=10))
+    return build_model(scene)
+
+
+def _cells_and_table(model):
+    """The cells' combinations of materials and their rows [row, component, column], as
+    MarchStepper._cell_table builds them."""
+    tables = model.tables
+    rows = max(len(t.table) for t in tables.values())
+    full = np.zeros((6, rows, 3))
+    for c, t in tables.items():
+        full[COMP_INDEX[c], : len(t.table)] = t.table[:, :3]
+    cell, combos = _combinations([tables[c].ids for c in ORDER], rows)
+    table = np.stack([full[COMP_INDEX[c]][combos[:, j]] for j, c in enumerate(ORDER)], axis=1)
+    return cell, table
+
+
+def _step(f, coef, keep=None):
+    """One step of the update (H, then E) with coefficients coef(component, column), each
+    neighbour by wrapping; keep: per component, where its new values stay (else zero)."""
+    fwd = lambda a, ax: np.roll(a, -1, ax)   # noqa: E731 (a[i + 1])
+    bwd = lambda a, ax: np.roll(a, 1, ax)    # noqa: E731 (a[i - 1])
+    ex, ey, ez, hx, hy, hz = (f[c] for c in ORDER)
+    hx = coef("hx", 0) * hx + coef("hx", 1) * (fwd(ez, 1) - ez) + coef("hx", 2) * (fwd(ey, 2) - ey)
+    hy = coef("hy", 0) * hy + coef("hy", 1) * (fwd(ex, 2) - ex) + coef("hy", 2) * (fwd(ez, 0) - ez)
+    hz = coef("hz", 0) * hz + coef("hz", 1) * (fwd(ey, 0) - ey) + coef("hz", 2) * (fwd(ex, 1) - ex)
+    h = {"hx": hx, "hy": hy, "hz": hz}
+    if keep is not None:
+        h = {c: np.where(keep[c], v, 0.0) for c, v in h.items()}
+    hx, hy, hz = h["hx"], h["hy"], h["hz"]
+    ex = coef("ex", 0) * ex + coef("ex", 1) * (hz - bwd(hz, 1)) + coef("ex", 2) * (hy - bwd(hy, 2))
+    ey = coef("ey", 0) * ey + coef("ey", 1) * (hx - bwd(hx, 2)) + coef("ey", 2) * (hz - bwd(hz, 0))
+    ez = coef("ez", 0) * ez + coef("ez", 1) * (hy - bwd(hy, 0)) + coef("ez", 2) * (hx - bwd(hx, 1))
+    e = {"ex": ex, "ey": ey, "ez": ez}
+    if keep is not None:
+        e = {c: np.where(keep[c], v, 0.0) for c, v in e.items()}
+    return {**e, **h}
+
+
+@pytest.mark.parametrize("boundaries,background", [
+    (PEC, "vacuum"), (PEC, "m1"), ({**PEC, "x_min": {"cells": 3}, "y_max": {"cells": 2}}, "vacuum"),
+], ids=["pec", "pec-lossy", "pec-cpml"])
+def test_the_walls_march_keeps_the_bits_of_the_wrapped_march(boundaries, background):
+    model = _model(boundaries, background)
+    cell, table = _cells_and_table(model)
+    masks = wall_masks(cell, zero_rows(table, ORDER))
+    assert masks is not None   # one material with walls
+    shape = cell.shape
+    rng = np.random.default_rng(5)
+    zero = ~table[cell].any(axis=-1)   # [x, y, z, component]: coefficients all zero
+    f0 = {c: np.where(zero[..., j], 0.0, rng.standard_normal(shape)) for j, c in enumerate(ORDER)}
+    # the walls' march over the grid padded by P cells a side: values off the grid along x
+    # and y whatever they are (here large and random), zero off its z ends
+    P = 4
+    inner = (slice(P, -P),) * 3
+    wide = tuple(n + 2 * P for n in shape)
+    g, keep = {}, {}
+    union = masks[0][:, None, None] | masks[1][None, :, None] | masks[2][None, None, :]
+    for j, c in enumerate(ORDER):
+        a = rng.standard_normal(wide) * 1e3
+        a[..., :P] = a[..., -P:] = 0.0
+        a[inner] = f0[c]
+        g[c] = a
+        k = np.zeros(wide, bool)   # off the grid: every component zero
+        k[inner] = (union >> j & 1) == 0
+        keep[c] = k
+    row0 = table[0]
+    ref = f0
+    for _ in range(3):
+        ref = _step(ref, lambda c, q: table[cell][..., ORDER.index(c), q])
+        g = _step(g, lambda c, q: row0[ORDER.index(c), q], keep)
+    for c in ORDER:
+        assert np.array_equal(g[c][inner], ref[c]), c
+
+
+def test_a_pmc_wall_is_no_wall_of_the_walls_march():
+    """A PMC wall's tangential E reads the zero slot by wrapping, with coefficients neither
+    row 0's nor zero: wall_masks refuses the grid, as it does one periodic (the host's
+    check)."""
+    cell, table = _cells_and_table(_model({**PEC, "z_max": "pmc"}, "vacuum"))
+    rows = zero_rows(table, ORDER)
+    assert (rows == 255).any()
+    assert wall_masks(cell, rows) is None

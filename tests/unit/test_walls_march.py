@@ -108,3 +108,57 @@ def test_a_pmc_wall_is_no_wall_of_the_walls_march():
     rows = zero_rows(table, ORDER)
     assert (rows == 255).any()
     assert wall_masks(cell, rows) is None
+
+
+def test_the_walls_march_keeps_the_bits_where_each_cone_checks_out():
+    """$YEEFDTD_LEAN_WALLS=cone: on a grid of PEC walls that holds objects of other
+    materials (a lossy anisotropic box, a PEC box), the masks read loosely (a cell of
+    another material sets no bit apart), and a block takes the walls' march where every
+    cell of its cone (its owned cells widened by the steps along each axis) holds a
+    combination whose zero components are its column's, row's and plane's union and whose
+    others are row 0's (lean3v_one's zrow check). Emulated: wherever that holds for a
+    cell's cone, the walls' march gives it the wrapped march's bits; and some cells' cones
+    do not hold, near the objects."""
+    scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(24, 15, 13), spacing=(1e-3, 1e-3, 1e-3)),
+                     materials={"m1": LOSSY},
+                     objects=[yf.Box(center=(0.016, 0.007, 0.006), size=(0.004, 0.005, 0.004),
+                                     material="m1"),
+                              yf.Box(center=(0.006, 0.008, 0.007), size=(0.003, 0.003, 0.003),
+                                     material="pec")],
+                     sources=[], monitors=[], boundaries=PEC, run=yf.RunSettings(steps=10))
+    cell, table = _cells_and_table(build_model(scene))
+    rows = zero_rows(table, ORDER)
+    assert wall_masks(cell, rows) is None   # the grid's masks refuse it
+    masks = wall_masks(cell, rows, loose=True)
+    union = masks[0][:, None, None] | masks[1][None, :, None] | masks[2][None, None, :]
+    good = rows[cell] == union   # (255 is no union)
+    NT = 3
+    cone = np.pad(good, NT, constant_values=True)   # off the grid: the masks' 63
+    for ax in range(3):
+        cone = np.logical_and.reduce([np.roll(cone, s, ax) for s in range(-NT, NT + 1)])
+    cone = cone[(slice(NT, -NT),) * 3]   # the cells whose cone checks out
+    assert cone.any() and not cone.all()
+    shape = cell.shape
+    rng = np.random.default_rng(9)
+    zero = ~table[cell].any(axis=-1)
+    f0 = {c: np.where(zero[..., j], 0.0, rng.standard_normal(shape)) for j, c in enumerate(ORDER)}
+    P = 4
+    inner = (slice(P, -P),) * 3
+    wide = tuple(n + 2 * P for n in shape)
+    g, keep = {}, {}
+    for j, c in enumerate(ORDER):
+        a = rng.standard_normal(wide) * 1e3
+        a[..., :P] = a[..., -P:] = 0.0
+        a[inner] = f0[c]
+        g[c] = a
+        k = np.zeros(wide, bool)
+        k[inner] = (union >> j & 1) == 0
+        keep[c] = k
+    ref = f0
+    for _ in range(NT):
+        ref = _step(ref, lambda c, q: table[cell][..., ORDER.index(c), q])
+        g = _step(g, lambda c, q: table[0][ORDER.index(c), q], keep)
+    for c in ORDER:
+        assert np.array_equal(g[c][inner][cone], ref[c][cone]), c
+    # and outside the cones that check out, some cell differs (the check is not idle)
+    assert any(not np.array_equal(g[c][inner], ref[c]) for c in ORDER)

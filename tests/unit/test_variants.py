@@ -1082,6 +1082,19 @@ def test_the_lean_pass_s_march_with_ids_its_instance_mark_and_shared_memory():
         300 * 18 * 4 + 4 * 32 * 24 * 4
 
 
+#: the components in the order of MarchStepper's table
+ORDER = ("ex", "ey", "ez", "hx", "hy", "hz")
+
+
+def _coefficient_row(zero=(), other=()):
+    """A table row [component, column] of vacuum-like coefficients, the components of
+    ``zero`` all zero, those of ``other`` with another curl coefficient."""
+    r = np.tile([1.0, 0.5, -0.5], (6, 1))
+    r[list(zero)] = 0.0
+    r[list(other), 1] = 0.25
+    return r
+
+
 def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():
     """lean3f keeps a cell's components zero where its column's, row's or plane's mask
     (along the box's CPML axes) says so, and takes row 0's coefficients for the others: the
@@ -1092,15 +1105,7 @@ def test_lean3f_zero_masks_are_a_column_s_a_row_s_and_a_plane_s():
 
     from yeefdtd.backends.cuda.march import zero_masks
 
-    order = ("ex", "ey", "ez", "hx", "hy", "hz")
-    vac = np.tile([1.0, 0.5, -0.5], (6, 1))
-
-    def row(zero=(), other=()):
-        r = vac.copy()
-        r[list(zero)] = 0.0
-        r[list(other), 1] = 0.25
-        return r
-
+    order, row = ORDER, _coefficient_row
     # 0 vacuum, 1 an x wall (Ey, Ez zero), 2 a z wall (Ex, Ey), 3 their corner, 4 another
     # material
     table = np.stack([row(), row((1, 2)), row((0, 1)), row((0, 1, 2)), row(other=(0,))])
@@ -1133,15 +1138,7 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
 
     assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>") == \
         "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true>"
-    order = ("ex", "ey", "ez", "hx", "hy", "hz")
-    vac = np.tile([1.0, 0.5, -0.5], (6, 1))
-
-    def row(zero=(), other=()):
-        r = vac.copy()
-        r[list(zero)] = 0.0
-        r[list(other), 1] = 0.25
-        return r
-
+    order, row = ORDER, _coefficient_row
     # 0 vacuum; walls normal to x (Ey, Ez zero), y (Ex, Ez), z (Ex, Ey); 4 another material;
     # 5 the edges where two walls meet (every E component zero)
     table = np.stack([row(), row((1, 2)), row((0, 2)), row((0, 1)), row(other=(0,)),

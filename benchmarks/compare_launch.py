@@ -4,13 +4,15 @@ power drift during the run spreads over every shape rather than favouring one).
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
         [--nvrtc= --nvrtc=-DMARCH2_MINB=4] [--env YEEFDTD_LEAN_FACES=on \
-        --env YEEFDTD_LEAN_FACES=off]
+        --env YEEFDTD_LEAN_FACES=off] [--walls pec]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).
 ``--nvrtc`` runs each shape once per set of compiler options ($YEEFDTD_NVRTC_OPTIONS), so
 that a kernel switch is timed on and off in the same rounds; ``--env`` likewise for sets
-of environment variables (space-separated NAME=VALUE assignments).
+of environment variables (space-separated NAME=VALUE assignments). ``--walls pec`` (or
+pmc) replaces the scene's boundaries by those walls on every face: dipole-cpml's objects
+in a cavity.
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ from __future__ import annotations
 import argparse
 import os
 
-from yeefdtd.bench import HEADER, bench_model, copy_bandwidth, format_row, measure
+from yeefdtd.bench import (
+    HEADER,
+    WARMUP,
+    bench_model,
+    bench_scene,
+    copy_bandwidth,
+    format_row,
+    measure,
+)
+from yeefdtd.build.model import build_model
 
 
 def main() -> None:
@@ -38,6 +49,8 @@ def main() -> None:
     p.add_argument("--env", action="append", default=None,
                    help="a set of environment variables (--env 'NAME=VALUE ...', repeatable), "
                    "each set run with every shape")
+    p.add_argument("--walls", choices=("pec", "pmc"), default=None,
+                   help="the scene's boundaries replaced by these walls on every face")
     a = p.parse_args()
     envs = []
     for text in a.env or [""]:
@@ -50,8 +63,14 @@ def main() -> None:
     except ValueError:
         p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
     bw = copy_bandwidth()
-    model = bench_model(a.scene, a.n, a.steps)
-    print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene} N={a.n} {a.dtype}, {a.steps} steps")
+    if a.walls is None:
+        model = bench_model(a.scene, a.n, a.steps)
+    else:
+        scene = bench_scene(a.scene, a.n, a.steps + WARMUP)
+        model = build_model(scene.model_copy(update={"boundaries": a.walls}))
+    walls = f" in {a.walls.upper()} walls" if a.walls else ""
+    print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene}{walls} N={a.n} {a.dtype}, "
+          f"{a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):
         for opts, env in ((o, e) for o in a.nvrtc or [None] for e in envs):

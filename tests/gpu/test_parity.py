@@ -517,6 +517,22 @@ def test_lean_pass_keeps_the_bits(seg, dtype, case, monkeypatch):
         assert set(np.unique(blocks[..., 1])) <= {0, 1, 3}, blocks
 
 
+def _events_left(scene: yf.Scene) -> yf.Scene:
+    """``scene`` with its point sources and probes moved to x of 40 cells where they lie
+    past it: off the tiles of the objects at x from 72 on (_clear_blocks_scene's case 3), so
+    that those blocks may take the march with ids."""
+    d = scene.grid.spacing[0]
+
+    def left(item):
+        if getattr(item, "position", None) is None:
+            return item
+        x, y, z = item.position
+        return item.model_copy(update={"position": (min(x, 40 * d), y, z)})
+
+    return scene.model_copy(update={"sources": [*map(left, scene.sources)],
+                                    "monitors": [*map(left, scene.monitors)]})
+
+
 @pytest.mark.parametrize("case", [0, 1, 3])
 def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
     """The lean pass's blocks whose cone holds other combinations of materials than row 0
@@ -536,15 +552,8 @@ def test_lean_pass_ids_blocks_keep_the_bits(case, monkeypatch):
             o.model_copy(update={"center": (o.center[0] + 60 * d, *o.center[1:])})
             for o in scene.objects]})
 
-    def left(item):   # the sources and probes at x below 40 cells, off the objects' tiles
-        if getattr(item, "position", None) is None:
-            return item
-        x, y, z = item.position
-        return item.model_copy(update={"position": (min(x, 40 * d), y, z)})
-
-    scene = scene.model_copy(update={"run": scene.run.model_copy(update={"steps": 61}),
-                                     "sources": [*map(left, scene.sources)],
-                                     "monitors": [*map(left, scene.monitors)]})
+    scene = _events_left(scene).model_copy(
+        update={"run": scene.run.model_copy(update={"steps": 61})})
     cfg = (3, 64, 24, 16)
     runs = {}
     for name, flags in (("ids", ""), ("off", "-DMARCH_LEAN_IDS=0"),
@@ -629,11 +638,12 @@ def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(case, dtype, monkey
     ids off, which would take the walls' blocks whose cone lies in the grid), in PEC walls
     (case 4: a PMC wall at z_max, whose blocks it refuses) with _clear_blocks_scene's
     objects at x from 72 to 108 (lossy anisotropic materials, PEC, PMC), where the
-    objects' blocks run the march with ids; and they ran (with row 1's coefficients for
+    objects' blocks run the march with ids (the sources and probes moved off them,
+    _events_left); and they ran (with row 1's coefficients for
     the lean marches the fields differ from those with the walls' blocks on march3v).
     Without the switch no block takes it there."""
     objects = _clear_blocks_scene(3).objects
-    scene = _walls_scene(case).model_copy(update={"objects": objects})
+    scene = _events_left(_walls_scene(case).model_copy(update={"objects": objects}))
     cfg = (3, 64, 24, 16)
 
     def run(flags, walls="cone"):

@@ -601,9 +601,12 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     beside an odd start of the pass, and float16; and they ran: with row 1's coefficients
     for the lean marches (-DMARCH_UNIFORM_ROW=1) the fields differ from those with the
     walls' blocks on march3v. Along a periodic axis (case 3) and with a PMC wall (case 4)
-    no block takes it."""
+    no block takes it: with $YEEFDTD_LEAN_WALLS=grid, the grid's masks (with cone, the
+    default, the blocks whose cone holds no PMC cell take it beside a PMC wall: see
+    test_lean_pass_walls_blocks_beside_objects_keep_the_bits)."""
     scene = _walls_scene(case)
     cfg = (3, 64, 24, 16)
+    monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "grid")
     runs = {}
     # (off: with the march with ids off too, so that the walls' blocks whose cone lies in
     # the grid run march3v, not that march)
@@ -631,7 +634,7 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
 
 @pytest.mark.parametrize("case,dtype", [(0, "float32"), (0, "float16"), (4, "float32")])
 def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(case, dtype, monkeypatch):
-    """With $YEEFDTD_LEAN_WALLS=cone the walls' march also runs on a grid that holds
+    """With $YEEFDTD_LEAN_WALLS=cone (the default) the walls' march also runs on a grid that holds
     objects of other materials, in the blocks whose cone holds only cells whose zero
     components are their column's, row's and plane's (lean3v_one's zrow): bit for bit the
     fields and probes of those blocks on march3v (-DMARCH_LEAN_WALLS=0, and the march with
@@ -641,7 +644,7 @@ def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(case, dtype, monkey
     objects' blocks run the march with ids (the sources and probes moved off them,
     _events_left); and they ran (with row 1's coefficients for
     the lean marches the fields differ from those with the walls' blocks on march3v).
-    Without the switch no block takes it there."""
+    With $YEEFDTD_LEAN_WALLS=grid no block takes it there."""
     objects = _clear_blocks_scene(3).objects
     scene = _events_left(_walls_scene(case).model_copy(update={"objects": objects}))
     cfg = (3, 64, 24, 16)

@@ -481,6 +481,26 @@ def test_pass_leaves_out_what_the_boxes_recompute(nt, variant, mode):
     assert st.pass_box_of(nt)[1][0] == 0
 
 
+@pytest.mark.parametrize("nt", [2, 3])
+def test_walls_march_only_where_the_pass_reaches_a_grid_end(nt):
+    """The lean pass's walls' instance is compiled and launched only where the pass reaches
+    an end of the grid that no CPML box takes (the blocks whose cone crosses the grid's
+    ends are what it runs): not with layers in boxes on all six faces, but with a face
+    left without one, with the layers in x boxes alone (the pass then spans y and z), or
+    with the layers in the pass; never in 2D."""
+    every = [(0, 5, 0, 0), (0, 5, 35, 34), (1, 4, 0, 0), (1, 4, 26, 25), (2, 3, 0, 0),
+             (2, 3, 17, 16)]
+    for layers, mode, want in ((every, "boxes", False), (every, "xboxes", True),
+                               (every[:-1], "boxes", True), (every[1:], "boxes", True),
+                               (every, "slabs", True), ([], "none", True)):
+        st = _march_stub((40, 30, 20), layers)
+        st.variant, st.cpml_mode = make_variant("temporal"), mode
+        st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
+        assert st._walls_at_ends(nt) is want, (layers, mode)
+    st.model.grid.mode = "tmz"
+    assert st._walls_at_ends(nt) is False
+
+
 @pytest.mark.parametrize("pitch,itemsize", [(48, 4), (41, 4), (48, 2)])
 def test_slab_boxes_write_whole_sectors_along_x(pitch, itemsize):
     """slab3's boxes along x start and end on 32-byte sectors when the rows are padded to
@@ -677,12 +697,12 @@ def test_the_switches_take_what_they_document(monkeypatch):
     assert lean_segment() == (32, 32) and t.tuning_tag().endswith(" lean_segment=32,32")
     monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", " 128, 64 ")
     assert lean_segment() == (128, 64) and t.tuning_tag().endswith(" lean_segment=128,64")
-    # the walls' march over each block's cone, or nowhere: tuned apart
+    # the walls' march on grids of one material alone, or nowhere: tuned apart
     monkeypatch.setenv("YEEFDTD_LEAN_SEGMENT", "")
-    for value in ("cone", "off"):
+    for value in ("grid", "off"):
         monkeypatch.setenv("YEEFDTD_LEAN_WALLS", value)
         assert t.tuning_tag().endswith(f" lean_walls={value}")
-    monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "grid")
+    monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "cone")
     assert "lean_walls" not in t.tuning_tag()
 
 

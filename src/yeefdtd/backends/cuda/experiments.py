@@ -24,9 +24,10 @@ variable and what it takes, rather than being ignored.
   not wrap along z: ``N`` planes for every such box, or ``X,N``: X for the x faces' box,
   N for the others (1 to 4096; default 64).
 - ``YEEFDTD_LEAN_WALLS``: which of 3D 'temporal''s lean passes run their blocks at the
-  grid's walls on the walls' march: ``grid`` (the default: where the grid is one material
-  with walls), ``cone`` (also where it holds objects of other materials: each block whose
-  cone is one material with walls), ``off`` (none).
+  grid's walls on the walls' march: ``cone`` (the default: where the grid is one material
+  with walls, and where it holds objects of other materials each block whose cone is one
+  material with walls), ``grid`` (only where the grid is one material with walls), ``off``
+  (none).
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -138,10 +139,10 @@ FACE_SETS = ("x", "y", "z", "xy", "xz", "yz", "xyz")
 
 
 def lean_walls() -> str:
-    """$YEEFDTD_LEAN_WALLS: ``grid`` (the default), ``cone`` or ``off``: where the lean
+    """$YEEFDTD_LEAN_WALLS: ``cone`` (the default), ``grid`` or ``off``: where the lean
     pass's blocks at the grid's walls take the walls' march (see MarchStepper.
     _lean_walls_mask)."""
-    return choice("YEEFDTD_LEAN_WALLS", ("grid", "cone", "off")) or "grid"
+    return choice("YEEFDTD_LEAN_WALLS", ("cone", "grid", "off")) or "cone"
 
 
 def lean_faces() -> tuple[int, ...]:

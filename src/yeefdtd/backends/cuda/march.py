@@ -586,7 +586,7 @@ class MarchStepper(CudaStepper):
                 lean_name = self.variant.kernel("pass", c, *self._tparams, self.pass_mask(),
                                                 True, True, True)
                 names += [lean_name, lean_ids_kernel(lean_name), self._lean_finder(c)]
-                if self._lean_walls_mask() is not None:
+                if self._walls_at_ends(c[0]) and self._lean_walls_mask() is not None:
                     names.append(lean_walls_kernel(lean_name))
         if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
             for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
@@ -706,7 +706,7 @@ class MarchStepper(CudaStepper):
             if lean:   # lean3v's blocks, and march3v's beside them (see _lean_side)
                 ids_smem = smem + self._lean_ids_bytes(cfg)   # lean3v's instance with ids
                 mark = self._lean_mark(ids_smem, self._shared_limit())
-                zmask = self._lean_walls_mask()
+                zmask = self._lean_walls_mask() if self._walls_at_ends(cfg[0]) else None
                 blocks = self._lean_blocks(cfg, grid, block, seg, org, ext, mark,
                                            zmask is not None)
                 self._lean_side[key] = self._lean_general(cfg, blocks, grid, org, ext)
@@ -771,13 +771,14 @@ class MarchStepper(CudaStepper):
         """The zmask of lean3v's walls' march (WL in march3v.cu: nx + ny + nz bytes, the
         components kept zero in each column along x, row along y and plane along z), or
         None where no block takes it: where an axis is periodic, and (with
-        $YEEFDTD_LEAN_WALLS ``grid``, the default) where the grid is not one material with
-        walls: a cell holds a combination of materials with a component whose coefficients
-        are neither row 0's nor all zero, or whose zero components are not its column's,
-        row's and plane's (wall_masks). With ``cone``, on such a grid, the masks of
+        $YEEFDTD_LEAN_WALLS ``grid``) where the grid is not one material with walls: a
+        cell holds a combination of materials with a component whose coefficients are
+        neither row 0's nor all zero, or whose zero components are not its column's, row's
+        and plane's (wall_masks). With ``cone`` (the default), on such a grid, the masks of
         wall_masks' loose reading and, in _walls_rows, each combination's zero components
         (zero_rows: 255 for those of other materials) for lean3v_one to check each block's
-        cone against them. Found once."""
+        cone against them. Found once. (A pass takes it only where it reaches a grid end,
+        _walls_at_ends.)"""
         from .experiments import lean_walls
 
         if self._walls_mask is False:
@@ -796,6 +797,23 @@ class MarchStepper(CudaStepper):
                     out = self._dev(np.concatenate([self._cp.asnumpy(p) for p in parts]))
             self._walls_mask, self._walls_rows = out, rows
         return self._walls_mask
+
+    def _walls_at_ends(self, nt: int) -> bool:
+        """Whether the pass of ``nt`` steps reaches an end of the grid that no CPML box
+        takes (pass_box_of): only there may a lean block's cone cross the grid's ends, the
+        blocks the walls' march is for. Where it does not (3D layers in boxes on every
+        face, as dipole-cpml's), the walls' instance is neither compiled nor launched: a
+        block that it might also run is then the march with ids', exact either way."""
+        if self.model.grid.mode != "3d":
+            return False
+        if self.cpml_mode not in ("boxes", "xboxes"):
+            return True
+        ends = self.layer_ends(nt)
+        for b in range(3):
+            inset = ends[b] is not None and (b == 0 or self.cpml_mode == "boxes")
+            if not inset or ends[b][0] == 0 or ends[b][1] >= self.shape[b]:
+                return True
+        return False
 
     def _lean_finder(self, cfg: tuple) -> str:
         """The lean3v_one instance for the lean pass of launch shape ``cfg``."""

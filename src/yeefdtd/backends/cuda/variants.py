@@ -539,7 +539,7 @@ class March(Variant):
             lanes += " lean_faces=" + "".join("xyz"[a] for a in lean_faces())
         if lanes and lean_segment() is not None:   # other segments of lean3f's boxes
             lanes += " lean_segment={},{}".format(*lean_segment())
-        if lanes and lean_walls() != "grid":   # the walls' march elsewhere or nowhere
+        if lanes and lean_walls() != "cone":   # the walls' march on fewer blocks
             lanes += f" lean_walls={lean_walls()}"
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 

@@ -800,19 +800,26 @@ def test_auto_with_16_bit_storage_in_3d_follows_its_own_crossover(cells, cpml, e
     assert default_variant("3d", "float16", cells, cpml)[0] == expect
 
 
-@pytest.mark.parametrize("mode, dtype, feed, cpml, expect", [
-    ("3d", "float16", 12.8, True, "temporal"), ("3d", "float16", 18.4, False, "indexed"),
-    ("3d", "bfloat16", 18.4, False, "indexed"), ("3d", "float32", 18.4, False, "temporal"),
-    ("tmz", "float16", 18.4, False, "temporal"), ("3d", "float16", None, False, "temporal"),
-    ("3d", "float16", 18.4, True, "temporal"), ("3d", "bfloat16", 18.4, True, "temporal")])
+@pytest.mark.parametrize("mode, dtype, feed, cpml, periodic, expect", [
+    ("3d", "float16", 12.8, True, False, "temporal"),
+    ("3d", "float16", 18.4, False, True, "indexed"),
+    ("3d", "bfloat16", 18.4, False, True, "indexed"),
+    ("3d", "float16", 18.4, False, False, "temporal"),
+    ("3d", "float32", 18.4, False, True, "temporal"),
+    ("tmz", "float16", 18.4, False, True, "temporal"),
+    ("3d", "float16", None, False, True, "temporal"),
+    ("3d", "float16", 18.4, True, True, "temporal"),
+    ("3d", "bfloat16", 18.4, True, False, "temporal")])
 def test_auto_with_16_bit_storage_in_3d_runs_indexed_where_memory_feeds_the_sms_more(
-        mode, dtype, feed, cpml, expect):
+        mode, dtype, feed, cpml, periodic, expect):
     """An H100 SXM's memory feeds 12.8 bytes per SM cycle and an H200's about 18.4; on the H200
-    3D float16 'indexed' outruns 'temporal' without CPML layers (pec-box 512: 94 589 against
-    82 767), and with them since the lean pass took 16-bit values 'temporal' runs ahead
-    (dipole-cpml 512: 95 661 against 70 019)."""
+    3D float16 'indexed' outruns 'temporal' without CPML layers where the walls' march does
+    not run (a periodic axis; pec-box 512 without it: 94 589 against 82 767), but not where
+    it does (pec-box 512: 117 618 against 94 304), and with layers since the lean pass took
+    16-bit values 'temporal' runs ahead (dipole-cpml 512: 95 661 against 70 019)."""
     cells = 513**3 if mode == "3d" else 8193**2
-    assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, feed) == (expect, None)
+    assert default_variant(mode, dtype, cells, cpml, 10**9, 10**12, feed,
+                           periodic=periodic) == (expect, None)
 
 
 @pytest.mark.parametrize("mode, dtype, cells, cpml, expect", [
@@ -823,7 +830,8 @@ def test_auto_with_16_bit_storage_in_3d_runs_indexed_where_memory_feeds_the_sms_
     ("tmz", "float32", 1792**2, True, "indexed"), ("tez", "float32", 2048**2, True, "temporal"),
     ("tmz", "float16", 1536**2, False, "indexed"), ("tmz", "float16", 1792**2, False, "temporal"),
     ("tmz", "float16", 2560**2, True, "indexed"), ("tez", "bfloat16", 3072**2, True, "temporal"),
-    ("3d", "float16", 248**3, True, "indexed"), ("3d", "float16", 256**3, True, "temporal")])
+    ("3d", "float16", 248**3, True, "indexed"), ("3d", "float16", 256**3, True, "temporal"),
+    ("3d", "float16", 256**3, False, "indexed"), ("3d", "float16", 288**3, False, "temporal")])
 def test_auto_on_cards_whose_memory_feeds_the_sms_more_follows_their_crossovers(
         mode, dtype, cells, cpml, expect):
     """The sizes either side of each crossover measured on an H200 (feed 18.4): 'indexed'

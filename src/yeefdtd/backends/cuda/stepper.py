@@ -704,7 +704,7 @@ def _resolve_variant(model: Model, dtype: str, variant: str | None) -> tuple[str
     except Exception:   # no device here: the constructor says so
         free = None
     return default_variant(g.mode, dtype, g.num_cells, bool(model.slabs), field_bytes, free,
-                           device_feed(), g.shape)
+                           device_feed(), g.shape, any(g.periodic))
 
 
 #: CUDA device attributes (cudaDeviceAttr): SM clock (kHz), SM count, memory clock (kHz),

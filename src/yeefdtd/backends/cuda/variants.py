@@ -818,9 +818,10 @@ AUTO_MIN_CELLS_16 = {("3d", False): 16 << 20, ("3d", True): 48 << 20,
                      ("2d", False): 3_000_000, ("2d", True): 6_000_000}
 #: 3D with 16-bit storage on cards whose memory feeds each SM this many bytes per SM clock
 #: cycle or more (peak, from the memory clock and bus width; see device_feed; the other
-#: thresholds of such cards: AUTO_MIN_CELLS_FED): 'indexed', bound by memory, outruns
-#: 'temporal', bound by instruction issue, at every size measured without CPML layers,
-#: and with them below AUTO_MIN_CELLS_16_FED's (the lean pass's, since 1155e99: below).
+#: thresholds of such cards: AUTO_MIN_CELLS_FED): 'indexed', bound by memory, outran
+#: 'temporal', bound by instruction issue, at every size measured without CPML layers
+#: (since the walls' march only with a periodic axis), and with them below
+#: AUTO_MIN_CELLS_16_FED's (the lean pass's, since 1155e99: below).
 #: An H100 SXM feeds 12.8 (read from one: memory clock 2619 MHz, 5120 bits, 132 SMs at
 #: 1980 MHz; docs/perf/cpml-face-sets-h100-2026-11-26.txt): dipole-cpml 512 float16
 #: 'indexed' 54 895 against 'temporal' 59 793 Mcells/s (9fef8c0). An H200 feeds about 18.4
@@ -847,23 +848,28 @@ AUTO_MIN_CELLS_FED = {("3d", False): 1_750_000, ("3d", True): 14_000_000,
 #: 3D with layers, 16-bit storage, measured on an H200 at 755415c (300 steps, tuned; Mcells/s
 #: 'indexed' / 'temporal'; docs/perf/auto-float16-h200-2026-11-29.txt): dipole-cpml 256^3
 #: 54 198 / 57 585, 384^3 64 440 / 82 320, 512^3 (1000 steps) 70 019 (2026-11-26) / 95 661;
-#: without layers 'indexed' stays ahead (pec-box 192^3 74 102 / 53 287, 256^3 82 798 /
-#: 69 103, 384^3 91 265 / 80 738, 512^3 94 589 / 82 767: its pass does not take the lean
-#: shape there).
-AUTO_MIN_CELLS_16_FED = {("3d", True): 16_000_000,
+#: without layers 'indexed' stayed ahead until the walls' march (pec-box 192^3 74 102 /
+#: 53 287, 256^3 82 798 / 69 103, 384^3 91 265 / 80 738, 512^3 94 589 / 82 767: the tiles
+#: at the walls ran march3v); with it (a16a888, docs/perf/lean-walls-cone-h200-2026-11-29.txt)
+#: pec-box 256^3 82 906 / 69 387, 288^3 85 988 / 87 817, 320^3 88 313 / 99 037, 384^3
+#: 90 915 / 115 310, 512^3 (1000 steps) 94 304 (the table) / 117 618. A grid with a
+#: periodic axis and no layers takes no walls' march: 'indexed' there, as before.
+AUTO_MIN_CELLS_16_FED = {("3d", True): 16_000_000, ("3d", False): 20_000_000,
                          ("2d", False): 3_000_000, ("2d", True): 8_000_000}
 
 
 def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
                     cpml: bool = False, field_bytes: int = 0,
                     free_bytes: int | None = None,
-                    feed: float | None = None, shape=None) -> tuple[str, str | None]:
+                    feed: float | None = None, shape=None,
+                    periodic: bool = False) -> tuple[str, str | None]:
     """The variant 'auto' runs, and why when it is not the fastest kind: 'temporal' on grids of
     AUTO_MIN_CELLS or more (16-bit storage: AUTO_MIN_CELLS_16; where the card's ``feed``, its
     memory's peak bytes per SM clock cycle, is AUTO_FEED or more, AUTO_MIN_CELLS_FED in
     float32 and AUTO_MIN_CELLS_16_FED, and with 16-bit storage in 3D without CPML layers
-    never), 'indexed' otherwise. In 3D 'temporal' was measured faster than 'fused' (H100, at
-    a4a4c79, 300-1000 steps, tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
+    on a ``periodic`` grid, which the walls' march refuses, never), 'indexed' otherwise.
+    In 3D 'temporal' was measured faster than 'fused' (H100, at a4a4c79, 300-1000 steps,
+    tuned: float32 pec-box 192 40.8 against 38.6, 512 54.4 against 48.0;
     dipole-cpml 384 37.1 against 32.7, 512 40.4 against 36.9; float64 dipole-cpml 512 23.1
     against 20.9; since f29dce0, 512: pec-box 60.9, dipole-cpml 45.9 against 37.0). With 16-bit
     storage in 3D 'indexed' stayed the choice until a94b544 (H100, dipole-cpml 512 float16: at
@@ -875,7 +881,7 @@ def default_variant(mode: str, dtype: str = "float32", cells: int = 1 << 40,
     grid = "3d" if mode == "3d" else "2d"
     fed = feed is not None and feed >= AUTO_FEED
     if dtype in STORAGE16:
-        if fed and grid == "3d" and not cpml:
+        if fed and grid == "3d" and not cpml and periodic:
             return "indexed", None
         table = AUTO_MIN_CELLS_16_FED if fed else AUTO_MIN_CELLS_16
     else:   # float64 keeps AUTO_MIN_CELLS: see AUTO_MIN_CELLS_FED

@@ -4,7 +4,7 @@ power drift during the run spreads over every shape rather than favouring one).
     python3 benchmarks/compare_launch.py --scene dipole-cpml -n 512 --steps 1000 \
         --shapes 128,1,4,0,1 128,1,4,0,2 --rounds 2 [--variant indexed indexed:xpack] \
         [--nvrtc= --nvrtc=-DMARCH2_MINB=4] [--env YEEFDTD_LEAN_FACES=on \
-        --env YEEFDTD_LEAN_FACES=off] [--walls pec]
+        --env YEEFDTD_LEAN_FACES=off] [--walls pec | --walls z_min=pmc]
 
 A shape is the tuple the tuner sweeps (``yeefdtd tune`` prints them); it is used for both
 the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z segment).
@@ -12,7 +12,8 @@ the H and the E update (for 'fused' and 'temporal': steps per pass, BX, BY, z se
 that a kernel switch is timed on and off in the same rounds; ``--env`` likewise for sets
 of environment variables (space-separated NAME=VALUE assignments). ``--walls pec`` (or
 pmc) replaces the scene's boundaries by those walls on every face: dipole-cpml's objects
-in a cavity.
+in a cavity; ``--walls z_min=pmc`` (FACE=pec|pmc, comma-separated) those faces alone: a
+symmetry plane.
 """
 
 from __future__ import annotations
@@ -49,9 +50,20 @@ def main() -> None:
     p.add_argument("--env", action="append", default=None,
                    help="a set of environment variables (--env 'NAME=VALUE ...', repeatable), "
                    "each set run with every shape")
-    p.add_argument("--walls", choices=("pec", "pmc"), default=None,
-                   help="the scene's boundaries replaced by these walls on every face")
+    p.add_argument("--walls", default=None,
+                   help="pec or pmc: the scene's boundaries replaced by these walls on every "
+                   "face; FACE=KIND,...: those faces' alone (e.g. z_min=pmc)")
     a = p.parse_args()
+    faces = ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")
+    walls = None
+    if a.walls in ("pec", "pmc"):
+        walls = dict.fromkeys(faces, a.walls)
+    elif a.walls is not None:
+        pairs = [w.partition("=") for w in a.walls.split(",")]
+        if any(f not in faces or k not in ("pec", "pmc") for f, _, k in pairs):
+            p.error(f"--walls: {a.walls!r}: give pec, pmc or FACE=pec|pmc pairs, "
+                    "comma-separated (FACE one of x_min .. z_max)")
+        walls = {f: k for f, _, k in pairs}
     envs = []
     for text in a.env or [""]:
         pairs = [kv.partition("=") for kv in text.split()]
@@ -63,13 +75,15 @@ def main() -> None:
     except ValueError:
         p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
     bw = copy_bandwidth()
-    if a.walls is None:
+    if walls is None:
         model = bench_model(a.scene, a.n, a.steps)
     else:
         scene = bench_scene(a.scene, a.n, a.steps + WARMUP)
-        model = build_model(scene.model_copy(update={"boundaries": a.walls}))
-    walls = f" in {a.walls.upper()} walls" if a.walls else ""
-    print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene}{walls} N={a.n} {a.dtype}, "
+        data = scene.model_dump()
+        data["boundaries"] = {**data["boundaries"], **walls}
+        model = build_model(type(scene).model_validate(data))
+    where = f" with {a.walls}" if a.walls else ""
+    print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene}{where} N={a.n} {a.dtype}, "
           f"{a.steps} steps")
     print(HEADER)
     for r in range(a.rounds):

@@ -514,7 +514,8 @@ def test_lean_pass_keeps_the_bits(seg, dtype, case, monkeypatch):
         grid, blocks = k.grid, k.blocks.get().reshape(k.grid[::-1])
         assert grid[0] == 3, grid
         assert (blocks[..., 0] == 2).any() and (blocks[..., -1] == 2).any(), blocks
-        assert set(np.unique(blocks[..., 1])) <= {0, 1, 3}, blocks
+        # (4: the walls' march, at the PMC wall of y_max and the PEC one of y_min)
+        assert set(np.unique(blocks[..., 1])) <= {0, 1, 3, 4}, blocks
 
 
 def _events_left(scene: yf.Scene) -> yf.Scene:
@@ -578,19 +579,22 @@ def _walls_scene(case: int) -> yf.Scene:
     """random_scene's sources and probes on 150 x 61 x 47 cells of one material with walls:
     case 0 vacuum in PEC walls; case 1 the lossy anisotropic m1 in PEC walls; case 2 vacuum
     with a CPML of 7 cells at x_min (the pass from an odd x: its first lanes own one cell
-    of 2), PEC at the others; case 3 case 0's periodic along x, case 4 with a PMC wall at
-    z_max (whose cells hold coefficients neither row 0's nor zero): the walls' march
-    refused in both."""
+    of 2), PEC at the others; case 3 case 0's periodic along x (the walls' march refused);
+    case 4 with a PMC wall at z_max (whose tangential E doubles its difference along z);
+    case 5 PMC walls at x_min and y_max (doubling both where they meet) on m1."""
     pec = {f"{a}_{s}": "pec" for a in "xyz" for s in ("min", "max")}
     bnd = [pec, pec, {**pec, "x_min": {"cells": 7}},
-           {**pec, "x_min": "periodic", "x_max": "periodic"}, {**pec, "z_max": "pmc"}][case]
+           {**pec, "x_min": "periodic", "x_max": "periodic"}, {**pec, "z_max": "pmc"},
+           {**pec, "x_min": "pmc", "y_max": "pmc"}][case]
     scene = random_scene("3d", 40 + case, bnd, (150, 61, 47))
-    return scene.model_copy(update={"objects": [], "background": "m1" if case == 1 else "vacuum",
+    return scene.model_copy(update={"objects": [],
+                                    "background": "m1" if case in (1, 5) else "vacuum",
                                     "run": scene.run.model_copy(update={"steps": 61})})
 
 
 @pytest.mark.parametrize("case,dtype", [(0, "float32"), (1, "float32"), (2, "float32"),
-                                        (0, "float16"), (3, "float32"), (4, "float32")])
+                                        (0, "float16"), (3, "float32"), (4, "float32"),
+                                        (5, "float32"), (4, "float16")])
 def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     """On a grid of one material with walls, the lean pass's blocks whose cone crosses the
     grid's ends or holds the walls' cells (and no source or probe, no lane owned in part)
@@ -600,10 +604,9 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     (-DMARCH_LEAN_WALLS=0), over PEC walls, a lossy anisotropic background, a CPML layer
     beside an odd start of the pass, and float16; and they ran: with row 1's coefficients
     for the lean marches (-DMARCH_UNIFORM_ROW=1) the fields differ from those with the
-    walls' blocks on march3v. Along a periodic axis (case 3) and with a PMC wall (case 4)
-    no block takes it: with $YEEFDTD_LEAN_WALLS=grid, the grid's masks (with cone, the
-    default, the blocks whose cone holds no PMC cell take it beside a PMC wall: see
-    test_lean_pass_walls_blocks_beside_objects_keep_the_bits)."""
+    walls' blocks on march3v. Beside PMC walls (cases 4 and 5) the instance that doubles
+    the differences across them runs (WP), in float32 and float16. Along a periodic axis
+    (case 3) no block takes it. With $YEEFDTD_LEAN_WALLS=grid, the grid's masks."""
     scene = _walls_scene(case)
     cfg = (3, 64, 24, 16)
     monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "grid")
@@ -613,7 +616,7 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     off = "-DMARCH_LEAN_WALLS=0 -DMARCH_LEAN_IDS=0"
     for name, flags in (("walls", ""), ("off", off), ("row1", "-DMARCH_UNIFORM_ROW=1"),
                         ("row1off", off + " -DMARCH_UNIFORM_ROW=1")):
-        if case >= 3 and name != "walls":
+        if case == 3 and name != "walls":
             continue
         monkeypatch.setenv("YEEFDTD_NVRTC_OPTIONS", flags)
         runs[name] = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
@@ -621,7 +624,7 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
                             stepper_options={"variant": "temporal", "launch": {"pass": cfg}})
     tile = runs["walls"].stats["tile"]
     assert tile["lean_pass"] is True
-    if case >= 3:
+    if case == 3:
         assert tile["lean_walls_blocks"] == 0, tile
         return
     assert 0 < tile["lean_walls_blocks"] < 1, tile
@@ -634,16 +637,17 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
 
 @pytest.mark.parametrize("case,dtype", [(0, "float32"), (0, "float16"), (4, "float32")])
 def test_lean_pass_walls_blocks_beside_objects_keep_the_bits(case, dtype, monkeypatch):
-    """With $YEEFDTD_LEAN_WALLS=cone (the default) the walls' march also runs on a grid that holds
-    objects of other materials, in the blocks whose cone holds only cells whose zero
-    components are their column's, row's and plane's (lean3v_one's zrow): bit for bit the
-    fields and probes of those blocks on march3v (-DMARCH_LEAN_WALLS=0, and the march with
-    ids off, which would take the walls' blocks whose cone lies in the grid), in PEC walls
-    (case 4: a PMC wall at z_max, whose blocks it refuses) with _clear_blocks_scene's
-    objects at x from 72 to 108 (lossy anisotropic materials, PEC, PMC), where the
-    objects' blocks run the march with ids (the sources and probes moved off them,
-    _events_left); and they ran (with row 1's coefficients for
-    the lean marches the fields differ from those with the walls' blocks on march3v).
+    """With $YEEFDTD_LEAN_WALLS=cone (the default) the walls' march also runs on a grid
+    that holds objects of other materials, in the blocks whose cone holds only cells whose
+    code (zero components, doubled differences) is their column's, row's and plane's
+    (lean3v_one's zrow): bit for bit the fields and probes of those blocks on march3v
+    (-DMARCH_LEAN_WALLS=0, and the march with ids off, which would take the walls' blocks
+    whose cone lies in the grid), in PEC walls (case 4: a PMC wall at z_max, on the
+    instance that doubles its differences) with _clear_blocks_scene's objects at x from 72
+    to 108 (lossy anisotropic materials, PEC, PMC), where the objects' blocks run the
+    march with ids (the sources and probes moved off them, _events_left); and they ran
+    (with row 1's coefficients for the lean marches the fields differ from those with the
+    walls' blocks on march3v).
     With $YEEFDTD_LEAN_WALLS=grid no block takes it there."""
     objects = _clear_blocks_scene(3).objects
     scene = _events_left(_walls_scene(case).model_copy(update={"objects": objects}))

@@ -1162,10 +1162,12 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
     (wall_masks: a chunk of planes at a time, on the cells' device), the same as lean3f's
     zero_masks with every axis's, or None where those refuse the grid; its instance is
     lean3v's with IDS false and WL true."""
-    from yeefdtd.backends.cuda.march import lean_walls_kernel, wall_masks, zero_masks, zero_rows
+    from yeefdtd.backends.cuda.march import lean_walls_kernel, wall_masks, wall_rows, zero_masks
 
     assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>") == \
         "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true>"
+    assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>", True) == \
+        "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true, true>"
     order, row = ORDER, _coefficient_row
     # 0 vacuum; walls normal to x (Ey, Ez zero), y (Ex, Ez), z (Ex, Ey); 4 another material;
     # 5 the edges where two walls meet (every E component zero)
@@ -1176,7 +1178,7 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
     cells[:, 0] = 2
     cells[:, :, 0] = 3
     cells[-1, 0, :] = cells[:, 0, 0] = cells[-1, :, 0] = 5
-    rows = zero_rows(table, order)
+    rows = wall_rows(table, order)
     for chunk in (2, 4, 64):
         got = wall_masks(cells, rows, chunk)
         want = zero_masks(cells, table, order, 7)
@@ -1197,6 +1199,43 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
     assert [list(p) for p in wall_masks(other, rows, 2, loose=True)] == \
         [list(p) for p in got]
     assert [list(p) for p in wall_masks(odd, rows, 2, loose=True)] == [list(p) for p in got]
+
+
+def test_a_pmc_wall_s_doubled_differences_are_its_plane_s_mask():
+    """A PMC wall's tangential E takes row 0's coefficients with the difference across the
+    wall doubled (its image): wall_rows codes that as the difference's axis's bits
+    (WALL_DOUBLES' layout: Ex's second difference and Ey's first are along z), and
+    wall_masks gives the wall's plane bits 6-7, which the walls' march's instance with WP
+    doubles; where a PEC wall meets it, the component the PEC wall keeps zero takes its
+    bits either way, so the plane's mask keeps them; a PEC wall's own masks hold none; a
+    difference of another factor is another material's."""
+    from yeefdtd.backends.cuda.march import WALL_DOUBLES, WALL_OTHER, wall_masks, wall_rows
+
+    order, row = ORDER, _coefficient_row
+    pmc_z = row()
+    pmc_z[0, 2] *= 2   # Ex's second difference (along z)
+    pmc_z[1, 1] *= 2   # Ey's first (along z)
+    edge = row((1, 2))
+    edge[0, 2] *= 2
+    half = row()
+    half[0, 2] *= 0.5
+    table = np.stack([row(), pmc_z, row((1, 2)), edge, half])
+    rows = wall_rows(table, order)
+    assert list(rows[:4]) == [0, 1 << 11 | 1 << 10, 0b110 | WALL_DOUBLES[1] | WALL_DOUBLES[2],
+                              0b110 | WALL_DOUBLES[1] | WALL_DOUBLES[2] | 1 << 11]
+    assert rows[4] == WALL_OTHER
+    cells = np.zeros((6, 5, 7), dtype=np.uint8)
+    cells[-1] = 2          # a PEC wall at x's end
+    cells[:, :, -1] = 1    # a PMC wall at z's end
+    cells[-1, :, -1] = 3   # where they meet
+    got = wall_masks(cells, rows, 2)
+    assert got is not None
+    assert list(got[0]) == [0] * 5 + [0b110]   # the PEC wall's: no doubled bit
+    assert not got[1].any()
+    assert list(got[2]) == [0] * 6 + [0b11000000]
+    moved = cells.copy()
+    moved[2, 2, 3] = 1   # a PMC wall's combination off the wall
+    assert wall_masks(moved, rows, 2) is None
 
 
 def test_lean3f_boxes_take_segments_of_64_planes_or_the_switch_s(monkeypatch):

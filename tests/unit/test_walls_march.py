@@ -1,8 +1,9 @@
 """The walls' march of 3D 'temporal' (WL in march3v.cu), emulated in NumPy: on a grid of one
-material with walls, row 0's coefficients everywhere, the components of each cell's column,
-row and plane masks (wall_masks) set to zero after every step, and whatever values off the
-grid (lanes off the grid along x and y read the grid's first cells, whatever they hold;
-planes off its z ends are not loaded) give the grid's cells bit for bit the values of the
+material with walls, row 0's coefficients everywhere, the E differences the masks say doubled
+(a PMC wall's image: WP), the components of each cell's column, row and plane masks
+(wall_masks) set to zero after every step, and whatever values off the grid (lanes off the
+grid along x and y read the grid's first cells, whatever they hold; planes off its z ends
+are not loaded) give the grid's cells bit for bit the values of the
 general march, which takes each cell's own coefficients and wraps around the grid's ends.
 What the GPU test of the kernel checks on a GPU, checked here on the argument alone, so that
 a change to how the grid stores its walls shows up without one."""
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import yeefdtd as yf
-from yeefdtd.backends.cuda.march import _combinations, wall_masks, zero_rows
+from yeefdtd.backends.cuda.march import _combinations, wall_code_xp, wall_masks, wall_rows
 from yeefdtd.backends.cuda.stepper import COMP_INDEX
 from yeefdtd.build.model import build_model
 
@@ -42,11 +43,16 @@ def _cells_and_table(model):
     return cell, table
 
 
-def _step(f, coef, keep=None):
+def _step(f, coef, keep=None, twice=None):
     """One step of the update (H, then E) with coefficients coef(component, column), each
-    neighbour by wrapping; keep: per component, where its new values stay (else zero)."""
+    neighbour by wrapping; keep: per component, where its new values stay (else zero);
+    twice(component, column): where an E difference is doubled (d + d, as the kernel)."""
     fwd = lambda a, ax: np.roll(a, -1, ax)   # noqa: E731 (a[i + 1])
     bwd = lambda a, ax: np.roll(a, 1, ax)    # noqa: E731 (a[i - 1])
+
+    def dd(c, q, d):
+        return d if twice is None else np.where(twice(c, q), d + d, d)
+
     ex, ey, ez, hx, hy, hz = (f[c] for c in ORDER)
     hx = coef("hx", 0) * hx + coef("hx", 1) * (fwd(ez, 1) - ez) + coef("hx", 2) * (fwd(ey, 2) - ey)
     hy = coef("hy", 0) * hy + coef("hy", 1) * (fwd(ex, 2) - ex) + coef("hy", 2) * (fwd(ez, 0) - ez)
@@ -55,23 +61,42 @@ def _step(f, coef, keep=None):
     if keep is not None:
         h = {c: np.where(keep[c], v, 0.0) for c, v in h.items()}
     hx, hy, hz = h["hx"], h["hy"], h["hz"]
-    ex = coef("ex", 0) * ex + coef("ex", 1) * (hz - bwd(hz, 1)) + coef("ex", 2) * (hy - bwd(hy, 2))
-    ey = coef("ey", 0) * ey + coef("ey", 1) * (hx - bwd(hx, 2)) + coef("ey", 2) * (hz - bwd(hz, 0))
-    ez = coef("ez", 0) * ez + coef("ez", 1) * (hy - bwd(hy, 0)) + coef("ez", 2) * (hx - bwd(hx, 1))
+    ex = (coef("ex", 0) * ex + coef("ex", 1) * dd("ex", 1, hz - bwd(hz, 1))
+          + coef("ex", 2) * dd("ex", 2, hy - bwd(hy, 2)))
+    ey = (coef("ey", 0) * ey + coef("ey", 1) * dd("ey", 1, hx - bwd(hx, 2))
+          + coef("ey", 2) * dd("ey", 2, hz - bwd(hz, 0)))
+    ez = (coef("ez", 0) * ez + coef("ez", 1) * dd("ez", 1, hy - bwd(hy, 0))
+          + coef("ez", 2) * dd("ez", 2, hx - bwd(hx, 1)))
     e = {"ex": ex, "ey": ey, "ez": ez}
     if keep is not None:
         e = {c: np.where(keep[c], v, 0.0) for c, v in e.items()}
     return {**e, **h}
 
 
+def _twice(masks, P=0):
+    """twice(component, column) for _step: where the masks (wall_masks) double E component
+    a's difference along axis (a + column) % 3 (bit 6 of that axis's mask for column 1, 7
+    for column 2), over the grid padded by P cells a side (none doubled there)."""
+    def twice(c, q):
+        s = ("xyz".index(c[1]) + q) % 3
+        line = (masks[s] >> (5 + q) & 1).astype(bool)
+        line = np.pad(line, P)
+        return line.reshape([-1 if b == s else 1 for b in range(3)])
+    return twice
+
+
 @pytest.mark.parametrize("boundaries,background", [
     (PEC, "vacuum"), (PEC, "m1"), ({**PEC, "x_min": {"cells": 3}, "y_max": {"cells": 2}}, "vacuum"),
-], ids=["pec", "pec-lossy", "pec-cpml"])
+    ({**PEC, "z_max": "pmc"}, "vacuum"), ({**PEC, "x_min": "pmc", "y_max": "pmc"}, "m1"),
+    ({**PEC, "z_min": "pmc", "x_max": {"cells": 3}}, "vacuum"),
+], ids=["pec", "pec-lossy", "pec-cpml", "pmc", "pmc-edge-lossy", "pmc-cpml"])
 def test_the_walls_march_keeps_the_bits_of_the_wrapped_march(boundaries, background):
     model = _model(boundaries, background)
     cell, table = _cells_and_table(model)
-    masks = wall_masks(cell, zero_rows(table, ORDER))
+    masks = wall_masks(cell, wall_rows(table, ORDER))
     assert masks is not None   # one material with walls
+    pmc = "pmc" in boundaries.values()
+    assert bool(any((m >> 6).any() for m in masks)) == pmc   # the instance with WP
     shape = cell.shape
     rng = np.random.default_rng(5)
     zero = ~table[cell].any(axis=-1)   # [x, y, z, component]: coefficients all zero
@@ -92,46 +117,43 @@ def test_the_walls_march_keeps_the_bits_of_the_wrapped_march(boundaries, backgro
         k[inner] = (union >> j & 1) == 0
         keep[c] = k
     row0 = table[0]
-    ref = f0
+    ref, plain = f0, g
     for _ in range(3):
         ref = _step(ref, lambda c, q: table[cell][..., ORDER.index(c), q])
-        g = _step(g, lambda c, q: row0[ORDER.index(c), q], keep)
+        g = _step(g, lambda c, q: row0[ORDER.index(c), q], keep, _twice(masks, P))
+        plain = _step(plain, lambda c, q: row0[ORDER.index(c), q], keep)
     for c in ORDER:
         assert np.array_equal(g[c][inner], ref[c]), c
+    # the doubling is what a PMC wall needs: without it (the instance without WP) the
+    # fields differ there, and only there
+    assert all(np.array_equal(plain[c][inner], ref[c]) for c in ORDER) != pmc
 
 
-def test_a_pmc_wall_is_no_wall_of_the_walls_march():
-    """A PMC wall's tangential E reads the zero slot by wrapping, with coefficients neither
-    row 0's nor zero: wall_masks refuses the grid, as it does one periodic (the host's
-    check)."""
-    cell, table = _cells_and_table(_model({**PEC, "z_max": "pmc"}, "vacuum"))
-    rows = zero_rows(table, ORDER)
-    assert (rows == 255).any()
-    assert wall_masks(cell, rows) is None
-
-
-def test_the_walls_march_keeps_the_bits_where_each_cone_checks_out():
-    """$YEEFDTD_LEAN_WALLS=cone: on a grid of PEC walls that holds objects of other
-    materials (a lossy anisotropic box, a PEC box), the masks read loosely (a cell of
-    another material sets no bit apart), and a block takes the walls' march where every
-    cell of its cone (its owned cells widened by the steps along each axis) holds a
-    combination whose zero components are its column's, row's and plane's union and whose
-    others are row 0's (lean3v_one's zrow check). Emulated: wherever that holds for a
-    cell's cone, the walls' march gives it the wrapped march's bits; and some cells' cones
-    do not hold, near the objects."""
+@pytest.mark.parametrize("boundaries", [PEC, {**PEC, "z_max": "pmc"}], ids=["pec", "pmc"])
+def test_the_walls_march_keeps_the_bits_where_each_cone_checks_out(boundaries):
+    """$YEEFDTD_LEAN_WALLS=cone: on a grid of PEC walls (or one of them PMC) that holds
+    objects of other materials (a lossy anisotropic box, a PEC box), the masks read
+    loosely (a cell of another material sets no bit apart), and a block takes the walls'
+    march where every cell of its cone (its owned cells widened by the steps along each
+    axis) holds a combination whose code (its zero components and doubled differences,
+    wall_rows) is its column's, row's and plane's union (wall_code_xp; lean3v_one's zrow
+    check). Emulated: wherever that holds for a cell's cone, the walls' march gives it
+    the wrapped march's bits; and some cells' cones do not hold, near the objects."""
     scene = yf.Scene(grid=yf.Grid(mode="3d", cells=(24, 15, 13), spacing=(1e-3, 1e-3, 1e-3)),
                      materials={"m1": LOSSY},
                      objects=[yf.Box(center=(0.016, 0.007, 0.006), size=(0.004, 0.005, 0.004),
                                      material="m1"),
                               yf.Box(center=(0.006, 0.008, 0.007), size=(0.003, 0.003, 0.003),
                                      material="pec")],
-                     sources=[], monitors=[], boundaries=PEC, run=yf.RunSettings(steps=10))
+                     sources=[], monitors=[], boundaries=boundaries,
+                     run=yf.RunSettings(steps=10))
     cell, table = _cells_and_table(build_model(scene))
-    rows = zero_rows(table, ORDER)
+    rows = wall_rows(table, ORDER)
     assert wall_masks(cell, rows) is None   # the grid's masks refuse it
     masks = wall_masks(cell, rows, loose=True)
     union = masks[0][:, None, None] | masks[1][None, :, None] | masks[2][None, None, :]
-    good = rows[cell] == union   # (255 is no union)
+    good = rows[cell] == wall_code_xp(np, masks[0][:, None, None], masks[1][None, :, None],
+                                      masks[2][None, None, :])   # (WALL_OTHER is no code)
     NT = 3
     cone = np.pad(good, NT, constant_values=True)   # off the grid: the masks' 63
     for ax in range(3):
@@ -157,7 +179,7 @@ def test_the_walls_march_keeps_the_bits_where_each_cone_checks_out():
     ref = f0
     for _ in range(NT):
         ref = _step(ref, lambda c, q: table[cell][..., ORDER.index(c), q])
-        g = _step(g, lambda c, q: table[0][ORDER.index(c), q], keep)
+        g = _step(g, lambda c, q: table[0][ORDER.index(c), q], keep, _twice(masks, P))
     for c in ORDER:
         assert np.array_equal(g[c][inner][cone], ref[c][cone]), c
     # and outside the cones that check out, some cell differs (the check is not idle)

@@ -108,7 +108,8 @@ class MarchStepper(CudaStepper):
         #: the same key -> lean3v's walls' launch (its blocks of byte 4), or None
         self._lean_walls: dict = {}
         self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
-        self._walls_rows = None    # its table of each row's zero components, with "cone"
+        self._walls_rows = None    # its table of each row's code (wall_rows), with "cone"
+        self._walls_pmc = False    # whether its masks double a difference (a PMC wall)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -587,7 +588,7 @@ class MarchStepper(CudaStepper):
                                                 True, True, True)
                 names += [lean_name, lean_ids_kernel(lean_name), self._lean_finder(c)]
                 if self._walls_at_ends(c[0]) and self._lean_walls_mask() is not None:
-                    names.append(lean_walls_kernel(lean_name))
+                    names.append(lean_walls_kernel(lean_name, self._walls_pmc))
         if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
             for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
                 names += [self._lean_face_name(nt, mask) for *_, mask in self.march_boxes(nt)
@@ -718,7 +719,7 @@ class MarchStepper(CudaStepper):
                     _allow_shared(ids_fn, ids_smem)
                     ids = PassKernel(ids_fn, grid, block, seg, ids_smem, extra, blocks)
                 if bool((blocks == 4).any()):   # its walls' instance (_lean_walls)
-                    walls_fn = self._fn(lean_walls_kernel(name))
+                    walls_fn = self._fn(lean_walls_kernel(name, self._walls_pmc))
                     _allow_shared(walls_fn, smem)
                     walls = PassKernel(walls_fn, grid, block, seg, smem, extra, blocks)
                 self._lean_ids[key] = ids
@@ -769,15 +770,18 @@ class MarchStepper(CudaStepper):
 
     def _lean_walls_mask(self):
         """The zmask of lean3v's walls' march (WL in march3v.cu: nx + ny + nz bytes, the
-        components kept zero in each column along x, row along y and plane along z), or
-        None where no block takes it: where an axis is periodic, and (with
-        $YEEFDTD_LEAN_WALLS ``grid``) where the grid is not one material with walls: a
-        cell holds a combination of materials with a component whose coefficients are
-        neither row 0's nor all zero, or whose zero components are not its column's, row's
-        and plane's (wall_masks). With ``cone`` (the default), on such a grid, the masks of
-        wall_masks' loose reading and, in _walls_rows, each combination's zero components
-        (zero_rows: 255 for those of other materials) for lean3v_one to check each block's
-        cone against them. Found once. (A pass takes it only where it reaches a grid end,
+        components kept zero in each column along x, row along y and plane along z, and the
+        differences along that axis doubled: wall_masks), or None where no block takes it:
+        where an axis is periodic, and (with $YEEFDTD_LEAN_WALLS ``grid``) where the grid
+        is not one material with walls: a cell holds a combination of materials with a
+        component whose coefficients are neither row 0's nor all zero nor (E, a PMC wall's)
+        row 0's with a difference's doubled, or whose zero components and doubled
+        differences are not its column's, row's and plane's (wall_rows, wall_masks). With
+        ``cone`` (the default), on such a grid, the masks of wall_masks' loose reading and,
+        in _walls_rows, each combination's code (wall_rows: WALL_OTHER for those of other
+        materials) for lean3v_one to check each block's cone against them. Found once,
+        with _walls_pmc: whether a mask doubles a difference (the instance with WP runs
+        the blocks then). (A pass takes it only where it reaches a grid end,
         _walls_at_ends.)"""
         from .experiments import lean_walls
 
@@ -787,14 +791,16 @@ class MarchStepper(CudaStepper):
             if self.model.grid.mode == "3d" and not any(self.model.grid.periodic) and \
                     how != "off":
                 nx, ny, nz = self.shape
-                zr = zero_rows(self._table_host, self.order)
+                zr = wall_rows(self._table_host, self.order)
                 cells = self._cells[:nx, :ny, :nz]
                 parts = wall_masks(cells, zr)
                 if parts is None and how == "cone":
                     parts = wall_masks(cells, zr, loose=True)
-                    rows = self._dev(zr.astype(np.uint8))
+                    rows = self._dev(zr)
                 if parts is not None:
-                    out = self._dev(np.concatenate([self._cp.asnumpy(p) for p in parts]))
+                    host = np.concatenate([self._cp.asnumpy(p) for p in parts])
+                    self._walls_pmc = bool((host >> 6).any())
+                    out = self._dev(host)
             self._walls_mask, self._walls_rows = out, rows
         return self._walls_mask
 
@@ -1520,6 +1526,60 @@ def zero_rows(table: np.ndarray, order) -> np.ndarray:
     return np.where((zero | same).all(axis=1), (zero << bits).sum(axis=1), 255).astype(np.uint16)
 
 
+#: wall_rows' code: bits 0-5 the components kept zero (0-2 E, 3-5 H); per axis s bits
+#: 6 + 2 s (E component (s + 2) % 3's first difference, along s, doubled) and 7 + 2 s (E
+#: component (s + 1) % 3's second difference, along s, doubled): the image of a PMC wall
+#: normal to s. WALL_DOUBLES[a]: E component a's two bits, set where it is kept zero (either
+#: way it stays zero), so that a mask's AND along a line is not cleared by such cells.
+WALL_DOUBLES = ((1 << 8) | (1 << 11), (1 << 10) | (1 << 7), (1 << 6) | (1 << 9))
+#: wall_rows' code for a row that is none of those (every bit: sets no bit of a mask apart)
+WALL_OTHER = 0xFFFF
+
+
+def wall_code_xp(xp, col, row, plane):
+    """The code (wall_rows) of the cells whose column's, row's and plane's masks
+    (wall_masks: bits 0-5 zero components, 6-7 the axis's doubled differences) are given
+    (broadcastable arrays of module ``xp``, NumPy or CuPy): the union of their zero bits,
+    each axis's doubled bits at its place, and WALL_DOUBLES' bits of the E components kept
+    zero (as lean3v_one finds it)."""
+    col, row, plane = (x.astype(np.uint16) for x in (col, row, plane))
+    code = ((col | row | plane) & 63) | (col >> 6) << 6 | (row >> 6) << 8 | (plane >> 6) << 10
+    for a, bits in enumerate(WALL_DOUBLES):
+        code = code | xp.where(code >> a & 1, bits, 0).astype(np.uint16)
+    return code.astype(np.uint16)
+
+
+def wall_rows(table: np.ndarray, order) -> np.ndarray:
+    """Per row of ``table`` ([row, component in ``order``, column]) what lean3v's walls'
+    march makes of it from row 0's coefficients (WALL_DOUBLES' code, uint16): the
+    components whose coefficients are all zero, and the E components whose first (b) or
+    second (c) difference's coefficient is exactly twice row 0's, the others row 0's (a
+    PMC wall's tangential E, whose image doubles the difference across the wall: the
+    march doubles the difference, which gives the same product bit for bit); WALL_OTHER
+    where a component is none of those."""
+    table = np.asarray(table)
+    zero = ~table.any(axis=2)
+    out = np.zeros(len(table), dtype=np.uint16)
+    ok = np.ones(len(table), dtype=bool)
+    for j, c in enumerate(order):
+        same = table[:, j] == table[0, j]
+        a = "xyz".index(c[1])
+        if c[0] == "e":   # column 1 along b = a + 1, column 2 along c = a + 2
+            twice = table[:, j] == 2 * table[0, j]
+            b, cc = (a + 1) % 3, (a + 2) % 3
+            good = same[:, 0] & (same[:, 1] | twice[:, 1]) & (same[:, 2] | twice[:, 2])
+            out |= np.where(good & ~same[:, 1], 1 << (6 + 2 * b), 0).astype(np.uint16)
+            out |= np.where(good & ~same[:, 2], 1 << (7 + 2 * cc), 0).astype(np.uint16)
+        else:
+            good = same.all(axis=1)
+        bit = 3 * (c[0] == "h") + a
+        out |= np.where(zero[:, j], 1 << bit, 0).astype(np.uint16)
+        if c[0] == "e":
+            out |= np.where(zero[:, j], WALL_DOUBLES[a], 0).astype(np.uint16)
+        ok &= good | zero[:, j]
+    return np.where(ok, out, WALL_OTHER).astype(np.uint16)
+
+
 def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | None:
     """lean3f's zero masks over a box's cone: ``cells`` the cone's cells' rows of
     ``table`` ([row, component in ``order``, column]), indexed [x, y, z]. Per axis (x, y,
@@ -1542,44 +1602,52 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | N
 
 
 def wall_masks(cells, rows, chunk: int = 64, loose: bool = False) -> list | None:
-    """zero_masks over every axis (fm 7) for the whole grid, on the cells' array's device:
-    ``cells`` the cells' ids, indexed [x, y, z] (NumPy or CuPy), ``rows`` zero_rows of
-    their table (host). Taken ``chunk`` planes at a time (fewer where a chunk would pass
-    16M cells), so that its temporaries take a few bytes a cell of a chunk, not of the
-    grid. ``loose``: the bits every cell of a column, row
-    or plane shares but those whose rows are neither row 0's nor zero (as if every bit
-    were set), never None: where the cells are not such a union, each block's cone is
-    checked instead (lean3v_one's ``zrow``)."""
+    """The walls' march's masks (WL in march3v.cu) for the whole grid, on the cells' array's
+    device: ``cells`` the cells' ids, indexed [x, y, z] (NumPy or CuPy), ``rows`` wall_rows
+    of their table (host). Per axis (x, y, z) a byte per column, row or plane: bits 0-5
+    the components every cell of it keeps zero, 6-7 the differences along that axis every
+    cell of it doubles (wall_rows' bits 6 + 2 s, 7 + 2 s), the other axes' as zero_masks
+    with every axis's; None where a cell's code is not its column's, row's and plane's
+    union (wall_code), or holds a row of WALL_OTHER. Taken ``chunk`` planes at a time
+    (fewer where a chunk would pass 16M cells), so that its temporaries take a few bytes a
+    cell of a chunk, not of the grid. ``loose``: the bits every cell of a column, row or
+    plane shares but those of WALL_OTHER (as if every bit were set), never None: where
+    the cells are not such a union, each block's cone is checked instead (lean3v_one's
+    ``zrow``)."""
     try:
         import cupy
 
         xp = cupy.get_array_module(cells)
     except ImportError:   # the NumPy backend's machines
         xp = np
-    look = rows.astype(np.uint8)   # (255 where a row is neither)
-    look = xp.asarray(np.where(look == 255, 63, look).astype(np.uint8) if loose else look)
+    look = xp.asarray(np.asarray(rows, dtype=np.uint16))
     nz = cells.shape[2]
     chunk = max(1, min(chunk, (1 << 24) // max(1, cells.shape[0] * cells.shape[1])))
 
-    def shared(g, axis):   # the bits every cell along ``axis`` holds
+    def shared(g, axis, s):   # the bits every cell along ``axis`` holds, as axis s's byte
         out = xp.zeros([n for b, n in enumerate(g.shape) if b not in axis], np.uint8)
-        for b in range(6):
-            out |= ((g >> b) & 1).all(axis=axis).astype(np.uint8) << b
+        for b, at in [(b, b) for b in range(6)] + [(6 + 2 * s, 6), (7 + 2 * s, 7)]:
+            out |= ((g >> b) & 1).all(axis=axis).astype(np.uint8) << at
         return out
 
-    col = xp.full(cells.shape[0], 63, np.uint8)
-    row = xp.full(cells.shape[1], 63, np.uint8)
+    col = xp.full(cells.shape[0], 255, np.uint8)
+    row = xp.full(cells.shape[1], 255, np.uint8)
     plane = xp.zeros(nz, np.uint8)
     for z in range(0, nz, chunk):
         g = look[cells[:, :, z:z + chunk]]
-        if not loose and bool((g == 255).any()):
+        if not loose and bool((g == WALL_OTHER).any()):
             return None
-        col &= shared(g, (1, 2))
-        row &= shared(g, (0, 2))
-        plane[z:z + chunk] = shared(g, (0, 1))
+        col &= shared(g, (1, 2), 0)
+        row &= shared(g, (0, 2), 1)
+        plane[z:z + chunk] = shared(g, (0, 1), 2)
+    # a doubled bit of an E component the same mask keeps zero says nothing (wall_code sets
+    # it again): cleared, so that only a PMC wall's masks hold bits 6-7
+    for s, m in enumerate((col, row, plane)):
+        m &= ~((m >> (s + 2) % 3 & 1) << 6 | (m >> (s + 1) % 3 & 1) << 7).astype(np.uint8)
     for z in range(0, 0 if loose else nz, chunk):
         g = look[cells[:, :, z:z + chunk]]
-        whole = col[:, None, None] | row[None, :, None] | plane[None, None, z:z + chunk]
+        whole = wall_code_xp(xp, col[:, None, None], row[None, :, None],
+                             plane[None, None, z:z + chunk])
         if bool((whole != g).any()):
             return None
     return [col, row, plane]
@@ -1609,9 +1677,10 @@ def lean_ids_kernel(name: str) -> str:
     return name[:-1] + ", true>"
 
 
-def lean_walls_kernel(name: str) -> str:
-    """The instance of lean3v ``name`` that runs the walls' blocks (WL in march3v.cu)."""
-    return name[:-1] + ", false, true>"
+def lean_walls_kernel(name: str, pmc: bool = False) -> str:
+    """The instance of lean3v ``name`` that runs the walls' blocks (WL in march3v.cu), with
+    ``pmc`` the one that doubles the differences the masks say (WP: a PMC wall's)."""
+    return name[:-1] + (", false, true, true>" if pmc else ", false, true>")
 
 
 def one_material_kernel(name: str) -> str:

@@ -681,7 +681,7 @@ template <int N> struct Ax { static constexpr int value = N; };
 // FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
 // a lane (V = 1) overlap by NT cells; those of 2 are lean3v's.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FM = 0, bool IDS = false, bool WL = false>
+          int FM = 0, bool IDS = false, bool WL = false, bool WP = false>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -704,6 +704,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
+    static_assert(!WP || WL, "lean3v: a PMC wall's doubled differences are the walls' march's");
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -753,14 +754,16 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     const auto on = [&](int p) { return !((FM & 4) || WL) || (p >= 0 && p < nz); };
     // WL (the walls' march, see WL in lean3v below): wz, the lane's cells' components kept
     // zero by their column and row, cell v's at bits 8 v .. 8 v + 5 (bits 0-2 E, 3-5 H),
-    // every one off the grid
+    // every one off the grid; and their differences doubled (a PMC wall's image), cell v's
+    // along x (the column's bits 6-7) at bits 16 + 4 v, along y (the row's) at 18 + 4 v
     unsigned wz = 0u;
     if constexpr (WL) {
         const unsigned r = gj >= 0 && gj < ny ? (unsigned)__ldg(zmask + nx + gj) : 63u;
 #pragma unroll
         for (int v = 0; v < V; ++v) {
             const int i = gi + v;
-            wz |= ((i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u) | r) << (8 * v);
+            const unsigned c = i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u;
+            wz |= ((c | r) & 63u) << (8 * v) | ((c >> 6) | (r >> 6) << 2) << (16 + 4 * v);
         }
     }
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
@@ -977,14 +980,25 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 if (zm >> a & 1u) x[a][v] = T(0);
     };
     // WL: the components kept zero at plane k, cell v's at bits 8 v .. 8 v + 5: its
-    // column's and row's (wz) and the plane's, every one off the grid's z ends
+    // column's and row's (wz) and the plane's, every one off the grid's z ends; the
+    // differences doubled as in wz, and along z (the plane's bits 6-7) at bits 24-25
     const auto wplane = [&](int k) -> unsigned {
-        return wz | (k >= 0 && k < nz ? (unsigned)__ldg(zmask + nx + ny + k) : 63u) * 0x0101u;
+        const unsigned p = k >= 0 && k < nz ? (unsigned)__ldg(zmask + nx + ny + k) : 63u;
+        return wz | (p & 63u) * 0x0101u | (p >> 6) << 24;
+    };
+    // WL: whether E component a's difference j (0: along b = a + 1, at axis b's first bit;
+    // 1: along c = a + 2, at axis c's second; march.py's WALL_DOUBLES) is doubled in cell v
+    // by wplane's mask m (a PMC wall's image): 2 d exactly, so C (2 d) is (2 C) d, the
+    // PMC wall's row's product, bit for bit
+    const auto wdouble = [&](unsigned m, int v, int a, int j) -> bool {
+        const int s = (a + 1 + j) % 3;   // the difference's axis
+        const int at = s == 2 ? 24 + j : 16 + 4 * v + 2 * s + j;
+        return m >> at & 1u;
     };
     // WL: the components of mask m (see wplane) set to zero, cell by cell (h 0: E, 3: H);
     // nothing to do on most of a block's lanes and planes
     const auto wclear = [&](T (&x)[3][V], unsigned m, int h) {
-        if (m == 0u) return;
+        if ((m & 0xffffu) == 0u) return;
 #pragma unroll
         for (int v = 0; v < V; ++v)
 #pragma unroll
@@ -1106,9 +1120,15 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                                    {hn[0][v] - h[t][0][v], hn[2][v] - hzx},        // dHx/dz, dHz/dx
                                    {hn[1][v] - hyx, hn[0][v] - hxd.v[v]}};         // dHy/dx, dHx/dy
 #pragma unroll
-                for (int a = 0; a < 3; ++a)
-                    en[a][v] = cq(id, a, 0) * e[t - 1][a][v] + cq(id, a, 1) * d[a][0]
-                             + cq(id, a, 2) * d[a][1];
+                for (int a = 0; a < 3; ++a) {
+                    T d0 = d[a][0], d1 = d[a][1];
+                    if constexpr (WP) {   // a PMC wall's image (wdouble)
+                        if (wdouble(wm, v, a, 0)) d0 += d0;
+                        if (wdouble(wm, v, a, 1)) d1 += d1;
+                    }
+                    en[a][v] = cq(id, a, 0) * e[t - 1][a][v] + cq(id, a, 1) * d0
+                             + cq(id, a, 2) * d1;
+                }
                 each_axis([&](auto ax) {
                     terms(ax, 0, t, v, fe[decltype(ax)::value], d, en, ze);
                 });
@@ -1213,12 +1233,15 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // it (E looks back, H forward), which on a PEC wall is the tangential E, kept zero, and
 // where the last H slot reads E past it, whose components offset by half a cell the grid
 // keeps zero (the normal one reads no neighbour along the axis). A PMC wall's tangential E
-// reads the zero slot by wrapping, with coefficients neither row 0's nor zero: the host
-// refuses such a grid. Without it pec-box's blocks at the grid's faces and ends of
+// reads the zero slot by wrapping, with its difference across the wall's coefficient
+// doubled (the image): the masks' bits 6-7 say which differences along their axis a cell
+// doubles, and the instance with WP doubles those (wdouble), which gives the row's product
+// bit for bit (an instance of its own: NVCC for sm_90 spills 52 bytes at 80 registers with
+// the doubling, none without, so grids without a PMC wall run the one without). Without it pec-box's blocks at the grid's faces and ends of
 // segments ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32,
 // 1.167 ms of the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
-          bool WL = false>
+          bool WL = false, bool WP = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1247,7 +1270,7 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     }
     if constexpr (WL) {
         if (b == 4)
-            lean3v_run<T, S, ID, CT, NT, V, BY, false, 0, false, true>(
+            lean3v_run<T, S, ID, CT, NT, V, BY, false, 0, false, true, WP>(
                 ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox,
                 oy, bnx, bny, z0, z1, nx, ny, nz, src, zmask);
         return;
@@ -1352,8 +1375,9 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // lane owned in part, runs the walls' march (byte 4), whether its cone crosses the grid's
 // ends or not (its lanes off the grid read the grid's first cells). With ``zrow`` as well (the grid holds
 // other materials: $YEEFDTD_LEAN_WALLS=cone) only where each cell of the cone in the grid
-// holds a combination whose zero components (zrow, per id; 255: another material's) are
-// its column's, row's and plane's in ``zmask``.
+// holds a combination whose code (zrow, per id: its zero components and doubled
+// differences, march.py's wall_rows; 0xffff another material's) is its column's, row's
+// and plane's in ``zmask`` (wall_code).
 // -DMARCH_LEAN=0 (through $YEEFDTD_NVRTC_OPTIONS) leaves every block to march3v,
 // -DMARCH_LEAN_IDS=0 those of other ids, -DMARCH_LEAN_WALLS=0 the walls'; -DMARCH_IDS_ROW=r
 // gives every cell of the march with ids row r's coefficients (wrong fields, for a test to
@@ -1364,11 +1388,23 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 #ifndef MARCH_LEAN_WALLS
 #define MARCH_LEAN_WALLS 1
 #endif
+// The code (march.py's wall_rows) of a cell whose column's, row's and plane's masks are
+// c, r, p (bits 0-5 the components kept zero, 6-7 the differences along the axis doubled):
+// the zero bits' union, each axis's doubled bits at 6 + 2 s, and those of each E component
+// kept zero (WALL_DOUBLES: either way it stays zero)
+__device__ __forceinline__ unsigned wall_code(unsigned c, unsigned r, unsigned p) {
+    unsigned u = ((c | r | p) & 63u) | (c >> 6) << 6 | (r >> 6) << 8 | (p >> 6) << 10;
+    if (u & 1u) u |= (1u << 8) | (1u << 11);
+    if (u & 2u) u |= (1u << 10) | (1u << 7);
+    if (u & 4u) u |= (1u << 6) | (1u << 9);
+    return u;
+}
+
 template <typename ID, int NT, int V, int BY>
 __global__ void __launch_bounds__(32 * BY)
 lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, int zlen,
            int ox, int oy, int oz, int bnx, int bny, int bnz, unsigned char* __restrict__ lean,
-           int mark, int walls, const unsigned char* __restrict__ zrow,
+           int mark, int walls, const unsigned short* __restrict__ zrow,
            const unsigned char* __restrict__ zmask) {
     constexpr int W = 32 * V, HX = lane_halo<NT, V, W, true>();
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -1400,7 +1436,8 @@ lean3v_one(const ID* __restrict__ cid, int nx, int ny, int nz, int px, int py, i
                 const unsigned id = id_of<ID>(w, v);
                 marked = marked || id == (unsigned)mark;
                 if (zrow != nullptr && wl && id != (unsigned)mark && gi + v < nx)
-                    wl = zrow[id] == (zmask[gi + v] | zmask[nx + gj] | zmask[nx + ny + k]);
+                    wl = zrow[id] == wall_code(zmask[gi + v], zmask[nx + gj],
+                                               zmask[nx + ny + k]);
             }
         }
     }

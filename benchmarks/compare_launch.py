@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from pydantic import ValidationError
+
 from yeefdtd.bench import (
     HEADER,
     WARMUP,
@@ -54,7 +56,9 @@ def main() -> None:
                    help="pec or pmc: the scene's boundaries replaced by these walls on every "
                    "face; FACE=KIND,...: those faces' alone (e.g. z_min=pmc)")
     a = p.parse_args()
-    faces = ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")
+    scene = bench_scene(a.scene, a.n, a.steps + WARMUP)
+    faces = ("x_min", "x_max", "y_min", "y_max") + \
+        (("z_min", "z_max") if scene.grid.mode == "3d" else ())
     walls = None
     if a.walls in ("pec", "pmc"):
         walls = dict.fromkeys(faces, a.walls)
@@ -62,7 +66,7 @@ def main() -> None:
         pairs = [w.partition("=") for w in a.walls.split(",")]
         if any(f not in faces or k not in ("pec", "pmc") for f, _, k in pairs):
             p.error(f"--walls: {a.walls!r}: give pec, pmc or FACE=pec|pmc pairs, "
-                    "comma-separated (FACE one of x_min .. z_max)")
+                    f"comma-separated (FACE one of {', '.join(faces)})")
         walls = {f: k for f, _, k in pairs}
     envs = []
     for text in a.env or [""]:
@@ -78,10 +82,13 @@ def main() -> None:
     if walls is None:
         model = bench_model(a.scene, a.n, a.steps)
     else:
-        scene = bench_scene(a.scene, a.n, a.steps + WARMUP)
         data = scene.model_dump()
         data["boundaries"] = {**data["boundaries"], **walls}
-        model = build_model(type(scene).model_validate(data))
+        try:
+            model = build_model(type(scene).model_validate(data))
+        except ValidationError as exc:
+            p.error(f"--walls: {a.walls!r}: the scene refuses them: "
+                    f"{exc.errors()[0]['msg']}")
     where = f" with {a.walls}" if a.walls else ""
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene}{where} N={a.n} {a.dtype}, "
           f"{a.steps} steps")

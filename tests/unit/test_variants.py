@@ -495,7 +495,6 @@ def test_walls_march_only_where_the_pass_reaches_a_grid_end(nt):
                                (every, "slabs", True), ([], "none", True)):
         st = _march_stub((40, 30, 20), layers)
         st.variant, st.cpml_mode = make_variant("temporal"), mode
-        st.pass_box, st._pass_boxes = ((0, 0, 0), st.shape), {}
         assert st._walls_at_ends(nt) is want, (layers, mode)
     st.model.grid.mode = "tmz"
     assert st._walls_at_ends(nt) is False

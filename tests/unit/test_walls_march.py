@@ -125,7 +125,7 @@ def test_the_walls_march_keeps_the_bits_of_the_wrapped_march(boundaries, backgro
     for c in ORDER:
         assert np.array_equal(g[c][inner], ref[c]), c
     # the doubling is what a PMC wall needs: without it (the instance without WP) the
-    # fields differ there, and only there
+    # fields differ with a PMC wall, and not without one
     assert all(np.array_equal(plain[c][inner], ref[c]) for c in ORDER) != pmc
 
 

@@ -806,7 +806,8 @@ class MarchStepper(CudaStepper):
 
     def _walls_at_ends(self, nt: int) -> bool:
         """Whether the pass of ``nt`` steps reaches an end of the grid that no CPML box
-        takes (pass_box_of): only there may a lean block's cone cross the grid's ends, the
+        takes (an end without a layer, or one pass_box_of does not take off: layer_ends):
+        only there may a lean block's cone cross the grid's ends, the
         blocks the walls' march is for. Where it does not (3D layers in boxes on every
         face, as dipole-cpml's), the walls' instance is neither compiled nor launched: a
         block that it might also run is then the march with ids', exact either way."""

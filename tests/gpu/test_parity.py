@@ -810,6 +810,36 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, dtype, case, monkeypatch
                 assert not part.any(), (fm, axis)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_faces_boxes_reaching_a_z_wall_on_lean3f_keep_the_bits(dtype, monkeypatch):
+    """_faces_scene's grid with a PEC wall at z_min (a ground plane) in place of the layer:
+    the boxes of the x and y terms then span the grid along z down to the wall, whose
+    cone crosses it. With $YEEFDTD_LEAN_FACE_WALLS=on lean3f runs them with ZW 4 (planes
+    off the grid zero, the wall's plane mask kept): bit for bit the fields and probes of
+    march3 over every box ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass;
+    with the switch off march3 runs them."""
+    from yeefdtd.backends.cuda.march import MarchStepper
+
+    monkeypatch.setattr(MarchStepper, "LEAN_SEGMENT", 16)
+    scene = _faces_scene(0)
+    data = scene.model_dump()
+    data["boundaries"]["z_min"] = "pec"
+    scene = yf.Scene.model_validate(data)
+    opts = {"variant": "temporal", "launch": {"pass": (3, 64, 24, 16)}}
+    runs = {}
+    for name, walls, lean in (("on", "on", "on"), ("off", "on", "off"), ("plain", "off", "on")):
+        monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", walls)
+        monkeypatch.setenv("YEEFDTD_LEAN_FACES", lean)
+        runs[name] = yf.run(scene, backend="cuda", dtype=dtype, keep_fields=True,
+                            progress=False, stepper_options=opts)
+    assert_same_bits(runs["on"], runs["off"])
+    assert_same_bits(runs["plain"], runs["off"])
+    kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
+    assert {kernels[a] for a in ("x", "y")} == {"lean3f"}, kernels
+    plain = {b["cpml_axes"]: b["kernel"] for b in runs["plain"].stats["cpml_boxes"]}
+    assert {plain[a] for a in ("x", "y")} == {"march3"}, plain
+
+
 @pytest.mark.parametrize("case", [0, 1, 2, 3])
 @pytest.mark.parametrize("cfg", [(2, 64, 16, 0), (2, 64, 7, 64)], ids=str)
 def test_lane_tiles_of_whole_sectors_keep_the_bits(cfg, case, monkeypatch):

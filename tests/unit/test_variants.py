@@ -646,6 +646,7 @@ def test_marching_passes_leave_out_the_last_planes_that_stay_zero():
     ("YEEFDTD_LEAN_SEGMENT", "64,32,16", lambda v: lean_segment()),
     ("YEEFDTD_LEAN_SEGMENT", "64,z", lambda v: lean_segment()),
     ("YEEFDTD_LEAN_WALLS", "on", lambda v: make_variant("temporal").tuning_tag()),
+    ("YEEFDTD_LEAN_FACE_WALLS", "yes", lambda v: make_variant("temporal").tuning_tag()),
 ])
 def test_an_experiment_switch_it_does_not_understand_is_a_one_line_error(name, value, reads,
                                                                          monkeypatch):
@@ -703,6 +704,11 @@ def test_the_switches_take_what_they_document(monkeypatch):
         assert t.tuning_tag().endswith(f" lean_walls={value}")
     monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "cone")
     assert "lean_walls" not in t.tuning_tag()
+    # lean3f over the boxes that reach a z wall: tuned apart while it is not the default
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
+    assert t.tuning_tag().endswith(" lean_face_walls=on")
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "off")
+    assert "lean_face_walls" not in t.tuning_tag()
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(

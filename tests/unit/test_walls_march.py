@@ -184,3 +184,56 @@ def test_the_walls_march_keeps_the_bits_where_each_cone_checks_out(boundaries):
         assert np.array_equal(g[c][inner][cone], ref[c][cone]), c
     # and outside the cones that check out, some cell differs (the check is not idle)
     assert any(not np.array_equal(g[c][inner], ref[c]) for c in ORDER)
+
+
+def _face_stub(model):
+    """A MarchStepper with what lean3f's host checks read (_lean_face_zw, _lean_face_geometry,
+    _lean_face_mask), its cells and table from ``model``, on NumPy."""
+    from types import SimpleNamespace
+
+    from yeefdtd.backends.cuda.march import MarchStepper
+    from yeefdtd.backends.cuda.variants import make_variant
+
+    cell, table = _cells_and_table(model)
+    st = object.__new__(MarchStepper)
+    st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d"))
+    st.shape, st.pitch = cell.shape, cell.shape[:2]
+    st._cells, st._table_host = cell, table
+    st._event_cells = tuple(np.array([], dtype=int) for _ in range(3))
+    st._cp = SimpleNamespace(asnumpy=np.asarray, ix_=np.ix_, asarray=np.asarray)
+    st._dev = lambda a: a
+    st.variant = make_variant("temporal")
+    st._tparams = ("3d", "float, float", "unsigned char", "true")
+    return st
+
+
+def test_lean3f_takes_a_z_wall_s_planes_where_a_box_reaches_it(monkeypatch):
+    """A CPML box of the x terms that reaches a z end of the grid without a layer (a PEC
+    ground plane at z_min) crosses it with its cone: lean3f's masks along x alone do not
+    hold the wall's zero Ex and Ey, and its tiles would read planes below z = 0, so march3
+    ran it. With $YEEFDTD_LEAN_FACE_WALLS=on it takes ZW 4 (planes off the grid zero, the
+    z planes' masks kept): the host's checks pass and the mask's plane 0 holds Ex and Ey.
+    A box clear of the z ends, and a box with z terms, take none."""
+    cpml = {"cells": 3}
+    model = build_model(yf.Scene(
+        grid=yf.Grid(mode="3d", cells=(20, 14, 12), spacing=1e-3), sources=[], monitors=[],
+        boundaries={"x_min": cpml, "x_max": cpml, "y_min": cpml, "y_max": cpml,
+                    "z_min": "pec", "z_max": cpml}, run=yf.RunSettings(steps=10)))
+    st = _face_stub(model)
+    nt, box = 3, ((0, 5, 0), (5, 4, 7))
+    nx, ny, _ = st.shape
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "off")
+    assert st._lean_face_zw(nt, box, 1) == 0
+    assert st._lean_face_mask(nt, box, 1) is None   # the cone crosses z = 0
+    assert st._lean_face_name(nt, 1).endswith(", 24, 1>")
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
+    assert st._lean_face_zw(nt, box, 1) == 4
+    assert st._lean_face_name(nt, 1, 4).endswith(", 24, 1, 4>")
+    assert st._lean_face_geometry(nt, box, 1, 4)[3]   # every cell read in the arrays
+    mask = st._lean_face_mask(nt, box, 1, 4)
+    assert mask is not None
+    planes = mask[nx + ny:]
+    assert planes[0] == 0b011 and not planes[1:].any()   # the PEC plane's Ex and Ey
+    assert mask[0] & 0b110 == 0b110   # the x end's wall (the layer's PEC termination)
+    assert st._lean_face_zw(nt, ((0, 5, 3), (5, 4, 5)), 1) == 0   # clear of the z ends
+    assert st._lean_face_zw(nt, box, 5) == 0   # a box with z terms wraps along z instead

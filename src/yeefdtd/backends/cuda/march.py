@@ -591,7 +591,8 @@ class MarchStepper(CudaStepper):
                     names.append(lean_walls_kernel(lean_name, self._walls_pmc))
         if self.cpml_mode == "boxes":   # lean3f over the CPML boxes, at each pass's steps
             for nt in sorted({c[0] for c in configs} & set(self.LEAN_FACE_STEPS)):
-                names += [self._lean_face_name(nt, mask) for *_, mask in self.march_boxes(nt)
+                names += [self._lean_face_name(nt, mask, self._lean_face_zw(nt, (o, e), mask))
+                          for o, e, _, mask in self.march_boxes(nt)
                           if self._lean_face_allowed(mask)]
         names.append(self._max_abs_name)
         return list(dict.fromkeys(names))
@@ -1054,10 +1055,24 @@ class MarchStepper(CudaStepper):
         two for the y or the z terms alone."""
         return 2 if fm in (2, 4) else 1
 
-    def _lean_face_name(self, nt: int, fm: int) -> str:
+    def _lean_face_name(self, nt: int, fm: int, zw: int = 0) -> str:
         rows = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
         return (f"lean3f<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, "
-                f"{self._lean_face_lanes(fm)}, {rows}, {fm}>")
+                f"{self._lean_face_lanes(fm)}, {rows}, {fm}" + (f", {zw}>" if zw else ">"))
+
+    def _lean_face_zw(self, nt: int, box: tuple, fm: int) -> int:
+        """lean3f's ZW for ``box`` at ``nt`` steps with the terms of ``fm`` (see lean3v_run
+        in march3v.cu): 4 where fm has no z terms and the box's cone crosses a z end of the
+        grid (no CPML layer there: a wall's, such as a ground plane's or a symmetry
+        plane's), so that its planes off the grid are taken as zero and the planes' masks
+        kept; 0 elsewhere, and with $YEEFDTD_LEAN_FACE_WALLS off (the default until a GPU
+        has run it)."""
+        from .experiments import lean_face_walls
+
+        if fm & 4 or not lean_face_walls():
+            return 0
+        (_, _, oz), (_, _, bnz) = box
+        return 4 if oz - nt < 0 or oz + bnz + nt > self.shape[2] else 0
 
     def _lean_face(self, nt: int, box: tuple, fm: int) -> tuple | None:
         """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3f over the
@@ -1074,10 +1089,11 @@ class MarchStepper(CudaStepper):
             return self._zlean[key]
         out = None
         if nt in self.LEAN_FACE_STEPS and self._lean_face_allowed(fm):
-            grid, block, seg, fits = self._lean_face_geometry(nt, box, fm)
-            zmask = self._lean_face_mask(nt, box, fm) if fits else None
+            zw = self._lean_face_zw(nt, box, fm)
+            grid, block, seg, fits = self._lean_face_geometry(nt, box, fm, zw)
+            zmask = self._lean_face_mask(nt, box, fm, zw) if fits else None
             if zmask is not None:
-                name = self._lean_face_name(nt, fm)
+                name = self._lean_face_name(nt, fm, zw)
                 fn = self._fn(name)
                 smem = lean_bytes(name, "float")
                 _allow_shared(fn, smem)
@@ -1085,10 +1101,11 @@ class MarchStepper(CudaStepper):
         self._zlean[key] = out
         return out
 
-    def _lean_face_geometry(self, nt: int, box: tuple, fm: int) -> tuple:
+    def _lean_face_geometry(self, nt: int, box: tuple, fm: int, zw: int = 0) -> tuple:
         """(grid, block, z segment) of lean3f over ``box`` at ``nt`` steps with the terms of
         ``fm``, and whether every cell its tiles read lies in the arrays (see lean3f: the
-        pieces along z, wrapping along x and y)."""
+        pieces along z, wrapping along x and y; with ``zw``, _lean_face_zw, no plane off
+        the grid's z ends is read)."""
         (ox, oy, oz), (bnx, bny, bnz) = box
         px, py = self.pitch
         nx, ny, nz = self.shape
@@ -1120,6 +1137,8 @@ class MarchStepper(CudaStepper):
         max_x = nx - 1 if fm & 1 else last_x
         read = nz - 1 if fm & 4 else oz + bnz + nt - 1   # the last plane the tiles read
         done = nz - 1 if fm & 4 else read - 1            # the last they compute
+        if zw:   # (those off the grid are neither read nor their faces' values looked up)
+            read, done = min(read, nz - 1), min(done, nz - 1)
         fits = fits and read < nz and max_row * px + max_x + 1 + px * py * read <= px * py * nz
         if fm & 1:   # the x faces' auxiliary values: (i - base) + W (j + ny k)
             fits = fits and max_row + ny * done < ny * nz
@@ -1129,11 +1148,13 @@ class MarchStepper(CudaStepper):
             fits = fits and max_row * px + max_x + 1 <= px * ny
         return (gx, gy, gz), (32, by, 1), seg, fits
 
-    def _lean_face_mask(self, nt: int, box: tuple, fm: int):
+    def _lean_face_mask(self, nt: int, box: tuple, fm: int, zw: int = 0):
         """lean3f's zmask over ``box`` at ``nt`` steps with the terms of ``fm`` (a device
-        array of nx + ny + nz bytes: along each axis of fm the components kept zero in each
-        column, row or plane), or None where lean3f may not run it (see _lean_face; its
-        tiles' reads, _lean_face_geometry, are checked there)."""
+        array of nx + ny + nz bytes: along each axis of fm, and z with ``zw``
+        (_lean_face_zw), the components kept zero in each column, row or plane), or None
+        where lean3f may not run it (see _lean_face; its tiles' reads,
+        _lean_face_geometry, are checked there). With zw the cone's planes are those in
+        the grid (the kernel takes the others as zero)."""
         org, ext = box
         if any(ext[b] > self.shape[b] for b in range(3)):
             return None
@@ -1142,6 +1163,8 @@ class MarchStepper(CudaStepper):
             n, lo, hi = self.shape[b], org[b] - nt, org[b] + ext[b] + nt
             if fm >> b & 1:
                 span.append(np.array(sorted({i % n for i in range(lo, hi)})))
+            elif zw >> b & 1:
+                span.append(np.arange(max(lo, 0), min(hi, n)))
             elif lo < 0 or hi > n:
                 return None
             else:
@@ -1151,7 +1174,7 @@ class MarchStepper(CudaStepper):
             return None
         cp = self._cp
         cells = cp.asnumpy(self._cells[cp.ix_(*[cp.asarray(s) for s in span])])
-        parts = zero_masks(cells, self._table_host, self.order, fm)
+        parts = zero_masks(cells, self._table_host, self.order, fm | zw)
         if parts is None:
             return None
         mask = [np.zeros(n, dtype=np.uint8) for n in self.shape]

@@ -527,7 +527,14 @@ class March(Variant):
         candidate's time is scaled to 12 steps from the whole passes it runs (entries from
         before, where 5 steps a pass ran 10 steps against the others' 12 and were compared
         unscaled, are tuned again)."""
-        from .experiments import cpml_place, lane_sectors, lean_faces, lean_segment, lean_walls
+        from .experiments import (
+            cpml_place,
+            lane_sectors,
+            lean_face_walls,
+            lean_faces,
+            lean_segment,
+            lean_walls,
+        )
 
         if self.mode != "3d":
             return "scaled"
@@ -541,6 +548,8 @@ class March(Variant):
             lanes += " lean_segment={},{}".format(*lean_segment())
         if lanes and lean_walls() != "cone":   # the walls' march on fewer blocks
             lanes += f" lean_walls={lean_walls()}"
+        if lanes and lean_face_walls():   # lean3f over the boxes that reach a z wall
+            lanes += " lean_face_walls=on"
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

@@ -679,9 +679,13 @@ template <int N> struct Ax { static constexpr int value = N; };
 // (lean3f, below); 0 none (lean3v). Along x with FM & 1 (one cell a lane, V = 1) and along
 // y with FM & 2 the tile's cells wrap around the grid's ends as march3's do; along z with
 // FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
-// a lane (V = 1) overlap by NT cells; those of 2 are lean3v's.
+// a lane (V = 1) overlap by NT cells; those of 2 are lean3v's. ZW 4 (with FM & 4 clear: a
+// box of the x or y terms whose cone crosses a z end of the grid without a CPML layer, a
+// wall's): along z too the planes off the grid are taken as zero, no face's auxiliary
+// value is read there, and the components of each plane's zmask byte kept zero, as with
+// FM & 4 (lean3f, MarchStepper._lean_face_zw).
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FM = 0, bool IDS = false, bool WL = false, bool WP = false>
+          int FM = 0, bool IDS = false, bool WL = false, bool WP = false, int ZW = 0>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -705,6 +709,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
     static_assert(!WP || WL, "lean3v: a PMC wall's doubled differences are the walls' march's");
+    static_assert(ZW == 0 || (ZW == 4 && FM != 0 && !(FM & 4)),
+                  "lean3v: the z walls' masks are for the boxes of the x or y terms");
+    constexpr bool ZZ = (FM & 4) != 0 || ZW != 0;   // planes off the grid's z ends zero
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -751,7 +758,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : (lin ? gi : 0);
     const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : (lin ? gj : 0);
     const idx_t c0 = (idx_t)gy * px + gx + pl * kstart;
-    const auto on = [&](int p) { return !((FM & 4) || WL) || (p >= 0 && p < nz); };
+    const auto on = [&](int p) { return !(ZZ || WL) || (p >= 0 && p < nz); };
     // WL (the walls' march, see WL in lean3v below): wz, the lane's cells' components kept
     // zero by their column and row, cell v's at bits 8 v .. 8 v + 5 (bits 0-2 E, 3-5 H),
     // every one off the grid; and their differences doubled (a PMC wall's image), cell v's
@@ -905,8 +912,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         if constexpr (A < 2) {   // (none off the grid's z ends: those planes stay zero)
             const volatile YRow& r = A == 0 ? xrow[2 * tx + hh] : yrow[2 * ty + hh];
             const int side = r.side;
-            q.f = side < 0 || ((FM & 4) && (k < 0 || k >= nz)) ? nullptr
-                                                               : &c_mfaces[src][hh][A][side];
+            q.f = side < 0 || (ZZ && (k < 0 || k >= nz)) ? nullptr
+                                                         : &c_mfaces[src][hh][A][side];
             if (q.f != nullptr) {
                 if constexpr (A == 1)   // i + px (u + L k)
                     q.at = (idx_t)px * ((idx_t)r.u + (idx_t)q.f->L * k) + gx;
@@ -951,12 +958,13 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     };
     // ZF: the components kept zero at plane k (bits 0-2 E, 3-5 H): those whose coefficients
     // are all zero there (the host's zmask: one byte a column along x, then a row along y,
-    // then a plane along z, for the axes of FM), and off the grid's z ends every one
+    // then a plane along z, for the axes of FM, and z with ZW), and off the grid's z ends
+    // every one
     const auto zeros = [&](int k) -> unsigned {
         unsigned m = 0;
         if constexpr ((FM & 1) != 0) m |= static_cast<const volatile YRow&>(xrow[2 * tx]).zm;
         if constexpr ((FM & 2) != 0) m |= static_cast<const volatile YRow&>(yrow[2 * ty]).zm;
-        if constexpr ((FM & 4) != 0)
+        if constexpr (ZZ)
             m |= (k < 0 || k >= nz) ? 63u : (unsigned)__ldg(zmask + nx + ny + k);
         return m;
     };
@@ -1306,7 +1314,8 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // box, in the first and last columns of tiles, march with EDGE). Along y with FM & 2 the
 // rows wrap likewise. Along z the box's planes from oz to the grid's last and those from
 // the first on (where it wraps) are two pieces, each in segments of zlen planes (0: the
-// whole piece); with FM & 4 the march takes every value off the grid's z ends as zero, as
+// whole piece); with FM & 4 (or ZW 4: a box of the x or y terms that reaches a z wall, its
+// planes' masks in zmask too) the march takes every value off the grid's z ends as zero, as
 // march3's wrapped cone finds them where an owned value depends on them (the last
 // plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only for the
 // tangential components, zero at the wall).
@@ -1315,7 +1324,8 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // (1/kappa - 1) d + psi, axis by axis in the order x, y, z), the auxiliary values read
 // from the source set's faces at the first step and written to the other set's at the
 // last (owned cells), carried in registers between the steps (zc in lean3v_run).
-template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int FM>
+template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int FM,
+          int ZW = 0>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1339,16 +1349,15 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     if (z0 >= z1) return;
     if constexpr (V == 2) {
         if ((blockIdx.x == 0 && (ox & 1)) || (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1))) {
-            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM>(ex0, ey0, ez0, hx0, hy0, hz0, ex1,
-                                                          ey1, ez1, hx1, hy1, hz1, gtab, px, py,
-                                                          ox, oy, bnx, bny, z0, z1, nx, ny, nz,
-                                                          src, zmask);
+            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, false, ZW>(
+                ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
+                bnx, bny, z0, z1, nx, ny, nz, src, zmask);
             return;
         }
     }
-    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM>(ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1,
-                                                   hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
-                                                   bny, z0, z1, nx, ny, nz, src, zmask);
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, false, ZW>(
+        ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
+        bny, z0, z1, nx, ny, nz, src, zmask);
 }
 
 // lean3v_one: one byte a block of lean3v's launch (the same box, segment and tiles): 1

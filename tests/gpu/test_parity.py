@@ -810,20 +810,23 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, dtype, case, monkeypatch
                 assert not part.any(), (fm, axis)
 
 
+@pytest.mark.parametrize("wall,boxes", [("z_min", ("x", "y")), ("x_min", ("y", "z", "yz")),
+                                         ("y_max", ("x", "z", "xz"))])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_faces_boxes_reaching_a_z_wall_on_lean3f_keep_the_bits(dtype, monkeypatch):
-    """_faces_scene's grid with a PEC wall at z_min (a ground plane) in place of the layer:
-    the boxes of the x and y terms then span the grid along z down to the wall, whose
-    cone crosses it. With $YEEFDTD_LEAN_FACE_WALLS=on lean3f runs them with ZW 4 (planes
-    off the grid zero, the wall's plane mask kept): bit for bit the fields and probes of
-    march3 over every box ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass;
-    with the switch off march3 runs them."""
+def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, boxes, monkeypatch):
+    """_faces_scene's grid with a PEC wall in place of one layer (a ground plane at z_min,
+    a symmetry plane at x_min or y_max): the CPML boxes without that axis's terms then span
+    the grid along it up to the wall, and their cones cross it. With
+    $YEEFDTD_LEAN_FACE_WALLS=on lean3f runs them with ZW (cells off the grid along that
+    axis zero, the wall's masks kept): bit for bit the fields and probes of march3 over
+    every box ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass; with the
+    switch off march3 runs them."""
     from yeefdtd.backends.cuda.march import MarchStepper
 
     monkeypatch.setattr(MarchStepper, "LEAN_SEGMENT", 16)
     scene = _faces_scene(0)
     data = scene.model_dump()
-    data["boundaries"]["z_min"] = "pec"
+    data["boundaries"][wall] = "pec"
     scene = yf.Scene.model_validate(data)
     opts = {"variant": "temporal", "launch": {"pass": (3, 64, 24, 16)}}
     runs = {}
@@ -835,9 +838,9 @@ def test_faces_boxes_reaching_a_z_wall_on_lean3f_keep_the_bits(dtype, monkeypatc
     assert_same_bits(runs["on"], runs["off"])
     assert_same_bits(runs["plain"], runs["off"])
     kernels = {b["cpml_axes"]: b["kernel"] for b in runs["on"].stats["cpml_boxes"]}
-    assert {kernels[a] for a in ("x", "y")} == {"lean3f"}, kernels
+    assert {kernels[a] for a in boxes} == {"lean3f"}, kernels
     plain = {b["cpml_axes"]: b["kernel"] for b in runs["plain"].stats["cpml_boxes"]}
-    assert {plain[a] for a in ("x", "y")} == {"march3"}, plain
+    assert {plain[a] for a in boxes} == {"march3"}, plain
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

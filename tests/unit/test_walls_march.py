@@ -237,3 +237,28 @@ def test_lean3f_takes_a_z_wall_s_planes_where_a_box_reaches_it(monkeypatch):
     assert mask[0] & 0b110 == 0b110   # the x end's wall (the layer's PEC termination)
     assert st._lean_face_zw(nt, ((0, 5, 3), (5, 4, 5)), 1) == 0   # clear of the z ends
     assert st._lean_face_zw(nt, box, 5) == 0   # a box with z terms wraps along z instead
+
+
+def test_lean3f_takes_an_x_wall_s_columns_where_a_box_reaches_it(monkeypatch):
+    """The same along x (a symmetry plane at x_min, PEC): a box of the y terms (and one of
+    the z terms) spanning the grid along x from the wall takes ZW 1, lanes off the grid
+    reading its first cells and the columns' masks kept; its host's checks pass, with the
+    wall's Ey and Ez in column 0's mask. Off: march3's."""
+    cpml = {"cells": 3}
+    model = build_model(yf.Scene(
+        grid=yf.Grid(mode="3d", cells=(20, 30, 12), spacing=1e-3), sources=[], monitors=[],
+        boundaries={"x_min": "pec", "x_max": cpml, "y_min": cpml, "y_max": cpml,
+                    "z_min": cpml, "z_max": cpml}, run=yf.RunSettings(steps=10)))
+    st = _face_stub(model)
+    nt = 3
+    ybox, zbox = ((0, 27, 5), (15, 6, 2)), ((0, 5, 9), (15, 20, 6))   # both wrap
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "off")
+    assert st._lean_face_zw(nt, ybox, 2) == 0
+    assert not st._lean_face_geometry(nt, ybox, 2)[3]   # its tiles start before x = 0
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
+    for box, fm in ((ybox, 2), (zbox, 4)):
+        assert st._lean_face_zw(nt, box, fm) == 1, fm
+        assert st._lean_face_geometry(nt, box, fm, 1)[3], fm
+        mask = st._lean_face_mask(nt, box, fm, 1)
+        assert mask is not None, fm
+        assert mask[0] == 0b110, (fm, mask[:4])   # the wall's Ey and Ez

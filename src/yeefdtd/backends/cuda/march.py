@@ -1062,17 +1062,27 @@ class MarchStepper(CudaStepper):
 
     def _lean_face_zw(self, nt: int, box: tuple, fm: int) -> int:
         """lean3f's ZW for ``box`` at ``nt`` steps with the terms of ``fm`` (see lean3v_run
-        in march3v.cu): 4 where fm has no z terms and the box's cone crosses a z end of the
-        grid (no CPML layer there: a wall's, such as a ground plane's or a symmetry
-        plane's), so that its planes off the grid are taken as zero and the planes' masks
-        kept; 0 elsewhere, and with $YEEFDTD_LEAN_FACE_WALLS off (the default until a GPU
-        has run it)."""
+        in march3v.cu): the axes without fm's terms along which the box's cone crosses an
+        end of the grid (no CPML layer there: a wall's, such as a ground plane's or a
+        symmetry plane's), or, along x, its tiles start before the grid (lean3v's tiles
+        start on a multiple of 8 cells, less their halo): there the cells off the grid are
+        taken as zero and the walls' masks kept. 0 with $YEEFDTD_LEAN_FACE_WALLS off (the
+        default until a GPU has run it)."""
         from .experiments import lean_face_walls
 
-        if fm & 4 or not lean_face_walls():
+        if not lean_face_walls():
             return 0
-        (_, _, oz), (_, _, bnz) = box
-        return 4 if oz - nt < 0 or oz + bnz + nt > self.shape[2] else 0
+        out = 0
+        for b in range(3):
+            o, e, n = box[0][b], box[1][b], self.shape[b]
+            if not fm >> b & 1 and (o - nt < 0 or o + e + nt > n):
+                out |= 1 << b
+        if not fm & 1 and self._lean_face_lanes(fm) == 2:   # lean3v's tiles along x
+            ox = box[0][0]
+            hx = (64 - self.variant.lane_owned((nt, 64, self.LEAN_FACE_ROWS, 0), True)) // 2
+            if ox - ox % 8 - hx < 0:
+                out |= 1
+        return out
 
     def _lean_face(self, nt: int, box: tuple, fm: int) -> tuple | None:
         """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3f over the
@@ -1104,8 +1114,8 @@ class MarchStepper(CudaStepper):
     def _lean_face_geometry(self, nt: int, box: tuple, fm: int, zw: int = 0) -> tuple:
         """(grid, block, z segment) of lean3f over ``box`` at ``nt`` steps with the terms of
         ``fm``, and whether every cell its tiles read lies in the arrays (see lean3f: the
-        pieces along z, wrapping along x and y; with ``zw``, _lean_face_zw, no plane off
-        the grid's z ends is read)."""
+        pieces along z, wrapping along x and y; with ``zw``, _lean_face_zw, no cell off the
+        grid along its axes is read)."""
         (ox, oy, oz), (bnx, bny, bnz) = box
         px, py = self.pitch
         nx, ny, nz = self.shape
@@ -1131,10 +1141,11 @@ class MarchStepper(CudaStepper):
 
             seg = per = (lean_segment() or (self.LEAN_SEGMENT,) * 2)[fm != 1]
         gz = _ceil(hi - oz, per) + (_ceil(lo, per) if lo > 0 else 0)   # both pieces'
-        fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0) and \
-            (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0)
-        max_row = ny - 1 if fm & 2 else last_y
-        max_x = nx - 1 if fm & 1 else last_x
+        # (with zw along x or y, a lane or row off the grid reads the grid's first instead)
+        fits = (first_x >= -nx and last_x < 2 * nx if fm & 1 else first_x >= 0 or zw & 1) and \
+            (first_y >= -ny and last_y < 2 * ny if fm & 2 else first_y >= 0 or zw & 2)
+        max_row = ny - 1 if fm & 2 or zw & 2 else last_y
+        max_x = nx - 1 if fm & 1 or zw & 1 else last_x
         read = nz - 1 if fm & 4 else oz + bnz + nt - 1   # the last plane the tiles read
         done = nz - 1 if fm & 4 else read - 1            # the last they compute
         if zw:   # (those off the grid are neither read nor their faces' values looked up)

@@ -679,11 +679,13 @@ template <int N> struct Ax { static constexpr int value = N; };
 // (lean3f, below); 0 none (lean3v). Along x with FM & 1 (one cell a lane, V = 1) and along
 // y with FM & 2 the tile's cells wrap around the grid's ends as march3's do; along z with
 // FM & 4 the planes off the grid's ends are not loaded but taken as zero. Tiles of one cell
-// a lane (V = 1) overlap by NT cells; those of 2 are lean3v's. ZW 4 (with FM & 4 clear: a
-// box of the x or y terms whose cone crosses a z end of the grid without a CPML layer, a
-// wall's): along z too the planes off the grid are taken as zero, no face's auxiliary
-// value is read there, and the components of each plane's zmask byte kept zero, as with
-// FM & 4 (lean3f, MarchStepper._lean_face_zw).
+// a lane (V = 1) overlap by NT cells; those of 2 are lean3v's. ZW: the axes (none of FM's)
+// along which a box's cone crosses an end of the grid without a CPML layer, a wall's
+// (lean3f, MarchStepper._lean_face_zw): along z (4) the planes off the grid are taken as
+// zero, no face's auxiliary value is read there, and each plane's zmask byte is kept, as
+// with FM & 4; along x (1) and y (2) a lane off the grid reads the grid's first cells
+// instead (as WL's), each cell's column's and row's zmask bytes are kept, and every
+// component off the grid is set to zero after each half step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
           int FM = 0, bool IDS = false, bool WL = false, bool WP = false, int ZW = 0>
 __device__ __forceinline__ void
@@ -709,9 +711,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
     static_assert(!WP || WL, "lean3v: a PMC wall's doubled differences are the walls' march's");
-    static_assert(ZW == 0 || (ZW == 4 && FM != 0 && !(FM & 4)),
-                  "lean3v: the z walls' masks are for the boxes of the x or y terms");
-    constexpr bool ZZ = (FM & 4) != 0 || ZW != 0;   // planes off the grid's z ends zero
+    static_assert(ZW == 0 || (FM != 0 && (ZW & FM) == 0 && ZW <= 7 && !WL),
+                  "lean3v: the walls' masks of a CPML box are along axes without its terms");
+    constexpr bool ZZ = (FM & 4) != 0 || (ZW & 4) != 0;   // planes off the z ends zero
+    constexpr bool ZX = (ZW & 1) != 0, ZY = (ZW & 2) != 0;
     extern __shared__ __align__(16) unsigned char lean_mem[];
     T* const sh = reinterpret_cast<T*>(lean_mem);
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -755,8 +758,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // computed from them is off the grid or a component kept zero, see WL in lean3v, so
     // that its loads need no test: with one, ptxas spilled 20 bytes at 80 registers)
     const bool lin = !WL || (gi >= 0 && gi < nx && gj >= 0 && gj < ny);
-    const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi)) : (lin ? gi : 0);
-    const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj)) : (lin ? gj : 0);
+    // (ZW along x or y: a lane off the grid along that axis reads its first column or row)
+    const int gx = (FM & 1) ? (gi < 0 ? gi + nx : (gi >= nx ? gi - nx : gi))
+                            : (lin ? (ZX && !(gi >= 0 && gi < nx) ? 0 : gi) : 0);
+    const int gy = (FM & 2) ? (gj < 0 ? gj + ny : (gj >= ny ? gj - ny : gj))
+                            : (lin ? (ZY && !(gj >= 0 && gj < ny) ? 0 : gj) : 0);
     const idx_t c0 = (idx_t)gy * px + gx + pl * kstart;
     const auto on = [&](int p) { return !(ZZ || WL) || (p >= 0 && p < nz); };
     // WL (the walls' march, see WL in lean3v below): wz, the lane's cells' components kept
@@ -771,6 +777,19 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const int i = gi + v;
             const unsigned c = i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u;
             wz |= ((c | r) & 63u) << (8 * v) | ((c >> 6) | (r >> 6) << 2) << (16 + 4 * v);
+        }
+    }
+    // ZW along x or y: the lane's cells' components kept zero by their column (ZX) and row
+    // (ZY), cell v's at bits 8 v .. 8 v + 5, every one off the grid (see zw below)
+    unsigned zxy = 0u;
+    if constexpr (ZX || ZY) {
+        const unsigned r = ZY ? (gj >= 0 && gj < ny ? (unsigned)__ldg(zmask + nx + gj) : 63u)
+                              : 0u;
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+            const int i = gi + v;
+            const unsigned c = ZX ? (i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u) : 0u;
+            zxy |= ((c | r) & 63u) << (8 * v);
         }
     }
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
@@ -1003,6 +1022,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         const int at = s == 2 ? 24 + j : 16 + 4 * v + 2 * s + j;
         return m >> at & 1u;
     };
+    // ZW along x or y: the components kept zero at plane k, cell v's at bits 8 v .. 8 v + 5
+    // (see wclear): zeros' (the axes of FM and the plane) and the lane's column's and row's
+    const auto zw = [&](int k) -> unsigned {
+        return zeros(k) * (V == 2 ? 0x0101u : 1u) | zxy;
+    };
     // WL: the components of mask m (see wplane) set to zero, cell by cell (h 0: E, 3: H);
     // nothing to do on most of a block's lanes and planes
     const auto wclear = [&](T (&x)[3][V], unsigned m, int h) {
@@ -1105,7 +1129,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 });
             }
             stored(hn);
-            if constexpr (ZF) clear(hn, zeros(k) >> 3);
+            if constexpr (ZX || ZY) wclear(hn, zw(k), 3);
+            else if constexpr (ZF) clear(hn, zeros(k) >> 3);
             const unsigned wm = WL ? wplane(k) : 0u;
             if constexpr (WL) wclear(hn, wm, 3);
             const int shp = (HP + 2 * (t - 1)) * SP;
@@ -1142,7 +1167,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 });
             }
             stored(en);
-            if constexpr (ZF) clear(en, zeros(k));
+            if constexpr (ZX || ZY) wclear(en, zw(k), 0);
+            else if constexpr (ZF) clear(en, zeros(k));
             if constexpr (WL) wclear(en, wm, 0);
             if (t < NT) {   // read by step t + 1 an iteration on
                 const int eb = (E1 + 4 * (t - 1) + 2 * (k & 1)) * SP;
@@ -1314,8 +1340,9 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // box, in the first and last columns of tiles, march with EDGE). Along y with FM & 2 the
 // rows wrap likewise. Along z the box's planes from oz to the grid's last and those from
 // the first on (where it wraps) are two pieces, each in segments of zlen planes (0: the
-// whole piece); with FM & 4 (or ZW 4: a box of the x or y terms that reaches a z wall, its
-// planes' masks in zmask too) the march takes every value off the grid's z ends as zero, as
+// whole piece); with FM & 4 (or ZW & 4: a box without the z terms that reaches a z wall,
+// its planes' masks in zmask too) the march takes every value off the grid's z ends as
+// zero; along x and y with ZW (a wall there, see lean3v_run) the cells off the grid too, as
 // march3's wrapped cone finds them where an owned value depends on them (the last
 // plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only for the
 // tangential components, zero at the wall).

@@ -196,7 +196,7 @@ def _face_stub(model):
 
     cell, table = _cells_and_table(model)
     st = object.__new__(MarchStepper)
-    st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d"))
+    st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d", periodic=model.grid.periodic))
     st.shape, st.pitch = cell.shape, cell.shape[:2]
     st._cells, st._table_host = cell, table
     st._event_cells = tuple(np.array([], dtype=int) for _ in range(3))
@@ -262,3 +262,21 @@ def test_lean3f_takes_an_x_wall_s_columns_where_a_box_reaches_it(monkeypatch):
         mask = st._lean_face_mask(nt, box, fm, 1)
         assert mask is not None, fm
         assert mask[0] == 0b110, (fm, mask[:4])   # the wall's Ey and Ez
+
+
+def test_lean3f_takes_no_wall_along_a_periodic_axis(monkeypatch):
+    """Along a periodic axis the values past the grid's end are the other end's (the
+    physics, which march3's wrapping keeps): a box of the z terms of a unit cell (x and y
+    periodic, CPML along z) whose tiles cross x = 0 and y = 0 takes no ZW there, so its
+    host's checks leave it to march3, switch on or off."""
+    cpml = {"cells": 3}
+    model = build_model(yf.Scene(
+        grid=yf.Grid(mode="3d", cells=(20, 14, 12), spacing=1e-3), sources=[], monitors=[],
+        boundaries={"x_min": "periodic", "x_max": "periodic", "y_min": "periodic",
+                    "y_max": "periodic", "z_min": cpml, "z_max": cpml},
+        run=yf.RunSettings(steps=10)))
+    st = _face_stub(model)
+    box = ((0, 0, 10), (20, 14, 6))
+    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
+    assert st._lean_face_zw(3, box, 4) == 0
+    assert not st._lean_face_geometry(3, box, 4, 0)[3]

@@ -1066,18 +1066,24 @@ class MarchStepper(CudaStepper):
         end of the grid (no CPML layer there: a wall's, such as a ground plane's or a
         symmetry plane's), or, along x, its tiles start before the grid (lean3v's tiles
         start on a multiple of 8 cells, less their halo): there the cells off the grid are
-        taken as zero and the walls' masks kept. 0 with $YEEFDTD_LEAN_FACE_WALLS off (the
-        default until a GPU has run it)."""
+        taken as zero and the walls' masks kept. Never along a periodic axis (the wrapped
+        values are the physics there), nor one the box itself crosses (its lanes off the
+        grid would store through the first column or row). 0 with
+        $YEEFDTD_LEAN_FACE_WALLS off (the default until a GPU has run it)."""
         from .experiments import lean_face_walls
 
         if not lean_face_walls():
             return 0
         out = 0
+        periodic = self.model.grid.periodic
         for b in range(3):
             o, e, n = box[0][b], box[1][b], self.shape[b]
-            if not fm >> b & 1 and (o - nt < 0 or o + e + nt > n):
+            if fm >> b & 1 or periodic[b] or o < 0 or o + e > n:
+                continue
+            if o - nt < 0 or o + e + nt > n:
                 out |= 1 << b
-        if not fm & 1 and self._lean_face_lanes(fm) == 2:   # lean3v's tiles along x
+        if not fm & 1 and self._lean_face_lanes(fm) == 2 and not periodic[0] and \
+                box[0][0] >= 0 and box[0][0] + box[1][0] <= self.shape[0]:   # lean3v's tiles
             ox = box[0][0]
             hx = (64 - self.variant.lane_owned((nt, 64, self.LEAN_FACE_ROWS, 0), True)) // 2
             if ox - ox % 8 - hx < 0:
@@ -1148,7 +1154,7 @@ class MarchStepper(CudaStepper):
         max_x = nx - 1 if fm & 1 or zw & 1 else last_x
         read = nz - 1 if fm & 4 else oz + bnz + nt - 1   # the last plane the tiles read
         done = nz - 1 if fm & 4 else read - 1            # the last they compute
-        if zw:   # (those off the grid are neither read nor their faces' values looked up)
+        if zw & 4:   # (those off the grid are neither read nor their faces' values looked up)
             read, done = min(read, nz - 1), min(done, nz - 1)
         fits = fits and read < nz and max_row * px + max_x + 1 + px * py * read <= px * py * nz
         if fm & 1:   # the x faces' auxiliary values: (i - base) + W (j + ny k)

@@ -26,7 +26,6 @@ from pydantic import ValidationError
 from yeefdtd.bench import (
     HEADER,
     WARMUP,
-    bench_model,
     bench_scene,
     copy_bandwidth,
     format_row,
@@ -80,7 +79,7 @@ def main() -> None:
         p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
     bw = copy_bandwidth()
     if walls is None:
-        model = bench_model(a.scene, a.n, a.steps)
+        model = build_model(scene)   # as bench_model builds it, from the scene above
     else:
         data = scene.model_dump()
         data["boundaries"] = {**data["boundaries"], **walls}

@@ -1260,7 +1260,8 @@ def test_lean3f_boxes_take_segments_of_64_planes_or_the_switch_s(monkeypatch):
                          LEAN_X_ROWS=MarchStepper.LEAN_X_ROWS,
                          LEAN_FACE_ROWS=MarchStepper.LEAN_FACE_ROWS,
                          LEAN_SEGMENT=MarchStepper.LEAN_SEGMENT,
-                         _lean_face_lanes=MarchStepper._lean_face_lanes)
+                         _lean_face_lanes=MarchStepper._lean_face_lanes,
+                         _lean_face_tiles_x=lambda *a: MarchStepper._lean_face_tiles_x(st, *a))
     boxes = {1: ((499, 13, 13), (26, 487, 487)), 2: ((13, 499, 13), (487, 26, 487)),
              4: ((13, 13, 499), (487, 487, 26))}
 

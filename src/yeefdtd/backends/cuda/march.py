@@ -1082,13 +1082,26 @@ class MarchStepper(CudaStepper):
                 continue
             if o - nt < 0 or o + e + nt > n:
                 out |= 1 << b
-        if not fm & 1 and self._lean_face_lanes(fm) == 2 and not periodic[0] and \
-                box[0][0] >= 0 and box[0][0] + box[1][0] <= self.shape[0]:   # lean3v's tiles
-            ox = box[0][0]
-            hx = (64 - self.variant.lane_owned((nt, 64, self.LEAN_FACE_ROWS, 0), True)) // 2
-            if ox - ox % 8 - hx < 0:
-                out |= 1
+        if not fm & 1 and not periodic[0] and box[0][0] >= 0 and \
+                box[0][0] + box[1][0] <= self.shape[0] and \
+                self._lean_face_tiles_x(nt, box, fm)[1] < 0:   # lean3v's tiles before x = 0
+            out |= 1
         return out
+
+    def _lean_face_tiles_x(self, nt: int, box: tuple, fm: int) -> tuple[int, int, int]:
+        """(tiles, first cell, last cell) along x of lean3f's launch over ``box`` at ``nt``
+        steps with the terms of ``fm``: 32 lanes of one cell overlapping by nt, or lean3v's
+        tiles of 2 cells a lane (from a multiple of 8 cells, less their halo)."""
+        ox, bnx = box[0][0], box[1][0]
+        if self._lean_face_lanes(fm) == 1:
+            w = 32 - 2 * nt
+            gx = _ceil(bnx, w)
+            return gx, ox - nt, ox + (gx - 1) * w + 31 - nt
+        by = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
+        w = self.variant.lane_owned((nt, 64, by, 0), True)
+        hx = (64 - w) // 2
+        gx = _ceil(bnx + ox % 8, w)
+        return gx, ox - ox % 8 - hx, ox - ox % 8 + (gx - 1) * w + 63 - hx   # last lane's last
 
     def _lean_face(self, nt: int, box: tuple, fm: int) -> tuple | None:
         """(function, grid, block, z segment, dynamic shared bytes, zmask) of lean3f over the
@@ -1122,21 +1135,11 @@ class MarchStepper(CudaStepper):
         ``fm``, and whether every cell its tiles read lies in the arrays (see lean3f: the
         pieces along z, wrapping along x and y; with ``zw``, _lean_face_zw, no cell off the
         grid along its axes is read)."""
-        (ox, oy, oz), (bnx, bny, bnz) = box
+        (_, oy, oz), (_, bny, bnz) = box
         px, py = self.pitch
         nx, ny, nz = self.shape
-        v = self._lean_face_lanes(fm)
         by = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
-        if v == 1:   # 32 lanes of one cell overlapping by nt
-            w = 32 - 2 * nt
-            gx = _ceil(bnx, w)
-            first_x, last_x = ox - nt, ox + (gx - 1) * w + 31 - nt
-        else:   # lean3v's tiles
-            w = self.variant.lane_owned((nt, 64, by, 0), True)
-            hx = (64 - w) // 2
-            gx = _ceil(bnx + ox % 8, w)
-            first_x = ox - ox % 8 - hx
-            last_x = ox - ox % 8 + (gx - 1) * w + 63 - hx   # the last lane's last cell
+        gx, first_x, last_x = self._lean_face_tiles_x(nt, box, fm)
         gy = _ceil(bny, by - 2 * nt)
         first_y, last_y = oy - nt, oy + (gy - 1) * (by - 2 * nt) + by - 1 - nt
         hi, lo = min(nz, oz + bnz), oz + bnz - nz   # the pieces along z: oz .. hi, 0 .. lo

@@ -704,11 +704,12 @@ def test_the_switches_take_what_they_document(monkeypatch):
         assert t.tuning_tag().endswith(f" lean_walls={value}")
     monkeypatch.setenv("YEEFDTD_LEAN_WALLS", "cone")
     assert "lean_walls" not in t.tuning_tag()
-    # lean3f over the boxes that reach a z wall: tuned apart while it is not the default
-    monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
-    assert t.tuning_tag().endswith(" lean_face_walls=on")
+    # march3 over the boxes that reach a wall (lean3f's, the default): tuned apart
     monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "off")
-    assert "lean_face_walls" not in t.tuning_tag()
+    assert t.tuning_tag().endswith(" lean_face_walls=off")
+    for value in ("on", ""):
+        monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", value)
+        assert "lean_face_walls" not in t.tuning_tag()
 
 
 def test_where_the_cpml_goes_follows_the_switch_and_refuses_slabs_after_several_steps(

@@ -211,8 +211,9 @@ def test_lean3f_takes_a_z_wall_s_planes_where_a_box_reaches_it(monkeypatch):
     """A CPML box of the x terms that reaches a z end of the grid without a layer (a PEC
     ground plane at z_min) crosses it with its cone: lean3f's masks along x alone do not
     hold the wall's zero Ex and Ey, and its tiles would read planes below z = 0, so march3
-    ran it. With $YEEFDTD_LEAN_FACE_WALLS=on it takes ZW 4 (planes off the grid zero, the
-    z planes' masks kept): the host's checks pass and the mask's plane 0 holds Ex and Ey.
+    ran it. With $YEEFDTD_LEAN_FACE_WALLS on (the default) it takes ZW 4 (planes off the
+    grid zero, the z planes' masks kept): the host's checks pass and the mask's plane 0
+    holds Ex and Ey.
     A box clear of the z ends, and a box with z terms, take none."""
     cpml = {"cells": 3}
     model = build_model(yf.Scene(

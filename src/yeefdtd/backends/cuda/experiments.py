@@ -28,10 +28,10 @@ variable and what it takes, rather than being ignored.
   with walls, and where it holds objects of other materials each block whose cone is one
   material with walls), ``grid`` (only where the grid is one material with walls), ``off``
   (none).
-- ``YEEFDTD_LEAN_FACE_WALLS``: ``on`` lets 3D 'temporal''s CPML boxes whose cone crosses
-  an end of the grid without a layer (a ground plane, a symmetry plane) along an axis
-  without their terms run on lean3f, the wall's masks taken; ``off`` (the default) leaves
-  them to march3.
+- ``YEEFDTD_LEAN_FACE_WALLS``: ``on`` (the default) lets 3D 'temporal''s CPML boxes whose
+  cone crosses an end of the grid without a layer (a ground plane, a symmetry plane) along
+  an axis without their terms run on lean3f, the wall's masks taken; ``off`` leaves them
+  to march3.
 - ``YEEFDTD_NVRTC_OPTIONS``: more options for the run-time compiler (space-separated).
 """
 
@@ -150,11 +150,11 @@ def lean_walls() -> str:
 
 
 def lean_face_walls() -> bool:
-    """$YEEFDTD_LEAN_FACE_WALLS: ``on`` or ``off`` (the default): whether the CPML boxes of
+    """$YEEFDTD_LEAN_FACE_WALLS: ``on`` (the default) or ``off``: whether the CPML boxes of
     3D 'temporal' whose cone crosses an end of the grid without a layer (a wall there)
     along an axis without their terms may run on lean3f, with the walls' masks (see
     MarchStepper._lean_face_zw)."""
-    return choice("YEEFDTD_LEAN_FACE_WALLS", ("off", "on")) == "on"
+    return choice("YEEFDTD_LEAN_FACE_WALLS", ("on", "off")) != "off"
 
 
 def lean_faces() -> tuple[int, ...]:

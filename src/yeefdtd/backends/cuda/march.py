@@ -1069,7 +1069,7 @@ class MarchStepper(CudaStepper):
         taken as zero and the walls' masks kept. Never along a periodic axis (the wrapped
         values are the physics there), nor one the box itself crosses (its lanes off the
         grid would store through the first column or row). 0 with
-        $YEEFDTD_LEAN_FACE_WALLS off (the default until a GPU has run it)."""
+        $YEEFDTD_LEAN_FACE_WALLS=off."""
         from .experiments import lean_face_walls
 
         if not lean_face_walls():

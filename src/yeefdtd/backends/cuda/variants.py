@@ -548,8 +548,8 @@ class March(Variant):
             lanes += " lean_segment={},{}".format(*lean_segment())
         if lanes and lean_walls() != "cone":   # the walls' march on fewer blocks
             lanes += f" lean_walls={lean_walls()}"
-        if lanes and lean_face_walls():   # lean3f over the boxes that reach a z wall
-            lanes += " lean_face_walls=on"
+        if lanes and not lean_face_walls():   # march3 over the boxes that reach a wall
+            lanes += " lean_face_walls=off"
         return f"{kind} stages={self.stages} cpml={cpml_place() or ''}{lanes}"
 
     def aligned_for(self, pml: int) -> bool:

@@ -46,6 +46,7 @@ def table_cases(quick: bool) -> list[tuple]:
         ("pec-box", big, "indexed", "float16"),
         ("pec-box", big, "fused", "float32"),
         ("pec-box", big, "temporal", "float32"),
+        ("pec-box", big, "temporal", "float16"),
         ("pec-box", big, "seed-xyz", "float32"),
         ("pec-box", big, "seed-xyz", "float64"),
         ("pec-box", big, "seed-xy", "float32"),

@@ -810,23 +810,27 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, dtype, case, monkeypatch
                 assert not part.any(), (fm, axis)
 
 
-@pytest.mark.parametrize("wall,boxes", [("z_min", ("x", "y")), ("x_min", ("y", "z", "yz")),
-                                         ("y_max", ("x", "z", "xz"))])
+@pytest.mark.parametrize("wall,kind,boxes", [
+    ("z_min", "pec", ("x", "y")), ("x_min", "pec", ("y", "z", "yz")),
+    ("y_max", "pec", ("x", "z", "xz")), ("z_min", "pmc", ("x", "y")),
+    ("y_max", "pmc", ("x", "z", "xz"))])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, boxes, monkeypatch):
-    """_faces_scene's grid with a PEC wall in place of one layer (a ground plane at z_min,
-    a symmetry plane at x_min or y_max): the CPML boxes without that axis's terms then span
-    the grid along it up to the wall, and their cones cross it. With
+def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, kind, boxes,
+                                                             monkeypatch):
+    """_faces_scene's grid with a PEC or PMC wall in place of one layer (a ground plane at
+    z_min, a symmetry plane at x_min or y_max): the CPML boxes without that axis's terms
+    then span the grid along it up to the wall, and their cones cross it. With
     $YEEFDTD_LEAN_FACE_WALLS=on lean3f runs them with ZW (cells off the grid along that
-    axis zero, the wall's masks kept): bit for bit the fields and probes of march3 over
-    every box ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass; with the
-    switch off march3 runs them."""
+    axis zero, the wall's masks kept; a PMC wall's doubled differences on its instance
+    with WP): bit for bit the fields and probes of march3 over every box
+    ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass; with the switch off
+    march3 runs them."""
     from yeefdtd.backends.cuda.march import MarchStepper
 
     monkeypatch.setattr(MarchStepper, "LEAN_SEGMENT", 16)
     scene = _faces_scene(0)
     data = scene.model_dump()
-    data["boundaries"][wall] = "pec"
+    data["boundaries"][wall] = kind
     scene = yf.Scene.model_validate(data)
     opts = {"variant": "temporal", "launch": {"pass": (3, 64, 24, 16)}}
     runs = {}

@@ -199,6 +199,7 @@ def _face_stub(model):
     st.model = SimpleNamespace(grid=SimpleNamespace(mode="3d", periodic=model.grid.periodic))
     st.shape, st.pitch = cell.shape, cell.shape[:2]
     st._cells, st._table_host = cell, table
+    st._face_pmc = None
     st._event_cells = tuple(np.array([], dtype=int) for _ in range(3))
     st._cp = SimpleNamespace(asnumpy=np.asarray, ix_=np.ix_, asarray=np.asarray)
     st._dev = lambda a: a
@@ -281,3 +282,42 @@ def test_lean3f_takes_no_wall_along_a_periodic_axis(monkeypatch):
     monkeypatch.setenv("YEEFDTD_LEAN_FACE_WALLS", "on")
     assert st._lean_face_zw(3, box, 4) == 0
     assert not st._lean_face_geometry(3, box, 4, 0)[3]
+
+
+@pytest.mark.parametrize("wall", ["z_min", "x_min"])
+def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
+    """A PMC wall's tangential E reads the zero slot past the grid's end with the
+    difference across the wall's coefficient doubled (its image). Where a box's cone
+    crosses such a wall lean3f's masks along the wall's axis hold those doubled differences
+    (bits 6-7, as the walls' march's: along z Ex's (bit 7) and Ey's (bit 6), along x Ey's
+    (bit 7) and Ez's (bit 6)), and the grid's boxes take the instance that doubles them
+    (WP); read along no wall's axis the same cells are refused, and a grid without a PMC
+    wall keeps the instance without WP."""
+    from yeefdtd.backends.cuda.march import zero_masks
+
+    cpml = {"cells": 3}
+    faces = {f: cpml for f in ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")}
+    model = build_model(yf.Scene(
+        grid=yf.Grid(mode="3d", cells=(20, 30, 12), spacing=1e-3), sources=[], monitors=[],
+        boundaries={**faces, wall: "pmc"}, run=yf.RunSettings(steps=10)))
+    st = _face_stub(model)
+    nx, ny, _ = st.shape
+    nt = 3
+    box, fm, zw = (((0, 5, 0), (5, 20, 7)), 1, 4) if wall == "z_min" else \
+        (((0, 27, 5), (15, 6, 2)), 2, 1)
+    assert st._lean_face_zw(nt, box, fm) == zw
+    assert st._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}, true>")
+    mask = st._lean_face_mask(nt, box, fm, zw)
+    assert mask is not None
+    at = nx + ny if wall == "z_min" else 0   # the wall's plane or column
+    assert mask[at] >> 6 == 0b11, mask[at]
+    doubled = (mask >> 6).nonzero()[0]
+    assert list(doubled) == [at], doubled   # the wall's alone
+    cells, table = st._cells, st._table_host
+    assert zero_masks(cells, table, st.order, 7, 0) is None   # doubled: refused without
+    assert zero_masks(cells, table, st.order, 7, 7) is not None
+    # a grid without a PMC wall: the instance without the doubling
+    pec = _face_stub(build_model(yf.Scene(
+        grid=yf.Grid(mode="3d", cells=(20, 30, 12), spacing=1e-3), sources=[], monitors=[],
+        boundaries={**faces, wall: "pec"}, run=yf.RunSettings(steps=10))))
+    assert pec._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}>")

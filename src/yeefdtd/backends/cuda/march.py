@@ -110,6 +110,7 @@ class MarchStepper(CudaStepper):
         self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
         self._walls_rows = None    # its table of each row's code (wall_rows), with "cone"
         self._walls_pmc = False    # whether its masks double a difference (a PMC wall)
+        self._face_pmc = None      # whether the table doubles one (_lean_face_pmc)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -1056,9 +1057,28 @@ class MarchStepper(CudaStepper):
         return 2 if fm in (2, 4) else 1
 
     def _lean_face_name(self, nt: int, fm: int, zw: int = 0) -> str:
+        """lean3f's instance for passes of ``nt`` steps with the terms of ``fm`` and the
+        walls of ``zw`` (_lean_face_zw), with WP where the grid's table doubles a
+        difference (_lean_face_pmc)."""
         rows = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
+        tail = (f", {zw}, true>" if self._lean_face_pmc(zw) else f", {zw}>") if zw else ">"
         return (f"lean3f<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, "
-                f"{self._lean_face_lanes(fm)}, {rows}, {fm}" + (f", {zw}>" if zw else ">"))
+                f"{self._lean_face_lanes(fm)}, {rows}, {fm}" + tail)
+
+    def _lean_face_pmc(self, zw: int) -> bool:
+        """Whether lean3f with walls ``zw`` takes the instance that doubles the differences
+        its masks say (WP in march3v.cu): where some row of the grid's table doubles a
+        difference's coefficient (a PMC wall's, wall_rows), so that grids without a PMC
+        wall keep the instance without the doubling's instructions."""
+        if not zw:
+            return False
+        if self._face_pmc is None:
+            codes = wall_rows(self._table_host, self.order)
+            self._face_pmc = bool(any(
+                (int(c) & 0xFC0) & ~sum(bits for a, bits in enumerate(WALL_DOUBLES)
+                                        if int(c) >> a & 1)
+                for c in codes if c != WALL_OTHER))
+        return self._face_pmc
 
     def _lean_face_zw(self, nt: int, box: tuple, fm: int) -> int:
         """lean3f's ZW for ``box`` at ``nt`` steps with the terms of ``fm`` (see lean3v_run
@@ -1194,7 +1214,8 @@ class MarchStepper(CudaStepper):
             return None
         cp = self._cp
         cells = cp.asnumpy(self._cells[cp.ix_(*[cp.asarray(s) for s in span])])
-        parts = zero_masks(cells, self._table_host, self.order, fm | zw)
+        parts = zero_masks(cells, self._table_host, self.order, fm | zw,
+                           zw if self._lean_face_pmc(zw) else 0)
         if parts is None:
             return None
         mask = [np.zeros(n, dtype=np.uint8) for n in self.shape]
@@ -1624,24 +1645,35 @@ def wall_rows(table: np.ndarray, order) -> np.ndarray:
     return np.where(ok, out, WALL_OTHER).astype(np.uint16)
 
 
-def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int) -> list | None:
+def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int,
+               doubles: int = 0) -> list | None:
     """lean3f's zero masks over a box's cone: ``cells`` the cone's cells' rows of
     ``table`` ([row, component in ``order``, column]), indexed [x, y, z]. Per axis (x, y,
     z) the components (bits 0-2 E, 3-5 H) kept zero in each of the cone's columns, rows or
     planes: zero along the axes not in ``fm``, and along those in fm the bits every cell of
-    the column, row or plane shares. None where a cell holds a combination with a component
-    whose coefficients are neither row 0's nor all zero, or where the zero components of
-    some cell are not the union of its column's, row's and plane's."""
-    got = zero_rows(table, order)[cells]
-    if (got == 255).any():
+    the column, row or plane shares; along the axes of ``doubles`` (some of fm's: a wall's,
+    ZW in march3v.cu) also the differences along that axis every cell of it doubles (bits
+    6-7, as wall_masks': a PMC wall's image). None where a cell holds a combination with a
+    component whose coefficients are neither row 0's nor all zero (nor, along the axes of
+    doubles, an E component's with its difference across the axis's coefficient doubled),
+    or where the code of some cell (wall_rows) is not its column's, row's and plane's
+    (wall_code_xp)."""
+    got = wall_rows(table, order)[cells]
+    if (got == WALL_OTHER).any():
         return None
-    parts, whole = [], np.zeros_like(got)
+    parts = []
     for b in range(3):   # the bits every cell of a column, row or plane shares
         others = tuple(q for q in range(3) if q != b)
-        part = np.bitwise_and.reduce(got, axis=others) if fm >> b & 1 else \
-            np.zeros(got.shape[b], dtype=got.dtype)
-        parts.append(part)
-        whole |= part.reshape([-1 if q == b else 1 for q in range(3)])
+        part = np.zeros(got.shape[b], dtype=np.uint16)
+        if fm >> b & 1:
+            shared = np.bitwise_and.reduce(got, axis=others)
+            part = shared & 63
+            if doubles >> b & 1:   # (a doubled difference of a component kept zero: none)
+                part |= (shared >> (6 + 2 * b) & 3) << 6
+                part &= ~((part >> (b + 2) % 3 & 1) << 6 | (part >> (b + 1) % 3 & 1) << 7)
+        parts.append(part.astype(np.uint16))
+    whole = wall_code_xp(np, parts[0][:, None, None], parts[1][None, :, None],
+                         parts[2][None, None, :])
     return parts if np.array_equal(whole, got) else None
 
 

@@ -710,7 +710,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
-    static_assert(!WP || WL, "lean3v: a PMC wall's doubled differences are the walls' march's");
+    static_assert(!WP || WL || ZW != 0,
+                  "lean3v: a PMC wall's doubled differences are the walls' masks'");
     static_assert(ZW == 0 || (FM != 0 && (ZW & FM) == 0 && ZW <= 7 && !WL),
                   "lean3v: the walls' masks of a CPML box are along axes without its terms");
     constexpr bool ZZ = (FM & 4) != 0 || (ZW & 4) != 0;   // planes off the z ends zero
@@ -780,7 +781,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         }
     }
     // ZW along x or y: the lane's cells' components kept zero by their column (ZX) and row
-    // (ZY), cell v's at bits 8 v .. 8 v + 5, every one off the grid (see zw below)
+    // (ZY), cell v's at bits 8 v .. 8 v + 5, every one off the grid (see zw below); with WP
+    // their differences doubled, as wz's
     unsigned zxy = 0u;
     if constexpr (ZX || ZY) {
         const unsigned r = ZY ? (gj >= 0 && gj < ny ? (unsigned)__ldg(zmask + nx + gj) : 63u)
@@ -790,6 +792,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const int i = gi + v;
             const unsigned c = ZX ? (i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u) : 0u;
             zxy |= ((c | r) & 63u) << (8 * v);
+            if constexpr (WP) zxy |= ((c >> 6) | (r >> 6) << 2) << (16 + 4 * v);
         }
     }
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
@@ -1017,8 +1020,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // 1: along c = a + 2, at axis c's second; march.py's WALL_DOUBLES) is doubled in cell v
     // by wplane's mask m (a PMC wall's image): 2 d exactly, so C (2 d) is (2 C) d, the
     // PMC wall's row's product, bit for bit
+    // (ZW: only along its axes, the others' bits being none of a PMC wall's there)
     const auto wdouble = [&](unsigned m, int v, int a, int j) -> bool {
         const int s = (a + 1 + j) % 3;   // the difference's axis
+        if (!WL && !(ZW >> s & 1)) return false;
         const int at = s == 2 ? 24 + j : 16 + 4 * v + 2 * s + j;
         return m >> at & 1u;
     };
@@ -1026,6 +1031,14 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // (see wclear): zeros' (the axes of FM and the plane) and the lane's column's and row's
     const auto zw = [&](int k) -> unsigned {
         return zeros(k) * (V == 2 ? 0x0101u : 1u) | zxy;
+    };
+    // ZW with WP: the differences doubled at plane k, as wplane's (the lane's columns' and
+    // rows', and along z the plane's bits 6-7)
+    const auto zdouble = [&](int k) -> unsigned {
+        unsigned m = zxy;
+        if constexpr ((ZW & 4) != 0)
+            m |= k >= 0 && k < nz ? ((unsigned)__ldg(zmask + nx + ny + k) >> 6) << 24 : 0u;
+        return m;
     };
     // WL: the components of mask m (see wplane) set to zero, cell by cell (h 0: E, 3: H);
     // nothing to do on most of a block's lanes and planes
@@ -1131,7 +1144,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             stored(hn);
             if constexpr (ZX || ZY) wclear(hn, zw(k), 3);
             else if constexpr (ZF) clear(hn, zeros(k) >> 3);
-            const unsigned wm = WL ? wplane(k) : 0u;
+            const unsigned wm = WL ? wplane(k) : WP ? zdouble(k) : 0u;
             if constexpr (WL) wclear(hn, wm, 3);
             const int shp = (HP + 2 * (t - 1)) * SP;
             sstore<T, V>(me + shp, hn[0]);
@@ -1352,7 +1365,7 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // from the source set's faces at the first step and written to the other set's at the
 // last (owned cells), carried in registers between the steps (zc in lean3v_run).
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int FM,
-          int ZW = 0>
+          int ZW = 0, bool WP = false>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1376,13 +1389,13 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     if (z0 >= z1) return;
     if constexpr (V == 2) {
         if ((blockIdx.x == 0 && (ox & 1)) || (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1))) {
-            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, false, ZW>(
+            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, WP, ZW>(
                 ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
                 bnx, bny, z0, z1, nx, ny, nz, src, zmask);
             return;
         }
     }
-    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, false, ZW>(
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, WP, ZW>(
         ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
         bny, z0, z1, nx, ny, nz, src, zmask);
 }

@@ -1172,8 +1172,8 @@ def test_the_walls_masks_are_zero_masks_of_every_axis_over_the_grid():
 
     assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>") == \
         "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true>"
-    assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>", True) == \
-        "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true, true>"
+    assert lean_walls_kernel("lean3v<float, float, unsigned char, true, 3, 2, 24>", 4) == \
+        "lean3v<float, float, unsigned char, true, 3, 2, 24, false, true, 4>"
     order, row = ORDER, _coefficient_row
     # 0 vacuum; walls normal to x (Ey, Ez zero), y (Ex, Ez), z (Ex, Ey); 4 another material;
     # 5 the edges where two walls meet (every E component zero)

@@ -109,7 +109,7 @@ class MarchStepper(CudaStepper):
         self._lean_walls: dict = {}
         self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
         self._walls_rows = None    # its table of each row's code (wall_rows), with "cone"
-        self._walls_pmc = False    # whether its masks double a difference (a PMC wall)
+        self._walls_pmc = 0        # the axes along which its masks double some difference
         self._face_pmc = None      # whether the table doubles one (_lean_face_pmc)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
@@ -782,8 +782,8 @@ class MarchStepper(CudaStepper):
         ``cone`` (the default), on such a grid, the masks of wall_masks' loose reading and,
         in _walls_rows, each combination's code (wall_rows: WALL_OTHER for those of other
         materials) for lean3v_one to check each block's cone against them. Found once,
-        with _walls_pmc: whether a mask doubles a difference (the instance with WP runs
-        the blocks then). (A pass takes it only where it reaches a grid end,
+        with _walls_pmc: the axes whose masks double some difference (a PMC wall's; the
+        instance with WP runs the blocks then). (A pass takes it only where it reaches a grid end,
         _walls_at_ends.)"""
         from .experiments import lean_walls
 
@@ -800,8 +800,9 @@ class MarchStepper(CudaStepper):
                     parts = wall_masks(cells, zr, loose=True)
                     rows = self._dev(zr)
                 if parts is not None:
-                    host = np.concatenate([self._cp.asnumpy(p) for p in parts])
-                    self._walls_pmc = bool((host >> 6).any())
+                    host = [self._cp.asnumpy(p) for p in parts]
+                    self._walls_pmc = sum(1 << b for b in range(3) if (host[b] >> 6).any())
+                    host = np.concatenate(host)
                     out = self._dev(host)
             self._walls_mask, self._walls_rows = out, rows
         return self._walls_mask
@@ -1753,10 +1754,11 @@ def lean_ids_kernel(name: str) -> str:
     return name[:-1] + ", true>"
 
 
-def lean_walls_kernel(name: str, pmc: bool = False) -> str:
+def lean_walls_kernel(name: str, pmc: int = 0) -> str:
     """The instance of lean3v ``name`` that runs the walls' blocks (WL in march3v.cu), with
-    ``pmc`` the one that doubles the differences the masks say (WP: a PMC wall's)."""
-    return name[:-1] + (", false, true, true>" if pmc else ", false, true>")
+    ``pmc`` (a mask of axes) the one that doubles the differences the masks say along
+    those axes (WP: a PMC wall's)."""
+    return name[:-1] + (f", false, true, {int(pmc)}>" if pmc else ", false, true>")
 
 
 def one_material_kernel(name: str) -> str:

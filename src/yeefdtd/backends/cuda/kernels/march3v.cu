@@ -687,7 +687,7 @@ template <int N> struct Ax { static constexpr int value = N; };
 // instead (as WL's), each cell's column's and row's zmask bytes are kept, and every
 // component off the grid is set to zero after each half step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool EDGE,
-          int FM = 0, bool IDS = false, bool WL = false, bool WP = false, int ZW = 0>
+          int FM = 0, bool IDS = false, bool WL = false, int WP = 0, int ZW = 0>
 __device__ __forceinline__ void
 lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
            const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -710,7 +710,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
-    static_assert(!WP || WL || ZW != 0,
+    static_assert(WP == 0 || ((WL || ZW != 0) && WP <= 7 && (WL || (WP & ~ZW) == 0)),
                   "lean3v: a PMC wall's doubled differences are the walls' masks'");
     static_assert(ZW == 0 || (FM != 0 && (ZW & FM) == 0 && ZW <= 7 && !WL),
                   "lean3v: the walls' masks of a CPML box are along axes without its terms");
@@ -792,7 +792,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
             const int i = gi + v;
             const unsigned c = ZX ? (i >= 0 && i < nx ? (unsigned)__ldg(zmask + i) : 63u) : 0u;
             zxy |= ((c | r) & 63u) << (8 * v);
-            if constexpr (WP) zxy |= ((c >> 6) | (r >> 6) << 2) << (16 + 4 * v);
+            if constexpr (WP != 0) zxy |= ((c >> 6) | (r >> 6) << 2) << (16 + 4 * v);
         }
     }
     const S* const in[6] = {ex0 + c0, ey0 + c0, ez0 + c0, hx0 + c0, hy0 + c0, hz0 + c0};
@@ -1020,10 +1020,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // 1: along c = a + 2, at axis c's second; march.py's WALL_DOUBLES) is doubled in cell v
     // by wplane's mask m (a PMC wall's image): 2 d exactly, so C (2 d) is (2 C) d, the
     // PMC wall's row's product, bit for bit
-    // (ZW: only along its axes, the others' bits being none of a PMC wall's there)
+    // (only along WP's axes, those of the walls whose masks double some)
     const auto wdouble = [&](unsigned m, int v, int a, int j) -> bool {
         const int s = (a + 1 + j) % 3;   // the difference's axis
-        if (!WL && !(ZW >> s & 1)) return false;
+        if (!(WP >> s & 1)) return false;
         const int at = s == 2 ? 24 + j : 16 + 4 * v + 2 * s + j;
         return m >> at & 1u;
     };
@@ -1168,7 +1168,7 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 #pragma unroll
                 for (int a = 0; a < 3; ++a) {
                     T d0 = d[a][0], d1 = d[a][1];
-                    if constexpr (WP) {   // a PMC wall's image (wdouble)
+                    if constexpr (WP != 0) {   // a PMC wall's image (wdouble)
                         if (wdouble(wm, v, a, 0)) d0 += d0;
                         if (wdouble(wm, v, a, 1)) d1 += d1;
                     }
@@ -1282,13 +1282,14 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // keeps zero (the normal one reads no neighbour along the axis). A PMC wall's tangential E
 // reads the zero slot by wrapping, with its difference across the wall's coefficient
 // doubled (the image): the masks' bits 6-7 say which differences along their axis a cell
-// doubles, and the instance with WP doubles those (wdouble), which gives the row's product
-// bit for bit (an instance of its own: NVCC for sm_90 spills 52 bytes at 80 registers with
-// the doubling, none without, so grids without a PMC wall run the one without). Without it pec-box's blocks at the grid's faces and ends of
+// doubles, and the instance with WP (the axes of the walls whose masks double some) doubles
+// those (wdouble), which gives the row's product bit for bit (an instance of its own:
+// NVCC for sm_90 spills 52 bytes at 80 registers with the doubling along every axis, none
+// without, so grids without a PMC wall run the one without). Without it pec-box's blocks at the grid's faces and ends of
 // segments ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32,
 // 1.167 ms of the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
-          bool WL = false, bool WP = false>
+          bool WL = false, int WP = 0>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1389,13 +1390,13 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     if (z0 >= z1) return;
     if constexpr (V == 2) {
         if ((blockIdx.x == 0 && (ox & 1)) || (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1))) {
-            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, WP, ZW>(
+            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, WP ? ZW : 0, ZW>(
                 ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
                 bnx, bny, z0, z1, nx, ny, nz, src, zmask);
             return;
         }
     }
-    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, WP, ZW>(
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, WP ? ZW : 0, ZW>(
         ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
         bny, z0, z1, nx, ny, nz, src, zmask);
 }

@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 
-from pydantic import ValidationError
-
 from yeefdtd.bench import (
     HEADER,
     WARMUP,
@@ -30,6 +28,7 @@ from yeefdtd.bench import (
     copy_bandwidth,
     format_row,
     measure,
+    with_walls,
 )
 from yeefdtd.build.model import build_model
 
@@ -56,17 +55,11 @@ def main() -> None:
                    "face; FACE=KIND,...: those faces' alone (e.g. z_min=pmc)")
     a = p.parse_args()
     scene = bench_scene(a.scene, a.n, a.steps + WARMUP)
-    faces = ("x_min", "x_max", "y_min", "y_max") + \
-        (("z_min", "z_max") if scene.grid.mode == "3d" else ())
-    walls = None
-    if a.walls in ("pec", "pmc"):
-        walls = dict.fromkeys(faces, a.walls)
-    elif a.walls is not None:
-        pairs = [w.partition("=") for w in a.walls.split(",")]
-        if any(f not in faces or k not in ("pec", "pmc") for f, _, k in pairs):
-            p.error(f"--walls: {a.walls!r}: give pec, pmc or FACE=pec|pmc pairs, "
-                    f"comma-separated (FACE one of {', '.join(faces)})")
-        walls = {f: k for f, _, k in pairs}
+    if a.walls is not None:
+        try:
+            scene = with_walls(scene, a.walls)
+        except ValueError as exc:
+            p.error(str(exc))
     envs = []
     for text in a.env or [""]:
         pairs = [kv.partition("=") for kv in text.split()]
@@ -78,16 +71,7 @@ def main() -> None:
     except ValueError:
         p.error("--shapes: each shape is comma-separated integers, e.g. 128,1,4,0,1")
     bw = copy_bandwidth()
-    if walls is None:
-        model = build_model(scene)   # as bench_model builds it, from the scene above
-    else:
-        data = scene.model_dump()
-        data["boundaries"] = {**data["boundaries"], **walls}
-        try:
-            model = build_model(type(scene).model_validate(data))
-        except ValidationError as exc:
-            p.error(f"--walls: {a.walls!r}: the scene refuses them: "
-                    f"{exc.errors()[0]['msg']}")
+    model = build_model(scene)   # as bench_model builds it, from the scene above
     where = f" with {a.walls}" if a.walls else ""
     print(f"copy bandwidth {bw / 1e9:.0f} GB/s; {a.scene}{where} N={a.n} {a.dtype}, "
           f"{a.steps} steps")

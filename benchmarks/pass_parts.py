@@ -5,7 +5,8 @@ repeated on one stream, in milliseconds a step (not overlapped, as the run overl
 boxes with the pass on streams of their own).
 
     python3 benchmarks/pass_parts.py -n 512 --scenes dipole-cpml pec-box \
-        --shapes 2,64,16,64 3,64,24,128 [--variant temporal] [--reps 10]
+        --shapes 2,64,16,64 3,64,24,128 [--variant temporal] [--reps 10] \
+        [--walls z_min=pmc]
 
 Prints, per scene and launch shape, each part's launches and milliseconds a step, and for
 the lean pass the share of blocks lean3v runs and the pass's box (needs CuPy and a GPU).
@@ -19,7 +20,7 @@ import argparse
 def main() -> None:
     import cupy as cp
 
-    from yeefdtd.bench import bench_scene
+    from yeefdtd.bench import bench_scene, with_walls
     from yeefdtd.build.model import build_model
     from yeefdtd.run import make_stepper
 
@@ -31,9 +32,16 @@ def main() -> None:
     p.add_argument("--dtype", default="float32")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--each", action="store_true", help="time each CPML box alone too")
+    p.add_argument("--walls", default=None,
+                   help="pec or pmc: the scenes' boundaries replaced by these walls on every "
+                   "face; FACE=KIND,...: those faces' alone (e.g. z_min=pmc)")
     a = p.parse_args()
     for scene in a.scenes:
-        model = build_model(bench_scene(scene, a.n, 4))
+        try:
+            made = bench_scene(scene, a.n, 4)
+            model = build_model(with_walls(made, a.walls) if a.walls else made)
+        except ValueError as exc:
+            p.error(str(exc))
         for text in a.shapes:
             cfg = tuple(int(x) for x in text.split(","))
             st = make_stepper(model, "cuda", a.dtype, variant=a.variant, tune=False,

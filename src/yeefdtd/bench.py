@@ -88,6 +88,32 @@ def bench_scene(name: str, n: int | None = None, steps: int = 1000,
     raise ValueError(f"unknown benchmark scene {name!r}; use one of {', '.join(SCENES)}")
 
 
+
+def with_walls(scene: Scene, walls: str) -> Scene:
+    """``scene`` with walls in place of some boundaries, as benchmarks/compare_launch.py and
+    pass_parts.py take them (--walls): ``pec`` or ``pmc`` on every face, or FACE=KIND pairs,
+    comma-separated (e.g. ``z_min=pmc``: a symmetry plane). ValueError, one line, on
+    anything else or where the scene refuses them."""
+    from pydantic import ValidationError
+
+    faces = ("x_min", "x_max", "y_min", "y_max") + \
+        (("z_min", "z_max") if scene.grid.mode == "3d" else ())
+    if walls in ("pec", "pmc"):
+        given = dict.fromkeys(faces, walls)
+    else:
+        pairs = [w.partition("=") for w in walls.split(",")]
+        if any(f not in faces or k not in ("pec", "pmc") for f, _, k in pairs):
+            raise ValueError(f"--walls: {walls!r}: give pec, pmc or FACE=pec|pmc pairs, "
+                             f"comma-separated (FACE one of {', '.join(faces)})")
+        given = {f: k for f, _, k in pairs}
+    data = scene.model_dump()
+    data["boundaries"] = {**data["boundaries"], **given}
+    try:
+        return type(scene).model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"--walls: {walls!r}: the scene refuses them: "
+                         f"{exc.errors()[0]['msg']}") from None
+
 def copy_bandwidth(nbytes: int = 1 << 31, repeats: int = 10) -> float:
     """Device-to-device copy bandwidth in bytes/s (read plus write), best of ``repeats``."""
     import cupy as cp

@@ -160,6 +160,26 @@ def test_bench_scene_refuses_sizes_and_names_it_cannot_build(name, n, needle):
         bench_scene(name, n)
 
 
+def test_with_walls_puts_walls_on_the_faces_named_and_refuses_others():
+    """The benchmarks' --walls: every face, or the faces named (a symmetry plane at z_min),
+    the others as the scene had them; a face or kind it does not know, or a 3D face on a
+    2D scene, is a one-line ValueError naming the option."""
+    from yeefdtd.bench import bench_scene, with_walls
+
+    scene = bench_scene("dipole-cpml", 64)
+    half = with_walls(scene, "z_min=pmc,x_max=pec").boundaries
+    assert (half.z_min, half.x_max) == ("pmc", "pec")
+    assert half.z_max == scene.boundaries.z_max and half.y_min == scene.boundaries.y_min
+    every = with_walls(scene, "pec").boundaries
+    assert {getattr(every, f) for f in ("x_min", "x_max", "y_min", "y_max", "z_min",
+                                        "z_max")} == {"pec"}
+    for bad in ("z_min=pml", "w_min=pec", "z_min"):
+        with pytest.raises(ValueError, match=r"--walls: .*give pec, pmc"):
+            with_walls(scene, bad)
+    with pytest.raises(ValueError, match=r"--walls: .*y_min, y_max\)"):
+        with_walls(bench_scene("tmz-2d", 64), "z_min=pec")
+
+
 def test_timed_segments_are_whole_passes(monkeypatch):
     """time_stepper's segments: whole passes of a marching stepper (NT 3: 200-step segments
     each ended in a pass of 2 steps, which moves what a whole pass moves), what is left

@@ -291,8 +291,12 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
     crosses such a wall lean3f's masks along the wall's axis hold those doubled differences
     (bits 6-7, as the walls' march's: along z Ex's (bit 7) and Ey's (bit 6), along x Ey's
     (bit 7) and Ez's (bit 6)), and the grid's boxes take the instance that doubles them
-    (WP); read along no wall's axis the same cells are refused, and a grid without a PMC
-    wall keeps the instance without WP."""
+    (WP: the walls' axes that double some difference, and z with the z terms, whose
+    planes' masks lean3f reads); read along no wall's axis the same cells are refused, and
+    a grid without a PMC wall keeps the instances without WP. With a PMC plane at z_min a
+    box of the z terms at z_max takes the planes of its cone in the grid alone (lean3f
+    takes those past the end as zero, so the PMC plane is not in it), and one spanning the
+    grid along z (a corner's edge) doubles along z."""
     from yeefdtd.backends.cuda.march import zero_masks
 
     cpml = {"cells": 3}
@@ -301,12 +305,12 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
         grid=yf.Grid(mode="3d", cells=(20, 30, 12), spacing=1e-3), sources=[], monitors=[],
         boundaries={**faces, wall: "pmc"}, run=yf.RunSettings(steps=10)))
     st = _face_stub(model)
-    nx, ny, _ = st.shape
+    nx, ny, nz = st.shape
     nt = 3
     box, fm, zw = (((0, 5, 0), (5, 20, 7)), 1, 4) if wall == "z_min" else \
         (((0, 27, 5), (15, 6, 2)), 2, 1)
     assert st._lean_face_zw(nt, box, fm) == zw
-    assert st._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}, true>")
+    assert st._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}, {zw}>")
     mask = st._lean_face_mask(nt, box, fm, zw)
     assert mask is not None
     at = nx + ny if wall == "z_min" else 0   # the wall's plane or column
@@ -321,3 +325,16 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
         grid=yf.Grid(mode="3d", cells=(20, 30, 12), spacing=1e-3), sources=[], monitors=[],
         boundaries={**faces, wall: "pec"}, run=yf.RunSettings(steps=10))))
     assert pec._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}>")
+    assert pec._lean_face_name(nt, 4).endswith(", 4>")
+    if wall != "z_min":
+        return
+    top = ((5, 5, nz - 4), (nx - 10, ny - 10, 4))   # a box of the z_max layer: no PMC plane
+    tw = st._lean_face_zw(nt, top, 4)   # (along x its tiles start before the grid)
+    assert tw & 4 == 0
+    assert st._lean_face_name(nt, 4, tw).endswith(f", 4, {tw}, 4>")
+    mask = st._lean_face_mask(nt, top, 4, tw)
+    assert mask is not None and not (mask >> 6).any()
+    edge = ((0, 0, 0), (3, 3, nz))   # a corner's edge along z, every plane
+    mask = st._lean_face_mask(nt, edge, 7)
+    assert mask is not None and list((mask >> 6).nonzero()[0]) == [nx + ny]
+    assert st._lean_face_name(nt, 7).endswith(", 7, 0, 4>")

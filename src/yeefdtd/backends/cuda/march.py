@@ -110,7 +110,7 @@ class MarchStepper(CudaStepper):
         self._walls_mask = False   # _lean_walls_mask's, once found (False: not yet)
         self._walls_rows = None    # its table of each row's code (wall_rows), with "cone"
         self._walls_pmc = 0        # the axes along which its masks double some difference
-        self._face_pmc = None      # whether the table doubles one (_lean_face_pmc)
+        self._face_pmc = None      # the axes along which the table doubles one (lean3f)
         self._slab_plan: dict = {}      # source set -> slab3 launches less the step
         self._box_plan: dict = {}       # pass shape -> (launch shape, box, CPML mask) per box
         self._pass_boxes: dict = {}     # steps per pass -> the pass's box (see pass_box_of)
@@ -1059,27 +1059,30 @@ class MarchStepper(CudaStepper):
 
     def _lean_face_name(self, nt: int, fm: int, zw: int = 0) -> str:
         """lean3f's instance for passes of ``nt`` steps with the terms of ``fm`` and the
-        walls of ``zw`` (_lean_face_zw), with WP where the grid's table doubles a
-        difference (_lean_face_pmc)."""
+        walls of ``zw`` (_lean_face_zw), with WP the axes along which it doubles the
+        differences its masks say (_lean_face_doubles)."""
         rows = self.LEAN_X_ROWS if fm == 1 else self.LEAN_FACE_ROWS
-        tail = (f", {zw}, true>" if self._lean_face_pmc(zw) else f", {zw}>") if zw else ">"
+        wp = self._lean_face_doubles(fm, zw)
+        tail = f", {zw}, {wp}>" if wp else f", {zw}>" if zw else ">"
         return (f"lean3f<{self._tparams[1]}, {self._tparams[2]}, true, {nt}, "
                 f"{self._lean_face_lanes(fm)}, {rows}, {fm}" + tail)
 
-    def _lean_face_pmc(self, zw: int) -> bool:
-        """Whether lean3f with walls ``zw`` takes the instance that doubles the differences
-        its masks say (WP in march3v.cu): where some row of the grid's table doubles a
-        difference's coefficient (a PMC wall's, wall_rows), so that grids without a PMC
-        wall keep the instance without the doubling's instructions."""
-        if not zw:
-            return False
+    def _lean_face_doubles(self, fm: int, zw: int) -> int:
+        """WP of lean3f with the terms of ``fm`` and walls ``zw`` (march3v.cu): the axes of
+        zw, and z with fm's z terms (whose planes' masks it reads), along which some row of
+        the grid's table doubles a difference's coefficient (a PMC wall's, wall_rows), so
+        that grids without a PMC wall keep the instances without the doubling's
+        instructions."""
         if self._face_pmc is None:
-            codes = wall_rows(self._table_host, self.order)
-            self._face_pmc = bool(any(
-                (int(c) & 0xFC0) & ~sum(bits for a, bits in enumerate(WALL_DOUBLES)
-                                        if int(c) >> a & 1)
-                for c in codes if c != WALL_OTHER))
-        return self._face_pmc
+            axes = 0
+            for c in wall_rows(self._table_host, self.order):
+                if c == WALL_OTHER:
+                    continue
+                real = int(c) & 0xFC0 & ~sum(bits for a, bits in enumerate(WALL_DOUBLES)
+                                             if int(c) >> a & 1)
+                axes |= sum(1 << s for s in range(3) if real >> (6 + 2 * s) & 3)
+            self._face_pmc = axes
+        return self._face_pmc & (zw | (fm & 4))
 
     def _lean_face_zw(self, nt: int, box: tuple, fm: int) -> int:
         """lean3f's ZW for ``box`` at ``nt`` steps with the terms of ``fm`` (see lean3v_run
@@ -1202,7 +1205,14 @@ class MarchStepper(CudaStepper):
         span = []   # per axis, the cone's cells: along fm's axes wrapped, else in the grid
         for b in range(3):
             n, lo, hi = self.shape[b], org[b] - nt, org[b] + ext[b] + nt
-            if fm >> b & 1:
+            if b == 2 and fm & 4:   # each piece's planes in the grid (lean3f takes those off
+                # its ends as zero): from oz, and from 0 where the box wraps
+                wrap = org[2] + ext[2] - n
+                planes = set(range(max(lo, 0), min(hi, n)))
+                if wrap > 0:
+                    planes |= set(range(min(wrap + nt, n)))
+                span.append(np.array(sorted(planes)))
+            elif fm >> b & 1:
                 span.append(np.array(sorted({i % n for i in range(lo, hi)})))
             elif zw >> b & 1:
                 span.append(np.arange(max(lo, 0), min(hi, n)))
@@ -1216,7 +1226,7 @@ class MarchStepper(CudaStepper):
         cp = self._cp
         cells = cp.asnumpy(self._cells[cp.ix_(*[cp.asarray(s) for s in span])])
         parts = zero_masks(cells, self._table_host, self.order, fm | zw,
-                           zw if self._lean_face_pmc(zw) else 0)
+                           self._lean_face_doubles(fm, zw))
         if parts is None:
             return None
         mask = [np.zeros(n, dtype=np.uint8) for n in self.shape]

@@ -710,8 +710,9 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
-    static_assert(WP == 0 || ((WL || ZW != 0) && WP <= 7 && (WL || (WP & ~ZW) == 0)),
-                  "lean3v: a PMC wall's doubled differences are the walls' masks'");
+    static_assert(WP == 0 || (WP <= 7 && (WL || (WP & ~(ZW | (FM & 4))) == 0)),
+                  "lean3v: a PMC wall's doubled differences are the masks' along the walls' "
+                  "axes and z");
     static_assert(ZW == 0 || (FM != 0 && (ZW & FM) == 0 && ZW <= 7 && !WL),
                   "lean3v: the walls' masks of a CPML box are along axes without its terms");
     constexpr bool ZZ = (FM & 4) != 0 || (ZW & 4) != 0;   // planes off the z ends zero
@@ -1032,11 +1033,11 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     const auto zw = [&](int k) -> unsigned {
         return zeros(k) * (V == 2 ? 0x0101u : 1u) | zxy;
     };
-    // ZW with WP: the differences doubled at plane k, as wplane's (the lane's columns' and
-    // rows', and along z the plane's bits 6-7)
+    // lean3f with WP: the differences doubled at plane k, as wplane's (the lane's columns'
+    // and rows' along ZW's axes, and along z the plane's bits 6-7)
     const auto zdouble = [&](int k) -> unsigned {
         unsigned m = zxy;
-        if constexpr ((ZW & 4) != 0)
+        if constexpr (ZZ && (WP & 4) != 0)
             m |= k >= 0 && k < nz ? ((unsigned)__ldg(zmask + nx + ny + k) >> 6) << 24 : 0u;
         return m;
     };
@@ -1366,7 +1367,7 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // from the source set's faces at the first step and written to the other set's at the
 // last (owned cells), carried in registers between the steps (zc in lean3v_run).
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, int FM,
-          int ZW = 0, bool WP = false>
+          int ZW = 0, int WP = 0>
 __global__ void __launch_bounds__(32 * BY, 1)
 lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict__ ez0,
        const S* __restrict__ hx0, const S* __restrict__ hy0, const S* __restrict__ hz0,
@@ -1390,13 +1391,13 @@ lean3f(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
     if (z0 >= z1) return;
     if constexpr (V == 2) {
         if ((blockIdx.x == 0 && (ox & 1)) || (blockIdx.x + 1 == gridDim.x && ((ox + bnx) & 1))) {
-            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, WP ? ZW : 0, ZW>(
+            lean3v_run<T, S, ID, CT, NT, V, BY, true, FM, false, false, WP, ZW>(
                 ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy,
                 bnx, bny, z0, z1, nx, ny, nz, src, zmask);
             return;
         }
     }
-    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, WP ? ZW : 0, ZW>(
+    lean3v_run<T, S, ID, CT, NT, V, BY, false, FM, false, false, WP, ZW>(
         ex0, ey0, ez0, hx0, hy0, hz0, ex1, ey1, ez1, hx1, hy1, hz1, gtab, px, py, ox, oy, bnx,
         bny, z0, z1, nx, ny, nz, src, zmask);
 }

@@ -813,7 +813,7 @@ def test_faces_boxes_on_lean_kernels_keep_the_bits(cfg, dtype, case, monkeypatch
 @pytest.mark.parametrize("wall,kind,boxes", [
     ("z_min", "pec", ("x", "y")), ("x_min", "pec", ("y", "z", "yz")),
     ("y_max", "pec", ("x", "z", "xz")), ("z_min", "pmc", None),
-    ("y_max", "pmc", ("x", "z", "xz"))])
+    ("x_min", "pmc", ("x", "y", "z", "xz", "yz")), ("y_max", "pmc", ("x", "z", "xz"))])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, kind, boxes,
                                                              monkeypatch):
@@ -826,7 +826,8 @@ def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, kind, 
     ($YEEFDTD_LEAN_FACES=off), float32 and float16, 3 steps a pass; with the switch off
     march3 runs them. With a PMC plane at z_min every box runs on lean3f (boxes None): the
     z_max layer's boxes, whose cones stop at the grid's end, and the edges along z, which
-    double along z at the PMC plane."""
+    double along z at the PMC plane; with one at x_min the x_max layer's box too, whose tiles
+    wrap along x onto the PMC column (doubled along x)."""
     from yeefdtd.backends.cuda.march import MarchStepper
 
     monkeypatch.setattr(MarchStepper, "LEAN_SEGMENT", 16)

@@ -296,7 +296,8 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
     a grid without a PMC wall keeps the instances without WP. With a PMC plane at z_min a
     box of the z terms at z_max takes the planes of its cone in the grid alone (lean3f
     takes those past the end as zero, so the PMC plane is not in it), and one spanning the
-    grid along z (a corner's edge) doubles along z."""
+    grid along z (a corner's edge) doubles along z; with one at x_min the x_max layer's box,
+    whose tiles wrap along x onto the PMC column, doubles along x."""
     from yeefdtd.backends.cuda.march import zero_masks
 
     cpml = {"cells": 3}
@@ -326,7 +327,12 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
         boundaries={**faces, wall: "pec"}, run=yf.RunSettings(steps=10))))
     assert pec._lean_face_name(nt, fm, zw).endswith(f", {fm}, {zw}>")
     assert pec._lean_face_name(nt, 4).endswith(", 4>")
-    if wall != "z_min":
+    if wall != "z_min":   # the x_max layer's box: its tiles wrap onto the PMC column
+        xbox = ((nx - 4, 5, 5), (3, 20, 2))
+        assert st._lean_face_zw(nt, xbox, 1) == 0
+        assert st._lean_face_name(nt, 1).endswith(", 1, 0, 1>")
+        mask = st._lean_face_mask(nt, xbox, 1)
+        assert mask is not None and list((mask >> 6).nonzero()[0]) == [0]
         return
     top = ((5, 5, nz - 4), (nx - 10, ny - 10, 4))   # a box of the z_max layer: no PMC plane
     tw = st._lean_face_zw(nt, top, 4)   # (along x its tiles start before the grid)

@@ -1069,10 +1069,10 @@ class MarchStepper(CudaStepper):
 
     def _lean_face_doubles(self, fm: int, zw: int) -> int:
         """WP of lean3f with the terms of ``fm`` and walls ``zw`` (march3v.cu): the axes of
-        zw, and z with fm's z terms (whose planes' masks it reads), along which some row of
-        the grid's table doubles a difference's coefficient (a PMC wall's, wall_rows), so
-        that grids without a PMC wall keep the instances without the doubling's
-        instructions."""
+        fm and zw (whose masks it reads) along which some row of the grid's table doubles a
+        difference's coefficient (a PMC wall's, wall_rows), so that grids without a PMC wall
+        keep the instances without the doubling's instructions. (A box with fm's axis
+        reaches such a wall where its tiles wrap: the x or y layer at the other end.)"""
         if self._face_pmc is None:
             axes = 0
             for c in wall_rows(self._table_host, self.order):
@@ -1082,7 +1082,7 @@ class MarchStepper(CudaStepper):
                                              if int(c) >> a & 1)
                 axes |= sum(1 << s for s in range(3) if real >> (6 + 2 * s) & 3)
             self._face_pmc = axes
-        return self._face_pmc & (zw | (fm & 4))
+        return self._face_pmc & (zw | fm)
 
     def _lean_face_zw(self, nt: int, box: tuple, fm: int) -> int:
         """lean3f's ZW for ``box`` at ``nt`` steps with the terms of ``fm`` (see lean3v_run

@@ -710,9 +710,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     static_assert(!IDS || (FM == 0 && !EDGE), "lean3v: the ids' march takes whole lanes");
     static_assert(!WL || (FM == 0 && !EDGE && !IDS && V == 2),
                   "lean3v: the walls' march takes whole lanes of 2, no faces' terms, no ids");
-    static_assert(WP == 0 || (WP <= 7 && (WL || (WP & ~(ZW | (FM & 4))) == 0)),
-                  "lean3v: a PMC wall's doubled differences are the masks' along the walls' "
-                  "axes and z");
+    static_assert(WP == 0 || (WP <= 7 && (WL || (WP & ~(ZW | FM)) == 0)),
+                  "lean3v: a PMC wall's doubled differences are the masks' along their axes");
     static_assert(ZW == 0 || (FM != 0 && (ZW & FM) == 0 && ZW <= 7 && !WL),
                   "lean3v: the walls' masks of a CPML box are along axes without its terms");
     constexpr bool ZZ = (FM & 4) != 0 || (ZW & 4) != 0;   // planes off the z ends zero
@@ -1034,9 +1033,17 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         return zeros(k) * (V == 2 ? 0x0101u : 1u) | zxy;
     };
     // lean3f with WP: the differences doubled at plane k, as wplane's (the lane's columns'
-    // and rows' along ZW's axes, and along z the plane's bits 6-7)
+    // and rows' bits 6-7, along ZW's axes from zxy and along FM's from xrow and yrow, and
+    // along z the plane's)
     const auto zdouble = [&](int k) -> unsigned {
         unsigned m = zxy;
+        if constexpr ((FM & 1) != 0 && (WP & 1) != 0)   // (V = 1)
+            m |= (static_cast<const volatile YRow&>(xrow[2 * tx]).zm >> 6 & 3u) << 16;
+        if constexpr ((FM & 2) != 0 && (WP & 2) != 0) {
+            const unsigned r = static_cast<const volatile YRow&>(yrow[2 * ty]).zm >> 6 & 3u;
+#pragma unroll
+            for (int v = 0; v < V; ++v) m |= r << (18 + 4 * v);
+        }
         if constexpr (ZZ && (WP & 4) != 0)
             m |= k >= 0 && k < nz ? ((unsigned)__ldg(zmask + nx + ny + k) >> 6) << 24 : 0u;
         return m;

@@ -849,8 +849,9 @@ def test_faces_boxes_reaching_a_wall_on_lean3f_keep_the_bits(dtype, wall, kind, 
         assert set(kernels.values()) == {"lean3f"}, kernels
         return
     assert {kernels[a] for a in boxes} == {"lean3f"}, kernels
+    # (those with the wall's axis's terms reach it by wrapping, as with the switch off)
     plain = {b["cpml_axes"]: b["kernel"] for b in runs["plain"].stats["cpml_boxes"]}
-    assert {plain[a] for a in boxes} == {"march3"}, plain
+    assert {plain[a] for a in boxes if wall[0] not in a} == {"march3"}, plain
 
 
 @pytest.mark.parametrize("case", [0, 1, 2, 3])

@@ -88,7 +88,6 @@ def bench_scene(name: str, n: int | None = None, steps: int = 1000,
     raise ValueError(f"unknown benchmark scene {name!r}; use one of {', '.join(SCENES)}")
 
 
-
 def with_walls(scene: Scene, walls: str) -> Scene:
     """``scene`` with walls in place of some boundaries, as benchmarks/compare_launch.py and
     pass_parts.py take them (--walls): ``pec`` or ``pmc`` on every face, or FACE=KIND pairs,
@@ -113,6 +112,7 @@ def with_walls(scene: Scene, walls: str) -> Scene:
     except ValidationError as exc:
         raise ValueError(f"--walls: {walls!r}: the scene refuses them: "
                          f"{exc.errors()[0]['msg']}") from None
+
 
 def copy_bandwidth(nbytes: int = 1 << 31, repeats: int = 10) -> float:
     """Device-to-device copy bandwidth in bytes/s (read plus write), best of ``repeats``."""

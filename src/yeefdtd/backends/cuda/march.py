@@ -783,8 +783,8 @@ class MarchStepper(CudaStepper):
         in _walls_rows, each combination's code (wall_rows: WALL_OTHER for those of other
         materials) for lean3v_one to check each block's cone against them. Found once,
         with _walls_pmc: the axes whose masks double some difference (a PMC wall's; the
-        instance with WP runs the blocks then). (A pass takes it only where it reaches a grid end,
-        _walls_at_ends.)"""
+        instance with WP runs the blocks then). (A pass takes it only where it reaches a
+        grid end, _walls_at_ends.)"""
         from .experiments import lean_walls
 
         if self._walls_mask is False:
@@ -1662,9 +1662,9 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int,
     ``table`` ([row, component in ``order``, column]), indexed [x, y, z]. Per axis (x, y,
     z) the components (bits 0-2 E, 3-5 H) kept zero in each of the cone's columns, rows or
     planes: zero along the axes not in ``fm``, and along those in fm the bits every cell of
-    the column, row or plane shares; along the axes of ``doubles`` (some of fm's: a wall's,
-    ZW in march3v.cu) also the differences along that axis every cell of it doubles (bits
-    6-7, as wall_masks': a PMC wall's image). None where a cell holds a combination with a
+    the column, row or plane shares; along the axes of ``doubles`` (some of fm's: WP in
+    march3v.cu) also the differences along that axis every cell of it doubles (bits 6-7, as
+    wall_masks': a PMC wall's image). None where a cell holds a combination with a
     component whose coefficients are neither row 0's nor all zero (nor, along the axes of
     doubles, an E component's with its difference across the axis's coefficient doubled),
     or where the code of some cell (wall_rows) is not its column's, row's and plane's

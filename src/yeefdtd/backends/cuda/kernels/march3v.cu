@@ -1293,9 +1293,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // doubles, and the instance with WP (the axes of the walls whose masks double some) doubles
 // those (wdouble), which gives the row's product bit for bit (an instance of its own:
 // NVCC for sm_90 spills 52 bytes at 80 registers with the doubling along every axis, none
-// without, so grids without a PMC wall run the one without). Without it pec-box's blocks at the grid's faces and ends of
-// segments ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32,
-// 1.167 ms of the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
+// without, so grids without a PMC wall run the one without; along z alone, a PMC plane at
+// z_min, 8 bytes). Without it pec-box's blocks at the grid's faces and ends of segments
+// ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32, 1.167 ms of
+// the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
           bool WL = false, int WP = 0>
 __global__ void __launch_bounds__(32 * BY, 1)
@@ -1367,7 +1368,11 @@ lean3v(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __restrict
 // zero; along x and y with ZW (a wall there, see lean3v_run) the cells off the grid too, as
 // march3's wrapped cone finds them where an owned value depends on them (the last
 // plane's, which stay zero, and none past it: E at plane 0 reads H at -1 only for the
-// tangential components, zero at the wall).
+// tangential components, zero at a PEC wall). At a PMC wall the tangential E reads the
+// zero H past it with its difference across the wall doubled (the image), as its row's
+// doubled coefficient gives in march3: the masks' bits 6-7 say which (along ZW's axes, and
+// along FM's where the tiles wrap onto the wall), and the instance with WP (those axes,
+// MarchStepper._lean_face_doubles) doubles them (wdouble in lean3v_run).
 // Per cell and step of a face the same operations on the same operands as march3's
 // (curl3, curl_face: psi <- b psi + c d, the component += its coefficient times
 // (1/kappa - 1) d + psi, axis by axis in the order x, y, z), the auxiliary values read

@@ -36,12 +36,15 @@ def main() -> None:
                    help="pec or pmc: the scenes' boundaries replaced by these walls on every "
                    "face; FACE=KIND,...: those faces' alone (e.g. z_min=pmc)")
     a = p.parse_args()
+    scenes = []   # every scene checked before any is timed
     for scene in a.scenes:
         try:
             made = bench_scene(scene, a.n, 4)
-            model = build_model(with_walls(made, a.walls) if a.walls else made)
+            scenes.append(with_walls(made, a.walls) if a.walls is not None else made)
         except ValueError as exc:
             p.error(str(exc))
+    for scene, made in zip(a.scenes, scenes, strict=True):
+        model = build_model(made)
         for text in a.shapes:
             cfg = tuple(int(x) for x in text.split(","))
             st = make_stepper(model, "cuda", a.dtype, variant=a.variant, tune=False,

@@ -104,6 +104,8 @@ def with_walls(scene: Scene, walls: str) -> Scene:
         if any(f not in faces or k not in ("pec", "pmc") for f, _, k in pairs):
             raise ValueError(f"--walls: {walls!r}: give pec, pmc or FACE=pec|pmc pairs, "
                              f"comma-separated (FACE one of {', '.join(faces)})")
+        if len({f for f, _, _ in pairs}) < len(pairs):
+            raise ValueError(f"--walls: {walls!r}: a face is given twice; give each once")
         given = {f: k for f, _, k in pairs}
     data = scene.model_dump()
     data["boundaries"] = {**data["boundaries"], **given}

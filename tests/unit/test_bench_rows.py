@@ -173,9 +173,11 @@ def test_with_walls_puts_walls_on_the_faces_named_and_refuses_others():
     every = with_walls(scene, "pec").boundaries
     assert {getattr(every, f) for f in ("x_min", "x_max", "y_min", "y_max", "z_min",
                                         "z_max")} == {"pec"}
-    for bad in ("z_min=pml", "w_min=pec", "z_min"):
+    for bad in ("z_min=pml", "w_min=pec", "z_min", ""):
         with pytest.raises(ValueError, match=r"--walls: .*give pec, pmc"):
             with_walls(scene, bad)
+    with pytest.raises(ValueError, match="a face is given twice"):
+        with_walls(scene, "x_min=pec,x_min=pmc")
     with pytest.raises(ValueError, match=r"--walls: .*y_min, y_max\)"):
         with_walls(bench_scene("tmz-2d", 64), "z_min=pec")
 

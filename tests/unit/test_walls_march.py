@@ -291,8 +291,8 @@ def test_lean3f_takes_a_pmc_wall_s_doubled_differences(wall):
     crosses such a wall lean3f's masks along the wall's axis hold those doubled differences
     (bits 6-7, as the walls' march's: along z Ex's (bit 7) and Ey's (bit 6), along x Ey's
     (bit 7) and Ez's (bit 6)), and the grid's boxes take the instance that doubles them
-    (WP: the walls' axes that double some difference, and z with the z terms, whose
-    planes' masks lean3f reads); read along no wall's axis the same cells are refused, and
+    (WP: the axes of the box's masks along which the table doubles some difference); taken
+    with no axis's doubling the same cells are refused (as before lean3f doubled), and
     a grid without a PMC wall keeps the instances without WP. With a PMC plane at z_min a
     box of the z terms at z_max takes the planes of its cone in the grid alone (lean3f
     takes those past the end as zero, so the PMC plane is not in it), and one spanning the

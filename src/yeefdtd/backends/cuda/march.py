@@ -1592,16 +1592,6 @@ def _allow_shared(fn, smem: int) -> None:
         fn.max_dynamic_shared_size_bytes = smem
 
 
-def zero_rows(table: np.ndarray, order) -> np.ndarray:
-    """Per row of ``table`` ([row, component in ``order``, column]) the components whose
-    coefficients are all zero (bits 0-2 E, 3-5 H), or 255 where a component's are neither
-    row 0's nor all zero."""
-    bits = np.array([(0 if c[0] == "e" else 3) + "xyz".index(c[1]) for c in order])
-    zero = ~table.any(axis=2)
-    same = (table == table[0]).all(axis=2)
-    return np.where((zero | same).all(axis=1), (zero << bits).sum(axis=1), 255).astype(np.uint16)
-
-
 #: wall_rows' code: bits 0-5 the components kept zero (0-2 E, 3-5 H); per axis s bits
 #: 6 + 2 s (E component (s + 2) % 3's first difference, along s, doubled) and 7 + 2 s (E
 #: component (s + 1) % 3's second difference, along s, doubled): the image of a PMC wall
@@ -1610,6 +1600,13 @@ def zero_rows(table: np.ndarray, order) -> np.ndarray:
 WALL_DOUBLES = ((1 << 8) | (1 << 11), (1 << 10) | (1 << 7), (1 << 6) | (1 << 9))
 #: wall_rows' code for a row that is none of those (every bit: sets no bit of a mask apart)
 WALL_OTHER = 0xFFFF
+
+
+def _without_zero_doubles(m, s: int):
+    """Axis s's mask ``m`` (bits 0-5 zero components, 6-7 differences along s doubled) less
+    the doubled bits of E components the same mask keeps zero: they say nothing
+    (wall_code_xp sets them again), so that only a PMC wall's masks hold bits 6-7."""
+    return m & ~((m >> (s + 2) % 3 & 1) << 6 | (m >> (s + 1) % 3 & 1) << 7).astype(m.dtype)
 
 
 def wall_code_xp(xp, col, row, plane):
@@ -1679,9 +1676,8 @@ def zero_masks(cells: np.ndarray, table: np.ndarray, order, fm: int,
         if fm >> b & 1:
             shared = np.bitwise_and.reduce(got, axis=others)
             part = shared & 63
-            if doubles >> b & 1:   # (a doubled difference of a component kept zero: none)
-                part |= (shared >> (6 + 2 * b) & 3) << 6
-                part &= ~((part >> (b + 2) % 3 & 1) << 6 | (part >> (b + 1) % 3 & 1) << 7)
+            if doubles >> b & 1:
+                part = _without_zero_doubles(part | (shared >> (6 + 2 * b) & 3) << 6, b)
         parts.append(part.astype(np.uint16))
     whole = wall_code_xp(np, parts[0][:, None, None], parts[1][None, :, None],
                          parts[2][None, None, :])
@@ -1727,10 +1723,7 @@ def wall_masks(cells, rows, chunk: int = 64, loose: bool = False) -> list | None
         col &= shared(g, (1, 2), 0)
         row &= shared(g, (0, 2), 1)
         plane[z:z + chunk] = shared(g, (0, 1), 2)
-    # a doubled bit of an E component the same mask keeps zero says nothing (wall_code sets
-    # it again): cleared, so that only a PMC wall's masks hold bits 6-7
-    for s, m in enumerate((col, row, plane)):
-        m &= ~((m >> (s + 2) % 3 & 1) << 6 | (m >> (s + 1) % 3 & 1) << 7).astype(np.uint8)
+    col, row, plane = (_without_zero_doubles(m, s) for s, m in enumerate((col, row, plane)))
     for z in range(0, 0 if loose else nz, chunk):
         g = look[cells[:, :, z:z + chunk]]
         whole = wall_code_xp(xp, col[:, None, None], row[None, :, None],

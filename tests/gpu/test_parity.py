@@ -594,7 +594,7 @@ def _walls_scene(case: int) -> yf.Scene:
 
 @pytest.mark.parametrize("case,dtype", [(0, "float32"), (1, "float32"), (2, "float32"),
                                         (0, "float16"), (3, "float32"), (4, "float32"),
-                                        (5, "float32"), (4, "float16")])
+                                        (5, "float32"), (4, "float16"), (5, "float16")])
 def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     """On a grid of one material with walls, the lean pass's blocks whose cone crosses the
     grid's ends or holds the walls' cells (and no source or probe, no lane owned in part)

@@ -86,6 +86,9 @@ struct PlaneV {
 #ifndef MARCH_LEAN_ROUND
 #define MARCH_LEAN_ROUND 1   // see stored in lean3v_run
 #endif
+#ifndef MARCH_WP_SCALE
+#define MARCH_WP_SCALE 1   // see wimage in lean3v_run
+#endif
 
 template <typename S, typename ID, int V, bool U = false>
 __device__ __forceinline__ void load_planev(PlaneV<S, ID, V>& p, const S* const (&fld)[6],
@@ -1027,6 +1030,27 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
         const int at = s == 2 ? 24 + j : 16 + 4 * v + 2 * s + j;
         return m >> at & 1u;
     };
+    // d doubled where wdouble says. In the walls' march over 4-byte values, along x and y
+    // (the lane's own bits, the same at every plane), as d times 1 or 2 (exact, so the
+    // same bits as d + d) rather than a conditional add: NVCC 13, sm_90, 80 registers, WP
+    // 1 spills 12 bytes and loops over 515 instructions against 28 and 532, WP 3 28 and
+    // 527 against 48 and 574, WP 7 28 and 548 against 52 and 597; H200, pec-box 512
+    // float32 at 3,64,24,64 (docs/perf/lean-walls-pmc-scale-h200-2026-11-30.txt): PMC at
+    // x_min 146 775 Mcells/s against 139 912, at x_min and y_min 139 785 against 128 850,
+    // on every face 109 947 against 103 379. Over 16-bit values it ran 0.7% slower
+    // (108 874 against 109 601 at x_min and y_min), and along z (WP 4) it took more
+    // instructions and spilled more, so those keep the add. -DMARCH_WP_SCALE=0: the add
+    // everywhere.
+    const auto wimage = [&](T& d, unsigned m, int v, int a, int j) {
+        if (!(WP >> ((a + 1 + j) % 3) & 1)) return;
+#if MARCH_WP_SCALE
+        if (WL && sizeof(S) == 4 && (a + 1 + j) % 3 != 2) {
+            d *= __uint_as_float(0x3f800000u + ((unsigned)wdouble(m, v, a, j) << 23));
+            return;
+        }
+#endif
+        if (wdouble(m, v, a, j)) d += d;
+    };
     // ZW along x or y: the components kept zero at plane k, cell v's at bits 8 v .. 8 v + 5
     // (see wclear): zeros' (the axes of FM and the plane) and the lane's column's and row's
     const auto zw = [&](int k) -> unsigned {
@@ -1177,8 +1201,8 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
                 for (int a = 0; a < 3; ++a) {
                     T d0 = d[a][0], d1 = d[a][1];
                     if constexpr (WP != 0) {   // a PMC wall's image (wdouble)
-                        if (wdouble(wm, v, a, 0)) d0 += d0;
-                        if (wdouble(wm, v, a, 1)) d1 += d1;
+                        wimage(d0, wm, v, a, 0);
+                        wimage(d1, wm, v, a, 1);
                     }
                     en[a][v] = cq(id, a, 0) * e[t - 1][a][v] + cq(id, a, 1) * d0
                              + cq(id, a, 2) * d1;
@@ -1291,10 +1315,10 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // reads the zero slot by wrapping, with its difference across the wall's coefficient
 // doubled (the image): the masks' bits 6-7 say which differences along their axis a cell
 // doubles, and the instance with WP (the axes of the walls whose masks double some) doubles
-// those (wdouble), which gives the row's product bit for bit (an instance of its own:
-// NVCC for sm_90 spills 52 bytes at 80 registers with the doubling along every axis, none
-// without, so grids without a PMC wall run the one without; along z alone, a PMC plane at
-// z_min, 8 bytes). Without it pec-box's blocks at the grid's faces and ends of segments
+// those (wdouble, wimage), which gives the row's product bit for bit (an instance of its
+// own: NVCC for sm_90 spills 28 bytes at 80 registers with the doubling along every axis
+// over float values, 52 before wimage's factors, none without, so grids without a PMC wall
+// run the one without; along z alone, a PMC plane at z_min, 8 bytes). Without it pec-box's blocks at the grid's faces and ends of segments
 // ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32, 1.167 ms of
 // the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,

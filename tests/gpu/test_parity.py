@@ -581,20 +581,22 @@ def _walls_scene(case: int) -> yf.Scene:
     with a CPML of 7 cells at x_min (the pass from an odd x: its first lanes own one cell
     of 2), PEC at the others; case 3 case 0's periodic along x (the walls' march refused);
     case 4 with a PMC wall at z_max (whose tangential E doubles its difference along z);
-    case 5 PMC walls at x_min and y_max (doubling both where they meet) on m1."""
+    case 5 PMC walls at x_min and y_max (doubling both where they meet) on m1; case 6 PMC
+    walls on every face, on m1."""
     pec = {f"{a}_{s}": "pec" for a in "xyz" for s in ("min", "max")}
     bnd = [pec, pec, {**pec, "x_min": {"cells": 7}},
            {**pec, "x_min": "periodic", "x_max": "periodic"}, {**pec, "z_max": "pmc"},
-           {**pec, "x_min": "pmc", "y_max": "pmc"}][case]
+           {**pec, "x_min": "pmc", "y_max": "pmc"}, dict.fromkeys(pec, "pmc")][case]
     scene = random_scene("3d", 40 + case, bnd, (150, 61, 47))
     return scene.model_copy(update={"objects": [],
-                                    "background": "m1" if case in (1, 5) else "vacuum",
+                                    "background": "m1" if case in (1, 5, 6) else "vacuum",
                                     "run": scene.run.model_copy(update={"steps": 61})})
 
 
 @pytest.mark.parametrize("case,dtype", [(0, "float32"), (1, "float32"), (2, "float32"),
                                         (0, "float16"), (3, "float32"), (4, "float32"),
-                                        (5, "float32"), (4, "float16"), (5, "float16")])
+                                        (5, "float32"), (4, "float16"), (5, "float16"),
+                                        (6, "float32")])
 def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     """On a grid of one material with walls, the lean pass's blocks whose cone crosses the
     grid's ends or holds the walls' cells (and no source or probe, no lane owned in part)
@@ -605,7 +607,8 @@ def test_lean_pass_walls_blocks_keep_the_bits(case, dtype, monkeypatch):
     beside an odd start of the pass, and float16; and they ran: with row 1's coefficients
     for the lean marches (-DMARCH_UNIFORM_ROW=1) the fields differ from those with the
     walls' blocks on march3v. Beside PMC walls (cases 4 and 5) the instance that doubles
-    the differences across them runs (WP), in float32 and float16. Along a periodic axis
+    the differences across them runs (WP), in float32 and float16, and beside PMC walls on
+    every face (case 6: WP along every axis). Along a periodic axis
     (case 3) no block takes it. With $YEEFDTD_LEAN_WALLS=grid, the grid's masks."""
     scene = _walls_scene(case)
     cfg = (3, 64, 24, 16)

@@ -795,8 +795,18 @@ def test_a_source_on_the_wall_behind_a_cpml_is_said_so():
 @pytest.mark.parametrize("path, value", [("grid.spacing", 2e4), ("grid.spacing", 1e8),
                                          ("run.courant", 5e-4)])
 def test_unusual_but_usable_values_are_taken(path, value):
-    """Tens-of-km cells (Earth-ionosphere models) and small Courant numbers run."""
-    yf.Scene.parse(_set(path, value)())
+    """Tens-of-km cells (Earth-ionosphere models) and small Courant numbers run: the value
+    is kept, and two steps on NumPy give finite fields."""
+    d = _set(path, value)()
+    d["run"] = {**d.get("run", {}), "steps": 2}
+    d["run"].pop("duration", None)
+    scene = yf.Scene.parse(d)
+    holder = scene.grid if path.startswith("grid.") else scene.run
+    got = getattr(holder, path.split(".")[1])
+    assert np.all(np.asarray(got) == value), got
+    res = yf.run(scene, backend="numpy", progress=False, keep_fields=True)
+    assert res.stats["steps"] == 2
+    assert all(np.isfinite(f).all() for f in res.fields.values())
 
 
 @pytest.mark.parametrize("path, value, field", [

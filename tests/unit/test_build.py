@@ -22,11 +22,11 @@ def scene(**kw) -> yf.Scene:
 def test_time_step_is_the_courant_limit_times_the_factor():
     m = yf.build_model(scene())
     limit = 1 / (C0 * math.sqrt(1e6 + 1 / 4e-6 + 1 / 9e-6))
-    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14)
+    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14, abs=0)
     two_d = yf.build_model(yf.Scene(grid=yf.Grid(mode="tmz", cells=(5, 5), spacing=1e-3),
                                     run=yf.RunSettings(steps=1, courant=1.0),
                                     boundaries="pec"))
-    assert two_d.grid.dt == pytest.approx(1e-3 / (C0 * math.sqrt(2)), rel=1e-14)
+    assert two_d.grid.dt == pytest.approx(1e-3 / (C0 * math.sqrt(2)), rel=1e-14, abs=0)
 
 
 @pytest.mark.parametrize("grid, boundaries, axes", [
@@ -48,7 +48,7 @@ def test_an_axis_of_one_periodic_cell_takes_no_part_in_the_time_step(grid, bound
     m = yf.build_model(yf.Scene(grid=yf.Grid(spacing=steps, **grid), boundaries=boundaries,
                                 run=yf.RunSettings(steps=1)))
     limit = 1 / (C0 * math.sqrt(sum(1 / d[a - 1] ** 2 for a in axes)))
-    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14)
+    assert m.grid.dt == pytest.approx(0.99 * limit, rel=1e-14, abs=0)
 
 
 def test_duration_becomes_steps():
@@ -246,8 +246,9 @@ def test_source_plan_times_and_coefficients():
     soft = next(g for g in m.sources if g.kind == "soft")
     hard = next(g for g in m.sources if g.kind == "hard")
     n = np.arange(m.steps)
-    assert np.allclose(soft.values[:, 0], -dt / EPS0 * 3.0 * wf((n + 0.5) * dt))
-    assert np.allclose(hard.values[:, 0], wf((n + 0.5) * dt))
+    np.testing.assert_allclose(soft.values[:, 0], -dt / EPS0 * 3.0 * wf((n + 0.5) * dt),
+                               rtol=1e-12, atol=0)
+    np.testing.assert_allclose(hard.values[:, 0], wf((n + 0.5) * dt), rtol=1e-12, atol=0)
 
 
 def test_source_plan_times_of_hard_e_and_soft_h():

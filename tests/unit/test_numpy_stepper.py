@@ -116,9 +116,15 @@ def test_set_field_and_divergence_keeps_partial_result():
 
 
 def test_memory_report_counts_fields_and_coefficients():
+    """The six fields at least; every array in the arithmetic's type, so float64 holds
+    twice float32's bytes; float16 (float32 arithmetic) adds the rounding's scratch."""
     model = yf.build_model(lossy_scene())
-    st = yf.backends.get_stepper_class("numpy")(model, "float32")
-    assert st.memory_bytes() >= 6 * 4 * model.grid.num_nodes
+    mem = {dt: yf.backends.get_stepper_class("numpy")(model, dt).memory_bytes()
+           for dt in ("float32", "float64", "float16")}
+    fields = 6 * model.grid.num_nodes
+    assert mem["float32"] >= 4 * fields + 4 * model.grid.num_nodes   # and per-cell coefficients
+    assert mem["float64"] == 2 * mem["float32"]
+    assert mem["float16"] > mem["float32"]
 
 
 def test_steps_past_the_models_last_are_refused_in_one_line():

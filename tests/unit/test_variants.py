@@ -34,17 +34,23 @@ def test_long_grids_get_z_segments():
 
 @pytest.mark.parametrize("mode, shape", [("3d", (65, 65, 65)), ("3d", (129, 129, 257)),
                                          ("3d", (513, 513, 513)), ("tmz", (1025, 1025, 1)),
-                                         ("tmz", (8193, 8193, 1)), ("tez", (61, 47, 1))])
+                                         ("tmz", (8193, 8193, 1)), ("tez", (61, 47, 1)),
+                                         ("3d", (2049, 2049, 33)), ("3d", (65, 65, 16)),
+                                         ("tez", (1025, 32, 1))])
 @pytest.mark.parametrize("name", ["fused", "temporal"])
 def test_the_untuned_shape_cuts_segments_until_the_blocks_fill_the_gpu(name, mode, shape):
     """Grids too small to tune run the first shape: whole columns there left all but a few
     SMs idle (tmz-2d 1025: 3 blocks), so its segments are cut to give FILL_BLOCKS blocks or
-    more, but no shorter than MIN_SEGMENT_* (each recomputes about 2 NT planes or rows)."""
+    more, but no shorter than MIN_SEGMENT_* (each recomputes about 2 NT planes or rows).
+    Whole columns stay where they give FILL_BLOCKS blocks already (2049 x 2049 cells
+    across) or where the extent is no longer than MIN_SEGMENT_* (16 planes, 32 rows)."""
     v = _in(mode, name)
     first = v.configs("pass", shape)[0]
     axis, floor = (2, v.MIN_SEGMENT_3D) if mode == "3d" else (1, v.MIN_SEGMENT_2D)
     grid, _, seg = v.launch(first, shape)
     blocks = grid[0] * grid[1] * grid[2]
+    whole = shape[:2] == (2049, 2049) or shape[axis] <= floor
+    assert bool(first[3]) != whole, first
     if first[3]:
         assert floor <= seg < shape[axis]
         assert blocks >= v.FILL_BLOCKS or seg == floor

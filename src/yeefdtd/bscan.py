@@ -19,7 +19,8 @@ MAX_TRACES = 100_000
 
 #: the note a B-scan's result carries where its scene has snapshots
 SNAPSHOTS_LEFT_OUT = ("snapshots: left out of a B-scan (each trace would have its own); "
-                      "run a trace's scene alone for them (yeefdtd.bscan.moved)")
+                      "run a trace's scene alone for them (from yeefdtd.bscan import moved; "
+                      "moved(scene, cells))")
 
 
 def trace_name(probe: str, k: int) -> str:

@@ -348,6 +348,8 @@ def plot_bscan(result, probe: str, component: str, path: str | Path,
     from .exceptions import ValidationError
 
     _a_result(result, "plot_bscan")
+    if not isinstance(remove_mean, (bool, np.bool_)):
+        raise ValidationError(f"remove_mean: True or False, not {remove_mean!r}"[:200])
     names = bscan_traces(result).get(probe)
     if names is None:
         raise ValidationError(f"probe {probe!r}: not a B-scan's probe in this result (it has "

@@ -90,6 +90,8 @@ def test_a_b_scan_saves_loads_and_plots_as_an_image_a_component(tmp_path):
         plot_bscan(back, "tx", "ez", tmp_path / "x.png")
     with pytest.raises(yf.ValidationError, match="component 'hx': probe 'rx' recorded ez"):
         plot_bscan(back, "rx", "hx", tmp_path / "x.png")
+    with pytest.raises(yf.ValidationError, match="remove_mean: True or False, not 'False'"):
+        plot_bscan(back, "rx", "ez", tmp_path / "x.png", remove_mean="False")
     # the colour scale: set by what differs from trace to trace (the echoes), not by the
     # direct wave every trace holds alike (scaled by the field, an echo came to 0.03 of it)
     import matplotlib.pyplot as plt

@@ -1372,6 +1372,17 @@ def test_a_monitor_held_at_zero_gets_a_note(tmp_path):
         assert moved == (name not in zero), name
     for name in ("s", "s2", "n", "a", "b"):
         assert np.any(res.snapshots[name].frames != 0) == (name not in zero), name
+    # a hard source of the component at the probe's point, or on the snapshot's plane, sets
+    # it every step: nothing to say, and it records the waveform
+    src = yf.PointSource(component="ez", cell=(0, 5, 5), kind="hard",
+                         waveform=yf.Gaussian(tau=2e-11))
+    hard = scene.model_copy(update={"sources": [*scene.sources, src],
+                                    "monitors": [mons[0], mons[2]]})
+    assert not [n for n in notes_before_run(hard, make_grid(hard), 50)
+                if n.startswith("monitors")]
+    res = yf.run(hard, steps=50, progress=False)
+    assert np.abs(res.probes["wall"].data["ez"]).max() > 0.5
+    assert np.abs(res.snapshots["s"].frames).max() > 0.5
     # CPML faces: E along the PEC wall behind the layer
     d = scene.model_copy(update={"boundaries": yf.Boundaries.uniform(yf.Cpml(cells=4)),
                                  "objects": []})

@@ -433,8 +433,11 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
     layer's stretched fields, not those of the medium. With ``faces`` (face_kinds'): a
     probe whose every component is held at zero at its point (on a PEC wall, inside a PEC
     or PMC object: held_at_zero), and a snapshot of E along a PEC wall (or one behind a
-    CPML), record only zeros."""
+    CPML), record only zeros (but where a hard source of that component sits at the same
+    point, which sets it every step)."""
     out = []
+    hard = {(s.component, _node(grid, s.component, s)) for s in scene.sources
+            if s.kind == "hard"}
     planes = {p.name: p for p in snapshot_plans(scene, grid)} if faces is not None else {}
     for i, (name, mon) in enumerate(zip(scene.monitor_names(), scene.monitors, strict=True)):
         if mon.every > steps:
@@ -442,7 +445,8 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
                        f"than the run's {steps}, so it records nothing; lower its every")
         if not isinstance(mon, Probe):
             wall = _wall_of(planes[name], grid, faces) if name in planes else None
-            if wall is not None:
+            if wall is not None and not any(c == mon.component and node[planes[name].axis]
+                                            == planes[name].index for c, node in hard):
                 out.append(f"monitors[{i}] ({name!r}): its plane lies on the {wall} wall, "
                            f"where {mon.component} is held at zero, so it records only "
                            "zeros; move it a cell in, or record a component normal to the "
@@ -450,6 +454,7 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
             continue
         comps = mon.components or grid.components
         if faces is not None and all(held_at_zero(scene, grid, c, _node(grid, c, mon), faces)
+                                     and (c, _node(grid, c, mon)) not in hard
                                      for c in comps):
             out.append(f"monitors[{i}] ({name!r}): {', '.join(comps)} "
                        f"{'is' if len(comps) == 1 else 'are'} held at zero at the probe's "

@@ -449,7 +449,7 @@ def test_numpy_numbers_are_taken_and_numpy_booleans_are_not():
     with pytest.raises(yf.ValidationError, match=r"values\[1\]: must be a number"):
         yf.Samples(dt=1e-9, values=np.array([2.0, True], dtype=object))
     # an empty array of booleans raised a bare StopIteration
-    with pytest.raises(yf.ValidationError, match="at least 2 items"):
+    with pytest.raises(yf.ValidationError, match="give at least 2, not 0"):
         yf.Samples(dt=1e-9, values=np.array([], dtype=bool))
     assert yf.Samples(dt=1e-9, values=np.array([1, 2])).values == (1.0, 2.0)
     with pytest.raises(yf.ValidationError, match="too large"):
@@ -660,8 +660,9 @@ def test_pydantics_validate_methods_give_one_line():
     """Scene.model_validate and model_validate_json, which pydantic gives every model, raise
     yeefdtd's one-line ValidationError naming the field (pydantic's own error spans lines
     and links its website)."""
-    for call, says in ((lambda: yf.Scene.model_validate({"grid": 5}), "grid: input should be"),
-                       (lambda: yf.Scene.model_validate_json('{"grid": 5}'), "grid: input"),
+    for call, says in ((lambda: yf.Scene.model_validate({"grid": 5}), "grid: must be a table"),
+                       (lambda: yf.Scene.model_validate_json('{"grid": 5}'),
+                        "grid: must be a table"),
                        (lambda: yf.Scene.model_validate_json("{bad"), "invalid JSON"),
                        (lambda: yf.Grid.model_validate({"cells": [4, 4, 4], "spacing": -1}),
                         "spacing: must be > 0")):
@@ -853,3 +854,24 @@ def test_a_spectrum_too_large_for_memory_says_so_in_one_line(monkeypatch):
                        match=r"pad: the FFT of 400 samples padded to 2048 points does not "
                              r"fit in memory; give a smaller pad"):
         spectra.spectrum(x, t)
+
+
+def test_arrays_and_exact_numbers_given_for_numbers_are_named_in_one_line():
+    """An array of the wrong shape was shown by NumPy's repr, over several lines; a Decimal
+    or a Fraction was told to be a list."""
+    import decimal
+    import fractions
+
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Grid(cells=(10, 10, 10), spacing=np.full((3, 1), 1e-3))
+    assert str(info.value) == ("spacing: input should be a valid number (got an array of "
+                               "shape (3, 1))")
+    with pytest.raises(yf.ValidationError) as info:
+        yf.Samples(dt=1e-12, values=np.zeros((2, 2, 2)))
+    assert "\n" not in str(info.value) and "shape (2, 2)" in str(info.value)
+    for exact in (decimal.Decimal("2.5"), fractions.Fraction(3, 2)):
+        with pytest.raises(yf.ValidationError) as info:
+            yf.Material(eps_r=exact)
+        assert str(info.value).startswith("eps_r: must be a plain number, a float or an int "
+                                          f"(got {exact!r})"), str(info.value)
+    assert yf.Material(eps_r=float(decimal.Decimal("2.5"))).eps_r == (2.5, 2.5, 2.5)

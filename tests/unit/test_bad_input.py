@@ -202,6 +202,18 @@ CASES = [
     # the result kept one series of the two
     ("probe-component-twice", _set("monitors.0.components", ["ez", "hx", "ez"]),
      "monitors[0].components: 'ez' is listed 2 times; list each component once"),
+    # pydantic's own words, which named no choice or said nothing of what to write
+    ("face-not-text", _set("boundaries", {"x_min": True}), "boundaries.x_min: input should "
+     "be 'pec', 'pmc', 'periodic' or 'cpml', or a table of CPML settings (got True)"),
+    ("grid-array-of-tables", lambda: {**base3d(), "grid": [base3d()["grid"]]},
+     "grid: must be one table, not a list of them"),
+    ("waveform-text", _set("sources.0.waveform", "gaussian"), "sources[0].waveform: must be a "
+     "table of settings, not text (got 'gaussian'); if 'gaussian' names its type, write "
+     "type = 'gaussian' inside that table"),
+    ("cells-empty", _set("grid.cells", []), "grid.cells: has the wrong number of values "
+     "(got []): give at least 2, not 0"),
+    ("spacing-four", _set("grid.spacing", [1e-3] * 4), "grid.spacing: has the wrong number "
+     "of values (got [0.001, 0.001, 0.001, 0.001]): give at most 3, not 4"),
 ]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 import typing
+from decimal import Decimal
+from fractions import Fraction
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
@@ -336,9 +338,14 @@ def format_loc(loc: tuple) -> str:
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    if isinstance(value, np.ndarray) and value.ndim > 0:   # its repr spans lines
+        return f"an array of shape {value.shape}"
+    text = " ".join(repr(value).split())
     return text if len(text) <= 48 else text[:45] + "..."
 
+
+#: the boundaries' faces (boundaries.FACES), whose values are names or a CPML table
+_FACE_NAMES = ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")
 
 _BOUNDS = {
     "greater_than": (">", "gt"),
@@ -385,7 +392,25 @@ def _message(err: dict, field: str = "") -> str:
         sign, key = _BOUNDS[kind]
         return f"must be {sign} {ctx.get(key)} (got {_short(got)})"
     if kind in ("too_short", "too_long"):
-        return f"has the wrong number of values (got {_short(got)}); " + err["msg"].lower()
+        n = ctx.get("actual_length")
+        most = (f"at least {ctx.get('min_length')}" if kind == "too_short"
+                else f"at most {ctx.get('max_length')}")
+        return (f"has the wrong number of values (got {_short(got)}): give {most}"
+                + ("" if n is None else f", not {n}"))
+    if isinstance(got, (Decimal, Fraction)):
+        return (f"must be a plain number, a float or an int (got {_short(got)}); write "
+                f"float(...) of it")
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        if field in _FACE_NAMES:
+            return (f"input should be 'pec', 'pmc', 'periodic' or 'cpml', or a table of CPML "
+                    f"settings (got {_short(got)})")
+        if isinstance(got, list) and got and all(isinstance(x, dict) for x in got):
+            return (f"must be one table, not a list of them (got {_short(got)}); in TOML "
+                    f"write [{field}], not [[{field}]]")
+        if isinstance(got, str):
+            return (f"must be a table of settings, not text (got {_short(got)}); if {got!r} "
+                    f"names its type, write type = {got!r} inside that table")
+        return f"must be a table of settings (got {_short(got)})"
     if kind == "union_tag_invalid":
         return (f"type {_short(ctx.get('tag'))} is unknown; use one of "
                 f"{ctx.get('expected_tags')}")
@@ -443,8 +468,18 @@ def from_pydantic(exc: pydantic.ValidationError) -> ValidationError:
     unknown_paths = {p for p, _ in unknown}
     errors = [e for e in errors if not (
         e.get("type") == "missing" and format_loc(tuple(e.get("loc", ()))) in stands_for)]
-    # an unknown key leads: it may well explain the rest
-    errors.sort(key=lambda e: format_loc(tuple(e.get("loc", ()))) not in unknown_paths)
+    # an unknown key leads: it may well explain the rest; and of a union's alternatives for
+    # one list given, its length's error leads (a list of 4 spacings is not 'a number')
+    first: dict[str, int] = {}
+    for n, e in enumerate(errors):
+        first.setdefault(format_loc(tuple(e.get("loc", ()))), n)
+
+    def order(e: dict) -> tuple:
+        path = format_loc(tuple(e.get("loc", ())))
+        return (path not in unknown_paths, first[path],
+                not (e.get("type") in ("too_short", "too_long")
+                     and isinstance(e.get("input"), (list, tuple))))
+    errors.sort(key=order)
     for err in errors:
         path = format_loc(tuple(err.get("loc", ())))
         cause = (err.get("ctx") or {}).get("error")

@@ -88,6 +88,16 @@ def _cells(text: str) -> tuple[int, ...]:
     return cells
 
 
+def _path(text: str) -> str:
+    """A file or directory path, refused where it holds a control character (a newline,
+    an escape...): every message that names the file would carry it to the terminal, a
+    newline splitting the run's summary line in two."""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        raise argparse.ArgumentTypeError(f"{text!r} holds a control character (a newline, "
+                                         "an escape...); use a name without one")
+    return text
+
+
 def _fps(text: str) -> float:
     try:
         v = float(text)
@@ -106,9 +116,9 @@ def parser() -> argparse.ArgumentParser:
     p.commands = sub.choices
 
     r = sub.add_parser("run", help="run a scene file and save the result (HDF5)")
-    r.add_argument("scene", help="scene file (.toml or .json)")
-    r.add_argument("-o", "--output", help="result file (default: the scene file's name with .h5, "
-                   "in the current directory)")
+    r.add_argument("scene", type=_path, help="scene file (.toml or .json)")
+    r.add_argument("-o", "--output", type=_path, help="result file (default: the scene "
+                   "file's name with .h5, in the current directory)")
     r.add_argument("--backend", choices=["auto", "numpy", "cuda"], help="override run.backend")
     r.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"],
                    help="override run.dtype (float16, bfloat16: fields stored in 16 bits)")
@@ -129,10 +139,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
     v = sub.add_parser("validate", help="check a scene file, summarise it and estimate its memory")
-    v.add_argument("scene")
+    v.add_argument("scene", type=_path)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scene files")
-    s.add_argument("-o", "--output", help="write to this file instead of stdout")
+    s.add_argument("-o", "--output", type=_path,
+                   help="write to this file instead of stdout")
 
     sub.add_parser("info", help="version, backends usable here, GPU")
 
@@ -148,11 +159,11 @@ def parser() -> argparse.ArgumentParser:
                         "power cap slows down after the first second or so, so shorter runs "
                         "overstate the speed of a long one)")
     b.add_argument("--quick", action="store_true", help="smaller sizes for a fast look")
-    b.add_argument("--json", help="write the results (with device and versions) here")
-    b.add_argument("--plots", help="directory for the studies' PNG plots")
+    b.add_argument("--json", type=_path, help="write the results (with device and versions) here")
+    b.add_argument("--plots", type=_path, help="directory for the studies' PNG plots")
 
     t = sub.add_parser("tune", help="sweep launch shapes for a scene and cache the best")
-    t.add_argument("scene", help="scene file, or a benchmark scene name")
+    t.add_argument("scene", type=_path, help="scene file, or a benchmark scene name")
     t.add_argument("-n", "--size", type=_positive_int, help="size of a benchmark scene")
     t.add_argument("--variant", help="kernel variant (default: the scene file's run.variant, "
                    "or 'auto')")
@@ -164,9 +175,9 @@ def parser() -> argparse.ArgumentParser:
     k.add_argument("--list", action="store_true", help="list the variants")
 
     pl = sub.add_parser("plot", help="write PNG plots (and GIF animations) of a result file")
-    pl.add_argument("result", help="result file (.h5) written by 'yeefdtd run'")
-    pl.add_argument("-o", "--output-dir", help="directory for the PNG files (default: beside "
-                    "the result)")
+    pl.add_argument("result", type=_path, help="result file (.h5) written by 'yeefdtd run'")
+    pl.add_argument("-o", "--output-dir", type=_path, help="directory for the PNG files "
+                    "(default: beside the result)")
     pl.add_argument("--animate", action="store_true", help="also each snapshot's frames as "
                     "an animated GIF (at most 150, evenly through the record)")
     pl.add_argument("--fps", type=_fps, help="the animations' frames a second, up to 50 "

@@ -405,6 +405,21 @@ def test_output_must_be_hdf5(scene_file, capsys):
     assert "--output" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["run", "{scene}", "-o", "we\nird.h5"],
+                                  ["run", "{scene}", "-o", "o\x1bX.h5"],
+                                  ["plot", "r\n.h5"], ["validate", "s\t.toml"],
+                                  ["schema", "-o", "s\r.json"]])
+def test_a_path_with_a_control_character_is_refused_in_one_line(argv, scene_file, capsys):
+    """A newline in -o split the run's summary line in two, an escape reached the terminal
+    raw: every message naming the file would carry them."""
+    argv = [a.replace("{scene}", str(scene_file)) for a in argv]
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a control character" in err, err
+
+
 @pytest.mark.parametrize("where", ["file/r.h5", "dir.h5", "", ".h5"])
 def test_an_output_that_cannot_be_written_is_refused_before_the_run(where, scene_file,
                                                                    tmp_path, capsys,

@@ -100,6 +100,13 @@ CASES = [
     ("source-component-unknown", _set("sources.0.component", "ew"), "sources[0].component"),
     ("source-outside", _set("sources.0.position", [0.01, 0.015, 0.031]),
      "sources[0].position"),
+    # rounded to 6 digits, the point read as the domain's end it lies past
+    ("source-just-outside", _set("sources.0.position", [0.01, 0.015, 0.030000001]),
+     "sources[0].position: z = 0.030000001 m is outside the domain (0 to 0.03 m); move it "
+     "inside"),
+    ("snapshot-just-outside", _set("monitors.1.position", 0.030000001),
+     "monitors[1].position: 0.030000001 m is outside the domain along z (0 to 0.03 m); move "
+     "it inside"),
     ("source-position-2-values", _set("sources.0.position", [0.01, 0.015]),
      "sources[0].position"),
     ("source-position-and-cell", _set("sources.0.cell", [1, 1, 1]), "sources[0]"),

@@ -37,6 +37,16 @@ def dtype_name(dtype):
     return dtype
 
 
+
+def _apart(x: float, end: float) -> tuple[str, str]:
+    """``x`` and the domain's ``end`` in as few significant digits as tell them apart (6 at
+    least): a point just past the end read "x = 0.02 m is outside the domain (0 to 0.02 m)"."""
+    for digits in range(6, 18):
+        a, b = f"{x:.{digits}g}", f"{end:.{digits}g}"
+        if a != b:
+            return a, b
+    return f"{x!r}", f"{end!r}"
+
 class RunSettings(StrictModel):
     """How long to run and with what numbers."""
 
@@ -260,9 +270,10 @@ class Scene(StrictModel):
                 if s.position is not None:
                     for a, x in enumerate(s.position):
                         if not (-_EPS * size[a] <= x <= size[a] * (1 + _EPS)):
+                            shown, end = _apart(x, size[a])
                             raise FieldError(
-                                f"{kind}[{i}].position", f"{'xyz'[a]} = {x:.6g} m is outside "
-                                f"the domain (0 to {size[a]:.6g} m); move it inside")
+                                f"{kind}[{i}].position", f"{'xyz'[a]} = {shown} m is outside "
+                                f"the domain (0 to {end} m); move it inside")
                 else:
                     for a, k in enumerate(s.cell):
                         if not 0 <= k < cells[a]:
@@ -291,8 +302,9 @@ class Scene(StrictModel):
                                  "of the grid")
             if m.position is not None and not (
                     -_EPS * length <= m.position <= length * (1 + _EPS)):
-                raise FieldError(f"monitors[{i}].position", f"{m.position:.6g} m is outside the "
-                                 f"domain along {m.axis} (0 to {length:.6g} m)")
+                shown, end = _apart(m.position, length)
+                raise FieldError(f"monitors[{i}].position", f"{shown} m is outside the "
+                                 f"domain along {m.axis} (0 to {end} m); move it inside")
         return self
 
     def _last_plane(self, component: str, axis: str) -> tuple[int, str]:

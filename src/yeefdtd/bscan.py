@@ -6,6 +6,7 @@ does (``yeefdtd.plot.plot_bscan`` draws a probe's traces as an image)."""
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -86,10 +87,14 @@ def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
 
     if not isinstance(scene, Scene):
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__}")
-    if isinstance(traces, (bool, np.bool_)) or not isinstance(traces, (int, np.integer)) \
-            or not 2 <= traces <= MAX_TRACES:
+    # a whole float (3.0) takes it, as run's steps do
+    whole = isinstance(traces, (int, np.integer)) or (
+        isinstance(traces, (float, np.floating)) and math.isfinite(traces)
+        and float(traces).is_integer())
+    if isinstance(traces, (bool, np.bool_)) or not whole or not 2 <= traces <= MAX_TRACES:
         raise ValidationError(f"traces: a whole number from 2 to {MAX_TRACES}, not "
                               f"{traces!r}"[:200])
+    traces = int(traces)
     if progress is not None and not isinstance(progress, bool):
         raise ValidationError(f"progress: True, False or None, not {progress!r}"[:200])
     cells = _steps_in_cells(step, scene.grid.ndim)

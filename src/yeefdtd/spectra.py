@@ -249,6 +249,9 @@ def _windowed_band(x: np.ndarray, t: np.ndarray, lo: float, hi: float | None,
     if hi is not None and hi < lo:
         raise ValidationError(f"{names[0]}, {names[1]}: {lo:.6g} Hz is above {hi:.6g} Hz; "
                               "give the band's lower end first")
+    if lo < 0:
+        raise ValidationError(f"{names[0]}: {lo:.6g} Hz is below zero; the band starts at 0 Hz "
+                              "or above")
     x = _ringing(x)
     w = np.hanning(len(x))
     # less its windowed mean, so that the windowed record holds nothing at 0 Hz: the plain

@@ -119,6 +119,8 @@ def test_a_b_scan_saves_loads_and_plots_as_an_image_a_component(tmp_path):
 @pytest.mark.parametrize("kw, says", [
     (dict(traces=1, step=(1, 0)), "traces: a whole number from 2"),
     (dict(traces=True, step=(1, 0)), "traces: a whole number from 2"),
+    (dict(traces=2.5, step=(1, 0)), "traces: a whole number from 2"),
+    (dict(traces=float("nan"), step=(1, 0)), "traces: a whole number from 2"),
     (dict(traces=3, step=(0, 0)), "step: all zero"),
     (dict(traces=3, step=(1.5, 0)), r"step: 2 whole numbers of cells along x, y"),
     (dict(traces=3, step=(1, 0, 0)), r"step: 2 whole numbers of cells along x, y"),
@@ -131,6 +133,11 @@ def test_a_b_scan_saves_loads_and_plots_as_an_image_a_component(tmp_path):
 def test_bad_b_scan_arguments_are_one_line(kw, says):
     with pytest.raises(yf.ValidationError, match=says):
         bscan(ground(target=False), **kw)
+
+
+def test_a_whole_float_count_of_traces_is_taken_as_run_takes_steps():
+    res = bscan(ground(target=False), 2.0, (1, 0), progress=False)
+    assert res.stats["bscan"]["traces"] == 2 and "rx[1]" in res.probes
 
 
 def test_a_scene_without_probes_and_an_interrupted_scan(monkeypatch):

@@ -255,6 +255,8 @@ def _ring(n=400, dt=1e-11, f=1e9):
     (lambda x, t: spectra.refine_peak(x, t, 1e9, 1.0005e9),
      "f_lo, f_hi: no frequency bin above zero between"),
     (lambda x, t: spectra.refine_peak(x, t, 2e9, 0.5e9), "give the band's lower end first"),
+    (lambda x, t: spectra.peak_frequencies(x, t, 1, fmin=-1), "fmin: -1 Hz is below zero"),
+    (lambda x, t: spectra.refine_peak(x, t, -1e9, 2e9), "f_lo: -1e.09 Hz is below zero"),
     (lambda x, t: spectra.refine_peak(x + 3, t, 0, 0.3e9), "no peak between 0 and"),
     (lambda x, t: spectra.refine_peak(x, t, 1.2e9, 1.4e9), "only the flank"),
     (lambda x, t: spectra.peak_frequencies(np.full_like(x, 2.0), t, 1), "constant"),

@@ -217,6 +217,11 @@ def _check_writable(path: Path, what: str, directory: bool) -> Path:
                               "a socket); give a file name")
     if directory and st is not None and not stat.S_ISDIR(st.st_mode):
         raise ValidationError(f"{what}: {path} is a file; give a directory")
+    if not directory and st is not None and not st.st_mode & 0o222:
+        # the writer's rename would replace it without a word (the directory allows it)
+        raise ValidationError(f"{what}: {path} is read-only (no write permission for "
+                              "anyone); make it writable (chmod u+w) to replace it, or "
+                              "choose another name")
     target = _through_link(path) if not directory else path   # where the writer writes
     up, st = nearest_existing(target if directory else target.parent)   # a directory
     if not stat.S_ISDIR(st.st_mode):

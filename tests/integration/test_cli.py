@@ -405,6 +405,22 @@ def test_output_must_be_hdf5(scene_file, capsys):
     assert "--output" in capsys.readouterr().err
 
 
+def test_a_read_only_output_is_refused_before_the_run(scene_file, tmp_path, capsys):
+    """A result file made read-only was replaced without a word (the rename onto it needs
+    only the directory's permission)."""
+    out = tmp_path / "r.h5"
+    assert main(["run", str(scene_file), "-o", str(out), "-q"]) == 0
+    before = out.read_bytes()
+    out.chmod(0o444)
+    capsys.readouterr()
+    assert main(["run", str(scene_file), "-o", str(out), "-q", "--steps", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is read-only" in err, err
+    assert out.read_bytes() == before
+    out.chmod(0o644)
+    assert main(["run", str(scene_file), "-o", str(out), "-q", "--steps", "3"]) == 0
+
+
 @pytest.mark.parametrize("argv", [["run", "{scene}", "-o", "we\nird.h5"],
                                   ["run", "{scene}", "-o", "o\x1bX.h5"],
                                   ["plot", "r\n.h5"], ["validate", "s\t.toml"],

@@ -37,7 +37,6 @@ def dtype_name(dtype):
     return dtype
 
 
-
 def _apart(x: float, end: float) -> tuple[str, str]:
     """``x`` and the domain's ``end`` in as few significant digits as tell them apart (6 at
     least): a point just past the end read "x = 0.02 m is outside the domain (0 to 0.02 m)"."""
@@ -46,6 +45,7 @@ def _apart(x: float, end: float) -> tuple[str, str]:
         if a != b:
             return a, b
     return f"{x!r}", f"{end!r}"
+
 
 class RunSettings(StrictModel):
     """How long to run and with what numbers."""

@@ -1033,13 +1033,13 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
     // d doubled where wdouble says. In the walls' march over 4-byte values, along x and y
     // (the lane's own bits, the same at every plane), as d times 1 or 2 (exact, so the
     // same bits as d + d) rather than a conditional add: NVCC 13, sm_90, 80 registers, WP
-    // 1 spills 12 bytes and loops over 515 instructions against 28 and 532, WP 3 28 and
-    // 527 against 48 and 574, WP 7 28 and 548 against 52 and 597; H200, pec-box 512
+    // 1 spills (stores) 16 bytes and loops over 515 instructions against 28 and 532, WP 3
+    // 32 and 527 against 48 and 574, WP 7 32 and 548 against 52 and 597; H200, pec-box 512
     // float32 at 3,64,24,64 (docs/perf/lean-walls-pmc-scale-h200-2026-11-30.txt): PMC at
     // x_min 146 775 Mcells/s against 139 912, at x_min and y_min 139 785 against 128 850,
     // on every face 109 947 against 103 379. Over 16-bit values it ran 0.7% slower
     // (108 874 against 109 601 at x_min and y_min), and along z (WP 4) it took more
-    // instructions and spilled more, so those keep the add. -DMARCH_WP_SCALE=0: the add
+    // instructions and spilled more (loads of 16 bytes against 4), so those keep the add. -DMARCH_WP_SCALE=0: the add
     // everywhere.
     const auto wimage = [&](T& d, unsigned m, int v, int a, int j) {
         if (!(WP >> ((a + 1 + j) % 3) & 1)) return;
@@ -1316,11 +1316,12 @@ lean3v_run(const S* __restrict__ ex0, const S* __restrict__ ey0, const S* __rest
 // doubled (the image): the masks' bits 6-7 say which differences along their axis a cell
 // doubles, and the instance with WP (the axes of the walls whose masks double some) doubles
 // those (wdouble, wimage), which gives the row's product bit for bit (an instance of its
-// own: NVCC for sm_90 spills 28 bytes at 80 registers with the doubling along every axis
+// own: NVCC for sm_90 spills 32 bytes at 80 registers with the doubling along every axis
 // over float values, 52 before wimage's factors, none without, so grids without a PMC wall
-// run the one without; along z alone, a PMC plane at z_min, 8 bytes). Without it pec-box's blocks at the grid's faces and ends of segments
-// ran march3v: 44% of them at 3 steps and segments of 64 (H200, 512 float32, 1.167 ms of
-// the step against lean3v's 0.437 for the others); with it 0.881 ms the step.
+// run the one without; along z alone, a PMC plane at z_min, 8 bytes). Without it
+// pec-box's blocks at the grid's faces and ends of segments ran march3v: 44% of them at 3
+// steps and segments of 64 (H200, 512 float32, 1.167 ms of the step against lean3v's
+// 0.437 for the others); with it 0.881 ms the step.
 template <typename T, typename S, typename ID, bool CT, int NT, int V, int BY, bool IDS = false,
           bool WL = false, int WP = 0>
 __global__ void __launch_bounds__(32 * BY, 1)

@@ -93,7 +93,7 @@ def with_walls(scene: Scene, walls: str) -> Scene:
     pass_parts.py take them (--walls): ``pec`` or ``pmc`` on every face, or FACE=KIND pairs,
     comma-separated (e.g. ``z_min=pmc``: a symmetry plane). ValueError, one line, on
     anything else or where the scene refuses them."""
-    from pydantic import ValidationError
+    from .exceptions import ValidationError
 
     faces = ("x_min", "x_max", "y_min", "y_max") + \
         (("z_min", "z_max") if scene.grid.mode == "3d" else ())
@@ -112,8 +112,7 @@ def with_walls(scene: Scene, walls: str) -> Scene:
     try:
         return type(scene).model_validate(data)
     except ValidationError as exc:
-        raise ValueError(f"--walls: {walls!r}: the scene refuses them: "
-                         f"{exc.errors()[0]['msg']}") from None
+        raise ValueError(f"--walls: {walls!r}: the scene refuses them: {exc}") from None
 
 
 def copy_bandwidth(nbytes: int = 1 << 31, repeats: int = 10) -> float:

@@ -180,6 +180,12 @@ def test_with_walls_puts_walls_on_the_faces_named_and_refuses_others():
         with_walls(scene, "x_min=pec,x_min=pmc")
     with pytest.raises(ValueError, match=r"--walls: .*y_min, y_max\)"):
         with_walls(bench_scene("tmz-2d", 64), "z_min=pec")
+    # the scene's own refusal (a periodic pair broken), named as the option's
+    periodic = scene.model_copy(update={"boundaries": scene.boundaries.model_copy(
+        update={"x_min": "periodic", "x_max": "periodic"})})
+    with pytest.raises(ValueError, match=r"^--walls: 'x_min=pec': the scene refuses them: "
+                                         r"boundaries.x_min/x_max: periodic must be set"):
+        with_walls(periodic, "x_min=pec")
 
 
 def test_timed_segments_are_whole_passes(monkeypatch):

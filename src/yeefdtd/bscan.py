@@ -6,7 +6,6 @@ does (``yeefdtd.plot.plot_bscan`` draws a probe's traces as an image)."""
 
 from __future__ import annotations
 
-import math
 import sys
 
 import numpy as np
@@ -82,16 +81,14 @@ def bscan(scene: Scene, traces: int, step, *, backend: str | None = None,
     divergence), its status 'interrupted' or 'diverged'."""
     from tqdm import tqdm
 
-    from .build.model import build_model
+    from .build.model import build_model, is_whole
     from .run import run
 
     if not isinstance(scene, Scene):
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__}")
     # a whole float (3.0) takes it, as run's steps do
-    whole = isinstance(traces, (int, np.integer)) or (
-        isinstance(traces, (float, np.floating)) and math.isfinite(traces)
-        and float(traces).is_integer())
-    if isinstance(traces, (bool, np.bool_)) or not whole or not 2 <= traces <= MAX_TRACES:
+    if isinstance(traces, (bool, np.bool_)) or not is_whole(traces) \
+            or not 2 <= traces <= MAX_TRACES:
         raise ValidationError(f"traces: a whole number from 2 to {MAX_TRACES}, not "
                               f"{traces!r}"[:200])
     traces = int(traces)

@@ -104,6 +104,14 @@ def step_count(scene: Scene, dt: float) -> int:
     return max(1, math.ceil(n * (1 - 1e-12)))
 
 
+def is_whole(value) -> bool:
+    """Whether ``value`` is a whole number: an integer, or a finite float without a
+    fraction (a scene file's 1e5 steps; True is an int: callers refuse booleans)."""
+    return isinstance(value, (int, np.integer)) or (
+        isinstance(value, (float, np.floating)) and math.isfinite(value)
+        and float(value).is_integer())
+
+
 def check_run_arguments(scene, steps) -> None:
     """One-line errors for what the Python API's callers pass in place of a scene or a step
     count (the CLI and scene files check theirs)."""
@@ -112,11 +120,7 @@ def check_run_arguments(scene, steps) -> None:
     if not isinstance(scene, Scene):
         raise ValidationError(f"scene: a Scene, not {type(scene).__name__} (read a file with "
                               "yeefdtd.Scene.load(path), or build one with yeefdtd.Scene(...))")
-    # a whole float (1e5) as a scene file's steps takes it
-    whole = isinstance(steps, (int, np.integer)) or (
-        isinstance(steps, (float, np.floating)) and math.isfinite(steps) and
-        float(steps).is_integer())
-    if steps is not None and (isinstance(steps, bool) or not whole
+    if steps is not None and (isinstance(steps, bool) or not is_whole(steps)
                               or not 1 <= steps <= MAX_STEPS):
         raise ValidationError(f"steps: a whole number from 1 to {MAX_STEPS:.0e}, not {steps!r}")
 

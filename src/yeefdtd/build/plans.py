@@ -453,15 +453,15 @@ def monitor_notes(scene, steps: int, grid: YeeGrid,
                            "wall")
             continue
         comps = mon.components or grid.components
-        if faces is not None and all(held_at_zero(scene, grid, c, _node(grid, c, mon), faces)
-                                     and (c, _node(grid, c, mon)) not in hard
-                                     for c in comps):
+        nodes = {c: _node(grid, c, mon) for c in comps}
+        if faces is not None and all(held_at_zero(scene, grid, c, nodes[c], faces)
+                                     and (c, nodes[c]) not in hard for c in comps):
             out.append(f"monitors[{i}] ({name!r}): {', '.join(comps)} "
                        f"{'is' if len(comps) == 1 else 'are'} held at zero at the probe's "
                        "point (on a PEC wall, or inside a PEC or PMC object), so it records "
                        "only zeros; move it off the conductor")
             continue
-        where = next(filter(None, (in_cpml(scene, grid, c, _node(grid, c, mon))
+        where = next(filter(None, (in_cpml(scene, grid, c, nodes[c])
                                    for c in comps)), None)
         if where:
             out.append(f"monitors[{i}] ({name!r}): the probe lies inside {where}, where the "

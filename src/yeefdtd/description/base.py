@@ -344,9 +344,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 48 else text[:45] + "..."
 
 
-#: the boundaries' faces (boundaries.FACES), whose values are names or a CPML table
-_FACE_NAMES = ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")
-
 _BOUNDS = {
     "greater_than": (">", "gt"),
     "greater_than_equal": (">=", "ge"),
@@ -401,7 +398,10 @@ def _message(err: dict, field: str = "") -> str:
         return (f"must be a plain number, a float or an int (got {_short(got)}); write "
                 f"float(...) of it")
     if kind in ("model_type", "model_attributes_type", "dict_type"):
-        if field in _FACE_NAMES:
+        # (here: boundaries imports this module)
+        from .boundaries import FACES
+
+        if field in FACES:
             return (f"input should be 'pec', 'pmc', 'periodic' or 'cpml', or a table of CPML "
                     f"settings (got {_short(got)})")
         if isinstance(got, list) and got and all(isinstance(x, dict) for x in got):

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import yeefdtd as yf
+from yeefdtd.description import FACES
 
 DX = 1e-3
 CPML = {"cells": 8}
-FACES = ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max")
 HALF = 26                     # cells of the half domain along the plane's normal
 SIDE = 36                     # cells along the two other axes
 MID = SIDE // 2
